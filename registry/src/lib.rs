@@ -1,0 +1,27 @@
+//! `registry`: the gateway's catalog. It stores upstream MCP servers and what each one offers
+//! (tools, resources, resource templates, prompts, each with a content hash) in Postgres or an
+//! embedded SQLite file, and turns the catalog into the names hosts see.
+//!
+//! It knows nothing of HTTP, MCP sessions or authentication: the gateway holds it as
+//! `Arc<dyn Registry>`.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`store`] | the [`Registry`] trait |
+//! | [`sql`] | its implementation over sqlx (Postgres and SQLite share the queries) |
+//! | [`model`] | records: upstreams, catalog entries, sync reports |
+//! | [`view`] | exposed names and URIs, and resolution back to the upstream's own |
+//! | [`hash`] | content hashes |
+
+pub mod error;
+pub mod hash;
+pub mod model;
+pub mod sql;
+pub mod store;
+pub mod view;
+
+pub use error::{RegistryError, Result};
+pub use model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
+pub use sql::{OpenOptions, SqlRegistry};
+pub use store::Registry;
+pub use view::{CatalogView, Exposed, PrefixMode};

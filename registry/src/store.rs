@@ -1,0 +1,39 @@
+//! The registry interface the gateway holds (`Arc<dyn Registry>`), so either side can be swapped in
+//! tests.
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
+
+/// Storage of upstreams and their catalog.
+#[async_trait]
+pub trait Registry: Send + Sync + 'static {
+    /// Which backend this is (`postgres` or `sqlite`), for logs and health output.
+    fn backend(&self) -> &'static str;
+    /// Cheap round trip to the database.
+    async fn ping(&self) -> Result<()>;
+
+    async fn list_upstreams(&self) -> Result<Vec<UpstreamRecord>>;
+    async fn get_upstream(&self, name: &str) -> Result<Option<UpstreamRecord>>;
+    /// Fails with `AlreadyExists` when the name is taken.
+    async fn create_upstream(&self, name: &str, spec: &Value, source: &str) -> Result<UpstreamRecord>;
+    /// Fails with `NotFound` when there is no such upstream.
+    async fn update_upstream(&self, name: &str, spec: &Value, enabled: bool) -> Result<UpstreamRecord>;
+    /// Creates or replaces, keeping `created_at` (used to seed upstreams from the config file).
+    async fn put_upstream(&self, name: &str, spec: &Value, source: &str) -> Result<UpstreamRecord>;
+    /// Deletes the upstream and its catalog; `NotFound` when absent.
+    async fn delete_upstream(&self, name: &str) -> Result<()>;
+
+    /// Replaces one kind of an upstream's catalog by `definitions` in one transaction: upserts by
+    /// content hash, removes what vanished.
+    async fn sync_catalog(
+        &self,
+        upstream: &str,
+        kind: EntryKind,
+        definitions: &[Value],
+    ) -> Result<SyncReport>;
+    /// The whole catalog, ordered by upstream, kind, key.
+    async fn catalog(&self) -> Result<Vec<CatalogEntry>>;
+}
