@@ -1,1 +1,22 @@
-pub fn _x(){}
+//! MCP Gateway: many upstream MCP servers behind one Streamable HTTP endpoint.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`app`] | shared state, router and layers, start-up, shutdown |
+//! | [`mcp`] | the downstream endpoint: transport, sessions, dispatch, routing |
+//! | [`upstream`] | connections to upstream servers (stdio, Streamable HTTP, legacy SSE) |
+//! | [`admin`] | the admin REST API and its OpenAPI document |
+//! | [`config`] | configuration file, env overrides, upstream specs, secrets |
+//! | [`mcp_servers`] | import of `{"mcpServers": ...}` files |
+//! | [`jsonrpc`] | JSON-RPC on raw JSON values |
+
+pub mod admin;
+pub mod app;
+pub mod config;
+pub mod jsonrpc;
+pub mod mcp;
+pub mod mcp_servers;
+pub mod upstream;
+
+pub use app::{AppState, Application};
+pub use config::Config;

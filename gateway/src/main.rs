@@ -1,1 +1,88 @@
-fn main(){}
+//! `mcp-gateway`: the command line. Everything it does lives in the `gateway` library.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use gateway::{Application, Config};
+
+#[derive(Parser)]
+#[command(name = "mcp-gateway", version, about = "Many MCP servers behind one Streamable HTTP endpoint")]
+struct Cli {
+    /// Configuration file (default: config/gateway.toml if present, else the bundled example).
+    #[arg(long, short, global = true, env = "MCP_GATEWAY_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the gateway (the default).
+    Serve,
+    /// Run the database migrations and exit.
+    Migrate,
+    /// Add the servers of a Claude Desktop / Cursor `{"mcpServers": ...}` file to the registry.
+    ImportMcpServers { file: PathBuf },
+    /// Check the configuration and print the upstreams it defines.
+    CheckConfig,
+}
+
+fn load(cli: &Cli) -> anyhow::Result<Config> {
+    let env: HashMap<String, String> = std::env::vars().collect();
+    let default = Path::new("config/gateway.toml");
+    let path = cli.config.clone().or_else(|| default.exists().then(|| default.to_path_buf()));
+    Ok(Config::load(path.as_deref(), env)?)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal handler");
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term.recv() => {}
+    }
+    tracing::info!("shutting down");
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let config = load(&cli)?;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let app = Application::build(config).await?;
+            // Tests and scripts read this line to learn the port when listening on port 0.
+            println!("listening on http://{}/mcp", app.local_addr());
+            app.serve(shutdown_signal()).await
+        }
+        Command::Migrate => {
+            registry::SqlRegistry::open(config.database_url.expose(), Default::default()).await?;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::ImportMcpServers { file } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let specs = gateway::mcp_servers::parse(&text).map_err(anyhow::Error::msg)?;
+            let reg = registry::SqlRegistry::open(config.database_url.expose(), Default::default()).await?;
+            use registry::Registry;
+            for s in specs {
+                reg.put_upstream(&s.name, &serde_json::to_value(&s)?, "api").await?;
+                println!("imported {}", s.name);
+            }
+            Ok(())
+        }
+        Command::CheckConfig => {
+            for u in &config.upstreams {
+                println!("{} ({:?})", u.name, u.transport);
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Admin REST API under `/admin/v1`: upstreams (create, read, update, delete; changes take effect
+//! at once), their health, and the catalog. The OpenAPI document is generated from this code by
+//! `utoipa` and served at `/admin/v1/openapi.json`.
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use registry::{EntryKind, RegistryError};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::OpenApi;
+
+use crate::app::AppState;
+use crate::config::UpstreamSpec;
+use crate::upstream::Health;
+
+/// An admin API error: one status and one message that says what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("database unavailable, try again later")]
+    Unavailable,
+    #[error("internal error")]
+    Internal,
+}
+
+impl From<RegistryError> for AdminError {
+    fn from(e: RegistryError) -> Self {
+        match e {
+            RegistryError::NotFound(w) => AdminError::NotFound(format!("{w} not found")),
+            RegistryError::AlreadyExists(w) => AdminError::Conflict(format!("{w} already exists")),
+            RegistryError::Invalid(m) => AdminError::BadRequest(m),
+            e if e.is_transient() => {
+                tracing::warn!(error = ?e, "registry unavailable");
+                AdminError::Unavailable
+            }
+            e => {
+                tracing::error!(error = ?e, "registry error");
+                AdminError::Internal
+            }
+        }
+    }
+}
+
+impl IntoResponse for AdminError {
+    fn into_response(self) -> Response {
+        let (status, code) = match &self {
+            AdminError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            AdminError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            AdminError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
+            AdminError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            AdminError::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        };
+        (status, Json(json!({ "error": { "code": code, "message": self.to_string() } }))).into_response()
+    }
+}
+
+/// An upstream with its settings and health.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct UpstreamView {
+    #[serde(flatten)]
+    spec: UpstreamSpec,
+    source: String,
+    health: Option<Health>,
+}
+
+/// One catalog entry as hosts see it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct CatalogItem {
+    /// The name (or URI) hosts see.
+    exposed: String,
+    upstream: String,
+    /// The upstream's own name (or URI).
+    original: String,
+    kind: String,
+    content_hash: String,
+    #[schema(value_type = Object)]
+    definition: Value,
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub struct CatalogQuery {
+    /// `tool` (default), `resource`, `resource_template` or `prompt`.
+    kind: Option<String>,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "MCP Gateway admin API", description = "Upstream MCP servers and the aggregated catalog."),
+    paths(list_upstreams, create_upstream, get_upstream, update_upstream, delete_upstream, catalog, health)
+)]
+struct ApiDoc;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/admin/v1/upstreams", get(list_upstreams).post(create_upstream))
+        .route("/admin/v1/upstreams/{name}", get(get_upstream).put(update_upstream).delete(delete_upstream))
+        .route("/admin/v1/catalog", get(catalog))
+        .route("/admin/v1/health", get(health))
+        .route("/admin/v1/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
+}
+
+fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
+    let spec: UpstreamSpec = serde_json::from_value(body).map_err(|e| AdminError::BadRequest(format!("invalid upstream: {e}")))?;
+    spec.validate().map_err(AdminError::BadRequest)?;
+    Ok(spec)
+}
+
+fn view_of(state: &AppState, rec: registry::UpstreamRecord) -> Result<UpstreamView, AdminError> {
+    let spec: UpstreamSpec = serde_json::from_value(rec.spec).map_err(|_| AdminError::Internal)?;
+    let health = state.hub.upstreams.health().into_iter().find(|h| h.name == spec.name);
+    Ok(UpstreamView { spec, source: rec.source, health })
+}
+
+/// List upstreams with their health.
+#[utoipa::path(get, path = "/admin/v1/upstreams", responses((status = 200, body = [UpstreamView])))]
+async fn list_upstreams(State(state): State<AppState>) -> Result<Json<Vec<UpstreamView>>, AdminError> {
+    let recs = state.registry.list_upstreams().await?;
+    recs.into_iter().map(|r| view_of(&state, r)).collect::<Result<_, _>>().map(Json)
+}
+
+/// Register an upstream; it is connected at once and its tools appear in open sessions.
+#[utoipa::path(post, path = "/admin/v1/upstreams", request_body = UpstreamSpec,
+    responses((status = 201, body = UpstreamView), (status = 400), (status = 409)))]
+async fn create_upstream(State(state): State<AppState>, Json(body): Json<Value>) -> Result<(StatusCode, Json<UpstreamView>), AdminError> {
+    let spec = parse_spec(body)?;
+    let rec = state.registry.create_upstream(&spec.name, &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?, "api").await?;
+    state.hub.upstreams.start(spec);
+    Ok((StatusCode::CREATED, Json(view_of(&state, rec)?)))
+}
+
+/// One upstream.
+#[utoipa::path(get, path = "/admin/v1/upstreams/{name}", responses((status = 200, body = UpstreamView), (status = 404)))]
+async fn get_upstream(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<UpstreamView>, AdminError> {
+    let rec = state.registry.get_upstream(&name).await?.ok_or_else(|| AdminError::NotFound(format!("upstream {name:?} not found")))?;
+    Ok(Json(view_of(&state, rec)?))
+}
+
+/// Replace an upstream's settings; it reconnects with them.
+#[utoipa::path(put, path = "/admin/v1/upstreams/{name}", request_body = UpstreamSpec,
+    responses((status = 200, body = UpstreamView), (status = 400), (status = 404)))]
+async fn update_upstream(State(state): State<AppState>, Path(name): Path<String>, Json(body): Json<Value>) -> Result<Json<UpstreamView>, AdminError> {
+    let spec = parse_spec(body)?;
+    if spec.name != name {
+        return Err(AdminError::BadRequest(format!("the body names {:?} but the path {name:?}; renaming is delete + create", spec.name)));
+    }
+    let rec = state.registry.update_upstream(&name, &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?, spec.enabled).await?;
+    state.hub.upstreams.start(spec);
+    Ok(Json(view_of(&state, rec)?))
+}
+
+/// Remove an upstream; its tools disappear from open sessions.
+#[utoipa::path(delete, path = "/admin/v1/upstreams/{name}", responses((status = 204), (status = 404)))]
+async fn delete_upstream(State(state): State<AppState>, Path(name): Path<String>) -> Result<StatusCode, AdminError> {
+    state.registry.delete_upstream(&name).await?;
+    state.hub.upstreams.stop(&name);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The aggregated catalog as hosts see it.
+#[utoipa::path(get, path = "/admin/v1/catalog", params(CatalogQuery), responses((status = 200, body = [CatalogItem])))]
+async fn catalog(State(state): State<AppState>, Query(q): Query<CatalogQuery>) -> Result<Json<Vec<CatalogItem>>, AdminError> {
+    let kind = match q.kind.as_deref() {
+        None => EntryKind::Tool,
+        Some(k) => EntryKind::parse(k).ok_or_else(|| AdminError::BadRequest(format!("kind must be tool, resource, resource_template or prompt (got {k:?})")))?,
+    };
+    let view = state.hub.upstreams.view();
+    Ok(Json(
+        view.list(kind)
+            .iter()
+            .map(|e| CatalogItem {
+                exposed: e.exposed.clone(),
+                upstream: e.entry.upstream.clone(),
+                original: e.entry.key.clone(),
+                kind: kind.as_str().into(),
+                content_hash: e.entry.content_hash.clone(),
+                definition: e.entry.definition.clone(),
+            })
+            .collect(),
+    ))
+}
+
+/// Health of every upstream.
+#[utoipa::path(get, path = "/admin/v1/health", responses((status = 200, body = [Health])))]
+async fn health(State(state): State<AppState>) -> Json<Vec<Health>> {
+    Json(state.hub.upstreams.health())
+}

@@ -1,0 +1,191 @@
+//! The application: shared state, the router with its layers, start-up and graceful shutdown.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use registry::{OpenOptions, Registry, SqlRegistry};
+use serde_json::json;
+use tokio::net::TcpListener;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::config::{Config, UpstreamSpec};
+use crate::mcp::dispatch::Dispatcher;
+use crate::mcp::hub::Hub;
+use crate::mcp::transport;
+use crate::upstream::Upstreams;
+
+/// Cheap-to-clone state shared by all handlers.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub registry: Arc<dyn Registry>,
+    pub hub: Arc<Hub>,
+    pub dispatcher: Arc<Dispatcher>,
+}
+
+/// A built gateway: bound, not yet serving.
+pub struct Application {
+    listener: TcpListener,
+    state: AppState,
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    // Host may carry a port; IPv6 literals come in brackets.
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, p)| if p.chars().all(|c| c.is_ascii_digit()) { h } else { host })
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn allowed(list: &[String], value: &str) -> bool {
+    list.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(value))
+}
+
+/// DNS-rebinding protection: a browser page of a foreign origin (or a foreign Host name) must
+/// not reach the gateway.
+async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
+        let host = origin.split("://").nth(1).unwrap_or("");
+        if origin != "null" && !is_loopback_host(host) && !allowed(&state.config.allowed_origins, origin) {
+            return forbidden(&format!("origin {origin:?} is not allowed"));
+        }
+        if origin == "null" && !allowed(&state.config.allowed_origins, "null") {
+            return forbidden("origin \"null\" is not allowed");
+        }
+    }
+    if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
+        if !is_loopback_host(host) && !allowed(&state.config.allowed_hosts, host) {
+            return forbidden(&format!("host {host:?} is not allowed; add it to server.allowed_hosts"));
+        }
+    }
+    next.run(req).await
+}
+
+/// Until the admin API has authentication it answers loopback peers only.
+async fn guard_admin(State(state): State<AppState>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request, next: Next) -> Response {
+    if !state.config.admin_remote && !peer.ip().is_loopback() {
+        return forbidden("the admin API answers loopback clients only (server.admin_remote)");
+    }
+    next.run(req).await
+}
+
+fn forbidden(message: &str) -> Response {
+    (StatusCode::FORBIDDEN, Json(json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": message } }))).into_response()
+}
+
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    let db = state.registry.ping().await.is_ok();
+    let upstreams = state.hub.upstreams.health();
+    let down: Vec<&str> = upstreams.iter().filter(|h| h.status != "up" && h.status != "disabled").map(|h| h.name.as_str()).collect();
+    let body = json!({ "database": if db { "ok" } else { "unavailable" }, "upstreams_down": down });
+    // Down upstreams are reported, not fatal: the gateway still serves the others.
+    let status = if db { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(body)).into_response()
+}
+
+pub fn router(state: AppState) -> Router {
+    let admin = crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
+    Router::new()
+        .route("/mcp", get(transport::get).post(transport::post).delete(transport::delete))
+        .merge(admin)
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .layer(middleware::from_fn_with_state(state.clone(), guard_origin))
+        // Bounded bodies: a huge POST is refused with 413 before it is read into memory.
+        .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+impl Application {
+    /// Opens the registry, seeds the config's upstreams, starts every upstream and binds.
+    pub async fn build(config: Config) -> anyhow::Result<Self> {
+        let config = Arc::new(config);
+        let registry = SqlRegistry::open(
+            config.database_url.expose(),
+            OpenOptions { max_connections: config.database_max_connections, ..Default::default() },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("database: {e}"))?;
+        tracing::info!(backend = registry.backend(), "registry open");
+        let registry: Arc<dyn Registry> = Arc::new(registry);
+        for spec in &config.upstreams {
+            registry.put_upstream(&spec.name, &serde_json::to_value(spec)?, "config").await?;
+        }
+        let upstreams = Upstreams::new(config.clone(), registry.clone());
+        let hub = Hub::new(upstreams.clone());
+        for rec in registry.list_upstreams().await? {
+            match serde_json::from_value::<UpstreamSpec>(rec.spec) {
+                Ok(mut spec) => {
+                    spec.enabled = spec.enabled && rec.enabled;
+                    upstreams.start(spec)
+                }
+                Err(e) => tracing::error!(upstream = %rec.name, error = %e, "stored upstream is invalid; skipped"),
+            }
+        }
+        let dispatcher = Arc::new(Dispatcher { hub: hub.clone(), page_size: config.list_page_size });
+        let listener = TcpListener::bind(config.listen).await?;
+        let state = AppState { config, registry, hub, dispatcher };
+        let reaper_hub = Arc::downgrade(&state.hub);
+        let idle = state.config.session_idle;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(30).min(idle));
+            loop {
+                tick.tick().await;
+                let Some(hub) = reaper_hub.upgrade() else { break };
+                let n = hub.reap(idle);
+                if n > 0 {
+                    tracing::info!(sessions = n, "idle sessions reaped");
+                }
+            }
+        });
+        Ok(Self { listener, state })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("bound listener")
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until `shutdown` resolves, then closes every upstream.
+    pub async fn serve(self, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+        let state = self.state.clone();
+        let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
+        axum::serve(self.listener, app).with_graceful_shutdown(shutdown).await?;
+        state.hub.upstreams.stop_all();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_host;
+
+    #[test]
+    fn loopback_hosts() {
+        for h in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:80", "[::1]"] {
+            assert!(is_loopback_host(h), "{h}");
+        }
+        for h in ["evil.com", "evil.com:8080", "10.0.0.1", "localhost.evil.com"] {
+            assert!(!is_loopback_host(h), "{h}");
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! Configuration: a raw serde form (`deny_unknown_fields`, so a typo is an error, not a silent
+//! default) validated into [`Config`]. Environment overrides use the `MCP_GATEWAY_` prefix and
+//! are passed in as a map, so tests never touch the process environment.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use registry::PrefixMode;
+use serde::{Deserialize, Serialize};
+
+/// The example configuration shipped with the gateway; used when no file is given and
+/// `config/gateway.toml` is not in the working directory.
+pub const EXAMPLE_CONFIG: &str = include_str!("../../config/gateway.toml");
+pub const ENV_PREFIX: &str = "MCP_GATEWAY_";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Parse(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A string that never prints (logs, debug output, API responses).
+#[derive(Clone, Deserialize, Serialize, PartialEq)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Self {
+        Self(s.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// A value that is either given literally (only for what is not secret) or referenced: read from
+/// an environment variable or a file when the upstream is started.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum ValueSource {
+    Literal(String),
+    Env { env: String },
+    File { file: String },
+}
+
+impl ValueSource {
+    pub fn resolve(&self, env: &HashMap<String, String>) -> Result<Secret, String> {
+        match self {
+            ValueSource::Literal(s) => Ok(Secret::new(s.clone())),
+            ValueSource::Env { env: var } => env
+                .get(var)
+                .map(|v| Secret::new(v.clone()))
+                .ok_or_else(|| format!("environment variable {var} is not set")),
+            ValueSource::File { file } => std::fs::read_to_string(file)
+                .map(|s| Secret::new(s.trim_end().to_string()))
+                .map_err(|e| format!("cannot read secret file {file}: {e}")),
+        }
+    }
+}
+
+/// How an upstream is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP (MCP 2025-03-26 and later).
+    Http,
+    /// The legacy HTTP+SSE transport (MCP 2024-11-05).
+    Sse,
+}
+
+/// Whether callers share one upstream connection or each session gets its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Sharing {
+    /// One connection multiplexed for all callers (stateless servers).
+    #[default]
+    Shared,
+    /// One upstream session per downstream session (stateful servers, per-user state).
+    PerSession,
+}
+
+/// An upstream as written in the config file and the admin API; stored as JSON in the registry.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpstreamSpec {
+    pub name: String,
+    pub transport: TransportKind,
+    /// stdio: the program to run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// stdio: environment of the child (values may be references: `{ env = "VAR" }`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(value_type = Object)]
+    pub env: BTreeMap<String, ValueSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// http / sse: the endpoint URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// http / sse: extra request headers (secrets as references).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(value_type = Object)]
+    pub headers: BTreeMap<String, ValueSource>,
+    #[serde(default)]
+    pub sharing: Sharing,
+    /// When the upstream's name goes in front of its tools' and prompts' names.
+    #[serde(default)]
+    #[schema(value_type = String, example = "always")]
+    pub prefix: PrefixMode,
+    /// Per-request timeout in seconds (default: the server's `request_timeout_secs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn looks_secret(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    ["authorization", "cookie", "token", "secret", "password", "api-key", "api_key", "apikey"]
+        .iter()
+        .any(|s| k.contains(s))
+}
+
+impl UpstreamSpec {
+    /// Checks the spec; the message says what to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= 32
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !name_ok || self.name.contains(registry::view::SEPARATOR) {
+            return Err(format!(
+                "upstream name {:?} must be 1-32 characters of [A-Za-z0-9_-] without \"__\"",
+                self.name
+            ));
+        }
+        match self.transport {
+            TransportKind::Stdio => {
+                if self.command.as_deref().unwrap_or("").is_empty() {
+                    return Err(format!("upstream {:?}: stdio needs a `command`", self.name));
+                }
+                if self.url.is_some() || !self.headers.is_empty() {
+                    return Err(format!(
+                        "upstream {:?}: `url` and `headers` are for http/sse upstreams",
+                        self.name
+                    ));
+                }
+            }
+            TransportKind::Http | TransportKind::Sse => {
+                let url = self.url.as_deref().unwrap_or("");
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(format!(
+                        "upstream {:?}: {} needs a `url` starting with http:// or https://",
+                        self.name,
+                        if self.transport == TransportKind::Http { "http" } else { "sse" }
+                    ));
+                }
+                if self.command.is_some() || !self.args.is_empty() || !self.env.is_empty() {
+                    return Err(format!(
+                        "upstream {:?}: `command`, `args` and `env` are for stdio upstreams",
+                        self.name
+                    ));
+                }
+            }
+        }
+        for (key, value) in self.env.iter().chain(self.headers.iter()) {
+            if looks_secret(key) && matches!(value, ValueSource::Literal(_)) {
+                return Err(format!(
+                    "upstream {:?}: {key:?} looks like a secret; give it as a reference \
+                     ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not in clear text",
+                    self.name
+                ));
+            }
+        }
+        if self.timeout_secs == Some(0) {
+            return Err(format!("upstream {:?}: timeout_secs must be > 0", self.name));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    server: RawServer,
+    #[serde(default)]
+    database: RawDatabase,
+    /// A Claude Desktop / Cursor style `{"mcpServers": {...}}` file whose servers are added.
+    #[serde(default)]
+    mcp_servers_file: Option<PathBuf>,
+    #[serde(default)]
+    upstreams: Vec<UpstreamSpec>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    listen: Option<String>,
+    #[serde(default)]
+    allowed_origins: Vec<String>,
+    #[serde(default)]
+    allowed_hosts: Vec<String>,
+    max_body_bytes: Option<usize>,
+    request_timeout_secs: Option<u64>,
+    session_idle_secs: Option<u64>,
+    list_page_size: Option<usize>,
+    admin_remote: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawDatabase {
+    url: Option<String>,
+    max_connections: Option<u32>,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// Origins accepted besides loopback ones (`*` accepts any).
+    pub allowed_origins: Vec<String>,
+    /// Host header values accepted besides loopback ones (`*` accepts any).
+    pub allowed_hosts: Vec<String>,
+    pub max_body_bytes: usize,
+    pub request_timeout: Duration,
+    pub session_idle: Duration,
+    pub list_page_size: usize,
+    /// Serve the admin API to non-loopback peers (off until the admin API has authentication).
+    pub admin_remote: bool,
+    pub database_url: Secret,
+    pub database_max_connections: u32,
+    pub upstreams: Vec<UpstreamSpec>,
+    /// The process environment (or a test's), used to resolve secret references.
+    pub env: HashMap<String, String>,
+}
+
+impl Config {
+    /// Reads `path`, or the example config when `path` is `None`.
+    pub fn load(path: Option<&Path>, env: HashMap<String, String>) -> Result<Self, ConfigError> {
+        match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
+                    path: p.to_path_buf(),
+                    source,
+                })?;
+                Self::parse(&text, p.parent(), env)
+            }
+            None => Self::parse(EXAMPLE_CONFIG, None, env),
+        }
+    }
+
+    /// Parses TOML text; relative paths inside it are taken from `base`.
+    pub fn parse(
+        text: &str,
+        base: Option<&Path>,
+        env: HashMap<String, String>,
+    ) -> Result<Self, ConfigError> {
+        let raw: RawConfig =
+            toml::from_str(text).map_err(|e| ConfigError::Parse(format!("config: {e}")))?;
+        let var = |k: &str| env.get(&format!("{ENV_PREFIX}{k}")).cloned();
+        let listen = var("LISTEN")
+            .or(raw.server.listen)
+            .unwrap_or_else(|| "127.0.0.1:8080".into());
+        let listen: SocketAddr = listen.parse().map_err(|_| {
+            ConfigError::Invalid(format!("server.listen {listen:?} is not an address like 127.0.0.1:8080"))
+        })?;
+        let database_url = var("DATABASE_URL")
+            .or(raw.database.url)
+            .unwrap_or_else(|| "sqlite://mcp-gateway.db?mode=rwc".into());
+        let mut upstreams = raw.upstreams;
+        if let Some(file) = raw.mcp_servers_file {
+            let file = match base {
+                Some(b) if file.is_relative() => b.join(file),
+                _ => file,
+            };
+            let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Read {
+                path: file.clone(),
+                source,
+            })?;
+            upstreams.extend(crate::mcp_servers::parse(&text).map_err(ConfigError::Invalid)?);
+        }
+        let mut seen = std::collections::HashSet::new();
+        for u in &upstreams {
+            u.validate().map_err(ConfigError::Invalid)?;
+            if !seen.insert(u.name.clone()) {
+                return Err(ConfigError::Invalid(format!("upstream {:?} is defined twice", u.name)));
+            }
+        }
+        let parse_num = |k: &str| -> Result<Option<u64>, ConfigError> {
+            var(k)
+                .map(|v| v.parse::<u64>().map_err(|_| ConfigError::Invalid(format!("{ENV_PREFIX}{k} must be a number"))))
+                .transpose()
+        };
+        let page = raw.server.list_page_size.unwrap_or(1000);
+        if page == 0 {
+            return Err(ConfigError::Invalid("server.list_page_size must be > 0".into()));
+        }
+        Ok(Config {
+            listen,
+            allowed_origins: raw.server.allowed_origins,
+            allowed_hosts: raw.server.allowed_hosts,
+            max_body_bytes: parse_num("MAX_BODY_BYTES")?
+                .map(|n| n as usize)
+                .or(raw.server.max_body_bytes)
+                .unwrap_or(4 * 1024 * 1024),
+            request_timeout: Duration::from_secs(
+                parse_num("REQUEST_TIMEOUT_SECS")?
+                    .or(raw.server.request_timeout_secs)
+                    .unwrap_or(120),
+            ),
+            session_idle: Duration::from_secs(raw.server.session_idle_secs.unwrap_or(1800)),
+            list_page_size: page,
+            admin_remote: raw.server.admin_remote.unwrap_or(false),
+            database_url: Secret::new(database_url),
+            database_max_connections: raw.database.max_connections.unwrap_or(10),
+            upstreams,
+            env,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_config_parses() {
+        let c = Config::parse(EXAMPLE_CONFIG, None, HashMap::new()).unwrap();
+        assert!(!c.upstreams.is_empty());
+        assert!(c.database_url.expose().starts_with("sqlite:"));
+    }
+
+    #[test]
+    fn env_overrides_file() {
+        let env = HashMap::from([
+            ("MCP_GATEWAY_LISTEN".to_string(), "127.0.0.1:0".to_string()),
+            ("MCP_GATEWAY_DATABASE_URL".to_string(), "postgres://x/y".to_string()),
+        ]);
+        let c = Config::parse("[server]\nlisten = \"0.0.0.0:1\"\n", None, env).unwrap();
+        assert_eq!(c.listen.port(), 0);
+        assert_eq!(c.database_url.expose(), "postgres://x/y");
+    }
+
+    #[test]
+    fn unknown_fields_and_clear_secrets_are_refused() {
+        let e = Config::parse("[server]\nlisen = \"x\"\n", None, HashMap::new()).unwrap_err();
+        assert!(e.to_string().contains("lisen"), "{e}");
+        let e = Config::parse(
+            "[[upstreams]]\nname = \"gh\"\ntransport = \"http\"\nurl = \"https://x\"\n\
+             headers = { Authorization = \"Bearer abc\" }\n",
+            None,
+            HashMap::new(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("looks like a secret"), "{e}");
+        Config::parse(
+            "[[upstreams]]\nname = \"gh\"\ntransport = \"http\"\nurl = \"https://x\"\n\
+             headers = { Authorization = { env = \"GH\" } }\n",
+            None,
+            HashMap::new(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        assert_eq!(format!("{:?}", Secret::new("hunter2")), "Secret(***)");
+    }
+}

@@ -1,0 +1,209 @@
+//! Host requests by method: aggregated lists from the catalog view, and calls resolved to their
+//! upstream and forwarded with only names, URIs, ids and progress tokens rewritten.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use registry::{EntryKind, Exposed};
+use serde_json::{json, Map, Value};
+
+use super::hub::Hub;
+use super::session::{id_key, Session};
+use crate::jsonrpc::{self, RpcError};
+use crate::upstream::{CallCtx, CallError, ProgressRoute};
+
+static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
+
+pub struct Dispatcher {
+    pub hub: Arc<Hub>,
+    pub page_size: usize,
+}
+
+fn page<'a>(items: &'a [Exposed], params: Option<&Map<String, Value>>, size: usize) -> Result<(&'a [Exposed], Option<String>), RpcError> {
+    let start = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(c)) => c
+            .strip_prefix("o")
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n <= items.len())
+            .ok_or_else(|| RpcError::invalid_params("invalid cursor"))?,
+        Some(_) => return Err(RpcError::invalid_params("invalid cursor")),
+    };
+    let end = (start + size).min(items.len());
+    let next = (end < items.len()).then(|| format!("o{end}"));
+    Ok((&items[start..end], next))
+}
+
+/// A definition as hosts see it: the upstream's JSON with the name (or URI) replaced.
+fn exposed_definition(e: &Exposed) -> Value {
+    let mut def = e.entry.definition.clone();
+    def[e.entry.kind.key_field()] = Value::from(e.exposed.clone());
+    def
+}
+
+impl Dispatcher {
+    pub async fn dispatch(&self, session: &Arc<Session>, id: &Value, method: &str, params: Option<&Map<String, Value>>) -> Result<Value, RpcError> {
+        match method {
+            "ping" => Ok(json!({})),
+            "initialize" => Err(RpcError::new(jsonrpc::INVALID_REQUEST, "session is already initialized")),
+            "logging/setLevel" => {
+                let level = params
+                    .and_then(|p| p.get("level"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| RpcError::invalid_params("level is required"))?;
+                *session.log_level.lock().unwrap() = Some(level.to_string());
+                for conn in self.hub.upstreams.session_connections(&session.id) {
+                    if conn.capabilities().get("logging").is_some() {
+                        conn.notify_request_free("logging/setLevel", json!({ "level": level }));
+                    }
+                }
+                Ok(json!({}))
+            }
+            "tools/list" => self.list(EntryKind::Tool, "tools", params),
+            "prompts/list" => self.list(EntryKind::Prompt, "prompts", params),
+            "resources/list" => self.list(EntryKind::Resource, "resources", params),
+            "resources/templates/list" => self.list(EntryKind::ResourceTemplate, "resourceTemplates", params),
+            "tools/call" | "prompts/get" => {
+                let kind = if method == "tools/call" { EntryKind::Tool } else { EntryKind::Prompt };
+                let name = params
+                    .and_then(|p| p.get("name"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| RpcError::invalid_params("name is required"))?;
+                let view = self.hub.upstreams.view();
+                let e = view.resolve(kind, name).ok_or_else(|| {
+                    RpcError::invalid_params(format!("unknown {}: {name}", if kind == EntryKind::Tool { "tool" } else { "prompt" }))
+                })?;
+                let mut p = params.cloned().unwrap_or_default();
+                p.insert("name".into(), Value::from(e.entry.key.clone()));
+                let upstream = e.entry.upstream.clone();
+                drop(view);
+                self.forward(session, id, &upstream, method, p).await
+            }
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                let uri = params
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| RpcError::invalid_params("uri is required"))?
+                    .to_string();
+                let view = self.hub.upstreams.view();
+                let (upstream, original) = view
+                    .resolve_resource_uri(&uri)
+                    .ok_or_else(|| RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, format!("resource not found: {uri}")).with_data(json!({ "uri": uri })))?;
+                drop(view);
+                let mut p = params.cloned().unwrap_or_default();
+                p.insert("uri".into(), Value::from(original.clone()));
+                match method {
+                    "resources/subscribe" => {
+                        session.subscriptions.lock().unwrap().insert(uri.clone());
+                    }
+                    "resources/unsubscribe" => {
+                        session.subscriptions.lock().unwrap().remove(&uri);
+                    }
+                    _ => {}
+                }
+                let mut result = self.forward(session, id, &upstream, method, p).await?;
+                if uri != original {
+                    if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) {
+                        for c in contents {
+                            if c.get("uri").and_then(Value::as_str) == Some(original.as_str()) {
+                                c["uri"] = Value::from(uri.clone());
+                            }
+                        }
+                    }
+                }
+                Ok(result)
+            }
+            "completion/complete" => {
+                let r = params
+                    .and_then(|p| p.get("ref"))
+                    .ok_or_else(|| RpcError::invalid_params("ref is required"))?;
+                let view = self.hub.upstreams.view();
+                let (upstream, new_ref) = match r.get("type").and_then(Value::as_str) {
+                    Some("ref/prompt") => {
+                        let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
+                        let e = view
+                            .resolve(EntryKind::Prompt, name)
+                            .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {name}")))?;
+                        let mut nr = r.clone();
+                        nr["name"] = Value::from(e.entry.key.clone());
+                        (e.entry.upstream.clone(), nr)
+                    }
+                    Some("ref/resource") => {
+                        let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
+                        let found = view
+                            .resolve(EntryKind::ResourceTemplate, uri)
+                            .map(|e| (e.entry.upstream.clone(), e.entry.key.clone()))
+                            .or_else(|| view.resolve_resource_uri(uri))
+                            .ok_or_else(|| RpcError::invalid_params(format!("unknown resource: {uri}")))?;
+                        let mut nr = r.clone();
+                        nr["uri"] = Value::from(found.1);
+                        (found.0, nr)
+                    }
+                    _ => return Err(RpcError::invalid_params("ref.type must be ref/prompt or ref/resource")),
+                };
+                drop(view);
+                let mut p = params.cloned().unwrap_or_default();
+                p.insert("ref".into(), new_ref);
+                self.forward(session, id, &upstream, method, p).await
+            }
+            _ => Err(RpcError::new(jsonrpc::METHOD_NOT_FOUND, format!("method not found: {method}"))),
+        }
+    }
+
+    fn list(&self, kind: EntryKind, field: &str, params: Option<&Map<String, Value>>) -> Result<Value, RpcError> {
+        let view = self.hub.upstreams.view();
+        let (items, next) = page(view.list(kind), params, self.page_size)?;
+        let mut out = Map::new();
+        out.insert(field.into(), Value::Array(items.iter().map(exposed_definition).collect()));
+        if let Some(n) = next {
+            out.insert("nextCursor".into(), Value::from(n));
+        }
+        Ok(Value::Object(out))
+    }
+
+    /// Sends a request to an upstream on behalf of the session and waits for its result.
+    async fn forward(&self, session: &Arc<Session>, id: &Value, upstream: &str, method: &str, mut params: Map<String, Value>) -> Result<Value, RpcError> {
+        let ups = &self.hub.upstreams;
+        let conn = ups
+            .connection_for(upstream, &session.id, &session.client_caps)
+            .await
+            .map_err(|e| RpcError::new(jsonrpc::UPSTREAM_UNAVAILABLE, format!("upstream {upstream} is unavailable: {e}")))?;
+        // The host's progress token is unique only within its session: the upstream gets one
+        // that is unique within the gateway.
+        let mut progress_key = None;
+        if let Some(token) = params.get("_meta").and_then(|m| m.get("progressToken")).cloned() {
+            let key = format!("gwp-{}", PROGRESS_SEQ.fetch_add(1, Ordering::Relaxed));
+            conn.progress.lock().unwrap().insert(
+                key.clone(),
+                ProgressRoute { session: session.id.clone(), token, downstream_id: id.clone() },
+            );
+            params["_meta"]["progressToken"] = Value::from(key.clone());
+            progress_key = Some(key);
+        }
+        let ctx = CallCtx { session: session.id.clone(), downstream_id: id.clone() };
+        let sent = conn.send_request(method, Some(Value::Object(params)), Some(ctx));
+        let out = match sent {
+            Ok((uid, rx)) => {
+                session.inflight.lock().unwrap().insert(id_key(id), (conn.clone(), uid));
+                let r = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
+                session.inflight.lock().unwrap().remove(&id_key(id));
+                r
+            }
+            Err(e) => Err(e),
+        };
+        if let Some(k) = progress_key {
+            conn.progress.lock().unwrap().remove(&k);
+        }
+        match out {
+            Ok(resp) => match RpcError::from_response(&resp) {
+                Some(e) => Err(e),
+                None => Ok(resp.get("result").cloned().unwrap_or_else(|| json!({}))),
+            },
+            Err(CallError::Closed(_)) => Err(RpcError::new(
+                jsonrpc::UPSTREAM_UNAVAILABLE,
+                format!("upstream {upstream} closed the connection before answering"),
+            )),
+            Err(e @ CallError::Timeout(..)) => Err(RpcError::new(jsonrpc::UPSTREAM_TIMEOUT, e.to_string())),
+        }
+    }
+}

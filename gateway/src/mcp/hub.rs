@@ -1,0 +1,237 @@
+//! The hub: all downstream sessions, and the routing of what upstreams send on their own
+//! (requests to the host, progress, logs, updates, list changes) to the right session.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use registry::EntryKind;
+use serde_json::{json, Value};
+
+use super::session::{id_key, Session};
+use crate::jsonrpc;
+use crate::upstream::{CallCtx, Connection, InboundSink, Upstreams};
+
+pub struct Hub {
+    sessions: RwLock<HashMap<String, Arc<Session>>>,
+    pub upstreams: Arc<Upstreams>,
+}
+
+impl Hub {
+    pub fn new(upstreams: Arc<Upstreams>) -> Arc<Self> {
+        let hub = Arc::new(Self {
+            sessions: RwLock::default(),
+            upstreams: upstreams.clone(),
+        });
+        let sink: Arc<dyn InboundSink> = hub.clone();
+        upstreams.set_sink(Arc::downgrade(&sink));
+        let weak = Arc::downgrade(&hub);
+        let mut changes = upstreams.subscribe_changes();
+        tokio::spawn(async move {
+            while let Ok(kind) = changes.recv().await {
+                let Some(hub) = weak.upgrade() else { break };
+                let method = match kind {
+                    EntryKind::Tool => "notifications/tools/list_changed",
+                    EntryKind::Prompt => "notifications/prompts/list_changed",
+                    EntryKind::Resource | EntryKind::ResourceTemplate => {
+                        "notifications/resources/list_changed"
+                    }
+                };
+                let msg = jsonrpc::notification(method, None);
+                for s in hub.all() {
+                    s.send_unsolicited(&msg);
+                }
+            }
+        });
+        hub
+    }
+
+    pub fn insert(&self, s: Arc<Session>) {
+        self.sessions.write().unwrap().insert(s.id.clone(), s);
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions.read().unwrap().get(id).cloned()
+    }
+
+    pub fn all(&self) -> Vec<Arc<Session>> {
+        self.sessions.read().unwrap().values().cloned().collect()
+    }
+
+    pub fn count(&self) -> usize {
+        self.sessions.read().unwrap().len()
+    }
+
+    /// Ends a session: closes its streams and its per-session upstream connections.
+    pub fn remove(&self, id: &str) -> bool {
+        let Some(s) = self.sessions.write().unwrap().remove(id) else {
+            return false;
+        };
+        s.close_streams();
+        for (_, (conn, uid)) in s.inflight.lock().unwrap().drain() {
+            conn.cancel(uid, "session ended");
+        }
+        self.upstreams.end_session(id);
+        true
+    }
+
+    /// Removes sessions idle longer than `idle`; returns how many.
+    pub fn reap(&self, idle: std::time::Duration) -> usize {
+        let stale: Vec<String> = self
+            .all()
+            .into_iter()
+            .filter(|s| s.is_idle(idle))
+            .map(|s| s.id.clone())
+            .collect();
+        stale.iter().filter(|id| self.remove(id)).count()
+    }
+
+    /// The session (and host request) an upstream message belongs to.
+    fn route(&self, conn: &Arc<Connection>, related: Option<i64>) -> Option<(Arc<Session>, Option<Value>)> {
+        if let Some(CallCtx { session, downstream_id }) = conn.context_for(related) {
+            return self.get(&session).map(|s| (s, Some(downstream_id)));
+        }
+        conn.owner.as_deref().and_then(|o| self.get(o)).map(|s| (s, None))
+    }
+
+    fn on_request(&self, conn: &Arc<Connection>, msg: Value, related: Option<i64>) {
+        let id = msg.get("id").cloned().unwrap_or(Value::Null);
+        let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
+        if method == "ping" {
+            return conn.send_raw(jsonrpc::result(id, json!({})));
+        }
+        let Some((session, request)) = self.route(conn, related) else {
+            return conn.send_raw(jsonrpc::error(
+                id,
+                jsonrpc::INTERNAL_ERROR,
+                "the gateway cannot tell which client this request is for; \
+                 configure the upstream with sharing = \"per_session\"",
+            ));
+        };
+        let needed = match method.as_str() {
+            "sampling/createMessage" => Some("sampling"),
+            "elicitation/create" => Some("elicitation"),
+            "roots/list" => Some("roots"),
+            _ => None,
+        };
+        if let Some(cap) = needed {
+            if session.client_caps.get(cap).is_none() {
+                return conn.send_raw(jsonrpc::error(
+                    id,
+                    jsonrpc::METHOD_NOT_FOUND,
+                    format!("the client does not support {cap}"),
+                ));
+            }
+        }
+        let down_id = session.next_request_id();
+        session
+            .pending_client
+            .lock()
+            .unwrap()
+            .insert(id_key(&Value::from(down_id.clone())), (conn.clone(), id));
+        let mut out = msg;
+        out["id"] = Value::from(down_id);
+        session.send_related(request.as_ref(), &out);
+    }
+
+    fn on_notification(&self, conn: &Arc<Connection>, mut msg: Value, related: Option<i64>) {
+        let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
+        match method.as_str() {
+            "notifications/progress" => {
+                let token = msg.pointer("/params/progressToken").cloned();
+                let route = token
+                    .as_ref()
+                    .and_then(|t| t.as_str())
+                    .and_then(|t| conn.progress.lock().unwrap().get(t).cloned());
+                if let Some(r) = route {
+                    if let Some(s) = self.get(&r.session) {
+                        msg["params"]["progressToken"] = r.token;
+                        s.send_related(Some(&r.downstream_id), &msg);
+                    }
+                }
+            }
+            "notifications/message" => {
+                let level = msg
+                    .pointer("/params/level")
+                    .and_then(Value::as_str)
+                    .unwrap_or("info")
+                    .to_string();
+                match self.route(conn, related) {
+                    Some((s, req)) => {
+                        if s.wants_log(&level) {
+                            s.send_related(req.as_ref(), &msg);
+                        }
+                    }
+                    // A shared upstream's log outside any call is of interest to every host.
+                    None => {
+                        for s in self.all().into_iter().filter(|s| s.wants_log(&level)) {
+                            s.send_unsolicited(&msg);
+                        }
+                    }
+                }
+            }
+            "notifications/tools/list_changed"
+            | "notifications/prompts/list_changed"
+            | "notifications/resources/list_changed" => self.upstreams.resync(&conn.upstream),
+            "notifications/resources/updated" => {
+                let Some(uri) = msg.pointer("/params/uri").and_then(Value::as_str) else {
+                    return;
+                };
+                let exposed = self.upstreams.view().exposed_uri(&conn.upstream, uri);
+                msg["params"]["uri"] = Value::from(exposed.clone());
+                for s in self.all() {
+                    let owned = conn.owner.as_deref().is_none_or(|o| o == s.id);
+                    if owned && s.subscriptions.lock().unwrap().contains(&exposed) {
+                        s.send_unsolicited(&msg);
+                    }
+                }
+            }
+            "notifications/cancelled" => {
+                // The upstream withdrew one of its requests to a host.
+                let Some(uid) = msg.pointer("/params/requestId").cloned() else {
+                    return;
+                };
+                for s in self.all() {
+                    let mut pending = s.pending_client.lock().unwrap();
+                    let found = pending
+                        .iter()
+                        .find(|(_, (c, id))| Arc::ptr_eq(c, conn) && *id == uid)
+                        .map(|(k, _)| k.clone());
+                    if let Some(k) = found {
+                        pending.remove(&k);
+                        if let Ok(down) = serde_json::from_str::<Value>(&k) {
+                            msg["params"]["requestId"] = down;
+                            s.send_unsolicited(&msg);
+                        }
+                    }
+                }
+            }
+            "$/gateway/session-expired" => conn.shutdown(),
+            _ => {
+                if let Some((s, req)) = self.route(conn, related) {
+                    s.send_related(req.as_ref(), &msg);
+                }
+            }
+        }
+    }
+
+    /// A host's answer to a request the gateway relayed: back to the upstream that asked.
+    pub fn on_host_response(&self, session: &Session, mut msg: Value) {
+        let Some(id) = msg.get("id") else { return };
+        let Some((conn, upstream_id)) = session.pending_client.lock().unwrap().remove(&id_key(id)) else {
+            tracing::debug!(session = %session.id, "response to no pending request");
+            return;
+        };
+        msg["id"] = upstream_id;
+        conn.send_raw(msg);
+    }
+}
+
+impl InboundSink for Hub {
+    fn on_message(&self, conn: &Arc<Connection>, msg: Value, related: Option<i64>) {
+        match jsonrpc::kind(&msg) {
+            jsonrpc::Kind::Request => self.on_request(conn, msg, related),
+            jsonrpc::Kind::Notification => self.on_notification(conn, msg, related),
+            _ => {}
+        }
+    }
+}

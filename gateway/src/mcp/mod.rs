@@ -1,0 +1,13 @@
+//! The downstream MCP endpoint that hosts point at.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`transport`] | Streamable HTTP handlers (POST/GET/DELETE `/mcp`) |
+//! | [`session`] | sessions, their SSE streams and resumption buffers |
+//! | [`dispatch`] | host requests by method: aggregation and forwarding |
+//! | [`hub`] | all sessions; routing of upstream-initiated messages to them |
+
+pub mod dispatch;
+pub mod hub;
+pub mod session;
+pub mod transport;

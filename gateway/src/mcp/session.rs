@@ -1,0 +1,269 @@
+//! Downstream sessions (2025 revisions): what the host negotiated, and its SSE streams with the
+//! buffers that let a host resume a dropped stream with `Last-Event-ID`.
+//!
+//! Stream 0 is the session's GET stream; each POST answered with SSE gets its own number. Event
+//! ids are `{stream}_{seq}`, so a resume names both the stream and the position in it.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::upstream::Connection;
+
+/// Events kept per stream for resumption.
+const BUFFER_EVENTS: usize = 512;
+/// Finished POST streams kept for resumption.
+const KEEP_FINISHED_STREAMS: usize = 32;
+
+/// One SSE event: its id and JSON text.
+#[derive(Debug, Clone)]
+pub struct StreamEvent {
+    pub id: String,
+    pub data: Arc<str>,
+}
+
+#[derive(Default)]
+struct StreamBuf {
+    events: VecDeque<(u64, Arc<str>)>,
+    next_seq: u64,
+    live: Option<mpsc::UnboundedSender<StreamEvent>>,
+    done: bool,
+}
+
+#[derive(Default)]
+struct Streams {
+    next: u64,
+    bufs: HashMap<u64, StreamBuf>,
+    by_request: HashMap<String, u64>,
+    finished: VecDeque<u64>,
+}
+
+/// A host's session.
+pub struct Session {
+    pub id: String,
+    pub protocol_version: String,
+    pub client_caps: Value,
+    pub log_level: Mutex<Option<String>>,
+    streams: Mutex<Streams>,
+    /// Requests the gateway relayed to the host for an upstream: host-side id → (connection,
+    /// the upstream's id).
+    pub pending_client: Mutex<HashMap<String, (Arc<Connection>, Value)>>,
+    /// The host's requests in flight upstream: host id → (connection, upstream id).
+    pub inflight: Mutex<HashMap<String, (Arc<Connection>, i64)>>,
+    /// Exposed resource URIs the host subscribed to.
+    pub subscriptions: Mutex<HashSet<String>>,
+    next_id: AtomicU64,
+    last_seen: Mutex<Instant>,
+}
+
+/// Key of a JSON-RPC id in maps (ids may be strings or numbers).
+pub fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl Session {
+    pub fn new(id: String, protocol_version: String, client_caps: Value) -> Self {
+        Self {
+            id,
+            protocol_version,
+            client_caps,
+            log_level: Mutex::default(),
+            streams: Mutex::new(Streams {
+                next: 1,
+                ..Default::default()
+            }),
+            pending_client: Mutex::default(),
+            inflight: Mutex::default(),
+            subscriptions: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            last_seen: Mutex::new(Instant::now()),
+        }
+    }
+
+    pub fn touch(&self) {
+        *self.last_seen.lock().unwrap() = Instant::now();
+    }
+
+    /// Idle: no request for `idle` and no open GET stream.
+    pub fn is_idle(&self, idle: std::time::Duration) -> bool {
+        let listening = self
+            .streams
+            .lock()
+            .unwrap()
+            .bufs
+            .get(&0)
+            .is_some_and(|b| b.live.as_ref().is_some_and(|l| !l.is_closed()));
+        !listening && self.last_seen.lock().unwrap().elapsed() > idle
+    }
+
+    /// A fresh id for a request the gateway sends to the host.
+    pub fn next_request_id(&self) -> String {
+        format!("gw-{}", self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Opens the SSE stream that answers host request `request_id`.
+    pub fn open_stream(&self, request_id: &Value) -> (u64, mpsc::UnboundedReceiver<StreamEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut s = self.streams.lock().unwrap();
+        let n = s.next;
+        s.next += 1;
+        s.bufs.insert(
+            n,
+            StreamBuf {
+                live: Some(tx),
+                ..Default::default()
+            },
+        );
+        s.by_request.insert(id_key(request_id), n);
+        (n, rx)
+    }
+
+    /// The event that primes a client to reconnect (SEP-1699): an id and no data.
+    pub fn priming_event(&self, stream: u64) -> StreamEvent {
+        let mut s = self.streams.lock().unwrap();
+        let buf = s.bufs.entry(stream).or_default();
+        let seq = buf.next_seq;
+        buf.next_seq += 1;
+        StreamEvent {
+            id: format!("{stream}_{seq}"),
+            data: Arc::from(""),
+        }
+    }
+
+    fn push(s: &mut Streams, stream: u64, msg: &Value) {
+        let buf = s.bufs.entry(stream).or_default();
+        let seq = buf.next_seq;
+        buf.next_seq += 1;
+        let data: Arc<str> = Arc::from(msg.to_string());
+        buf.events.push_back((seq, data.clone()));
+        if buf.events.len() > BUFFER_EVENTS {
+            buf.events.pop_front();
+        }
+        if let Some(live) = &buf.live {
+            let ev = StreamEvent {
+                id: format!("{stream}_{seq}"),
+                data,
+            };
+            if live.send(ev).is_err() {
+                buf.live = None;
+            }
+        }
+    }
+
+    /// Sends a message on the stream of host request `request_id` if it is still open, else on
+    /// the GET stream.
+    pub fn send_related(&self, request_id: Option<&Value>, msg: &Value) {
+        let mut s = self.streams.lock().unwrap();
+        let stream = request_id
+            .and_then(|id| s.by_request.get(&id_key(id)).copied())
+            .filter(|n| s.bufs.get(n).is_some_and(|b| !b.done))
+            .unwrap_or(0);
+        Self::push(&mut s, stream, msg);
+    }
+
+    /// Sends a message that belongs to no request (list_changed, updates) on the GET stream.
+    pub fn send_unsolicited(&self, msg: &Value) {
+        self.send_related(None, msg)
+    }
+
+    /// Sends the final response on a POST stream and closes it.
+    pub fn finish_stream(&self, stream: u64, request_id: &Value, response: &Value) {
+        let mut s = self.streams.lock().unwrap();
+        Self::push(&mut s, stream, response);
+        if let Some(b) = s.bufs.get_mut(&stream) {
+            b.done = true;
+            b.live = None;
+        }
+        s.by_request.remove(&id_key(request_id));
+        s.finished.push_back(stream);
+        if s.finished.len() > KEEP_FINISHED_STREAMS {
+            if let Some(old) = s.finished.pop_front() {
+                s.bufs.remove(&old);
+            }
+        }
+    }
+
+    /// Attaches a GET request: a resume after `last_event_id` (replaying what was missed, then
+    /// live if that stream is still open), or the session's standalone stream.
+    pub fn attach(&self, last_event_id: Option<&str>) -> Option<mpsc::UnboundedReceiver<StreamEvent>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut s = self.streams.lock().unwrap();
+        let (stream, after) = match last_event_id {
+            Some(id) => {
+                let (st, seq) = id.split_once('_')?;
+                (st.parse::<u64>().ok()?, Some(seq.parse::<u64>().ok()?))
+            }
+            None => (0, None),
+        };
+        let buf = s.bufs.entry(stream).or_default();
+        if let Some(after) = after {
+            for (seq, data) in buf.events.iter().filter(|(seq, _)| *seq > after) {
+                let _ = tx.send(StreamEvent {
+                    id: format!("{stream}_{seq}"),
+                    data: data.clone(),
+                });
+            }
+        }
+        if !buf.done {
+            buf.live = Some(tx);
+        }
+        Some(rx)
+    }
+
+    /// Closes every stream (session deleted).
+    pub fn close_streams(&self) {
+        let mut s = self.streams.lock().unwrap();
+        for b in s.bufs.values_mut() {
+            b.live = None;
+            b.done = true;
+        }
+    }
+
+    /// Whether a log message of `level` passes the host's `logging/setLevel`.
+    pub fn wants_log(&self, level: &str) -> bool {
+        const ORDER: [&str; 8] = [
+            "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+        ];
+        let rank = |l: &str| ORDER.iter().position(|x| *x == l).unwrap_or(0);
+        match self.log_level.lock().unwrap().as_deref() {
+            Some(min) => rank(level) >= rank(min),
+            None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resume_replays_missed_events_of_that_stream() {
+        let s = Session::new("s".into(), "2025-11-25".into(), json!({}));
+        let (n, mut rx) = s.open_stream(&json!(1));
+        s.send_related(Some(&json!(1)), &json!({"a": 1}));
+        let first = rx.try_recv().unwrap();
+        drop(rx);
+        s.send_related(Some(&json!(1)), &json!({"a": 2}));
+        s.finish_stream(n, &json!(1), &json!({"id": 1}));
+        let mut resumed = s.attach(Some(&first.id)).unwrap();
+        let got: Vec<_> = std::iter::from_fn(|| resumed.try_recv().ok())
+            .map(|e| e.data.to_string())
+            .collect();
+        assert_eq!(got, [r#"{"a":2}"#, r#"{"id":1}"#]);
+    }
+
+    #[test]
+    fn unrelated_messages_go_to_the_get_stream() {
+        let s = Session::new("s".into(), "2025-11-25".into(), json!({}));
+        let mut get = s.attach(None).unwrap();
+        s.send_unsolicited(&json!({"m": 1}));
+        s.send_related(Some(&json!(99)), &json!({"m": 2}));
+        assert_eq!(get.try_recv().unwrap().id, "0_0");
+        assert_eq!(get.try_recv().unwrap().id, "0_1");
+    }
+}

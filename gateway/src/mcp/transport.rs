@@ -1,0 +1,234 @@
+//! Streamable HTTP for hosts: `POST /mcp` (JSON or SSE answers), `GET /mcp` (the session's
+//! stream, and resumption with `Last-Event-ID`), `DELETE /mcp` (end the session).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use futures::stream::{self, Stream, StreamExt};
+use serde_json::{json, Value};
+use tokio_stream::wrappers::UnboundedReceiverStream;
+
+use super::session::{Session, StreamEvent};
+use crate::app::AppState;
+use crate::jsonrpc::{self, RpcError};
+
+pub const SESSION_HEADER: &str = "mcp-session-id";
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// Revisions hosts may use, newest first.
+pub const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// A JSON-RPC error with an HTTP status (transport-level failures).
+fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
+    (status, Json(jsonrpc::error(Value::Null, code, message))).into_response()
+}
+
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/event-stream"))
+}
+
+/// Finds the session a request names: 400 without the header, 404 for an unknown session.
+fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+    let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+        return Err(rpc_error(StatusCode::BAD_REQUEST, jsonrpc::INVALID_REQUEST, "missing Mcp-Session-Id header: send initialize first"));
+    };
+    match state.hub.get(id) {
+        Some(s) => {
+            s.touch();
+            Ok(s)
+        }
+        None => Err(rpc_error(StatusCode::NOT_FOUND, jsonrpc::INVALID_REQUEST, "session not found: initialize a new session")),
+    }
+}
+
+fn check_version(headers: &HeaderMap) -> Result<(), Response> {
+    match headers.get(VERSION_HEADER).map(|v| v.to_str().unwrap_or("")) {
+        Some(v) if !SUPPORTED_VERSIONS.contains(&v) => Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::INVALID_REQUEST,
+            &format!("unsupported MCP-Protocol-Version {v:?}; supported: {}", SUPPORTED_VERSIONS.join(", ")),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn to_event(e: StreamEvent) -> Result<Event, Infallible> {
+    Ok(Event::default().id(e.id).data(e.data.as_ref()))
+}
+
+fn sse_response(events: impl Stream<Item = StreamEvent> + Send + 'static) -> Response {
+    Sse::new(events.map(to_event))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let msg: Value = match serde_json::from_slice(&body) {
+        Ok(m) => m,
+        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, jsonrpc::PARSE_ERROR, "parse error: body is not JSON"),
+    };
+    if msg.is_array() {
+        return rpc_error(StatusCode::BAD_REQUEST, jsonrpc::INVALID_REQUEST, "batch requests are not supported");
+    }
+    let kind = jsonrpc::kind(&msg);
+    if kind == jsonrpc::Kind::Invalid {
+        let id = msg.get("id").cloned().unwrap_or(Value::Null);
+        return (StatusCode::BAD_REQUEST, Json(jsonrpc::error(id, jsonrpc::INVALID_REQUEST, "invalid JSON-RPC 2.0 message"))).into_response();
+    }
+    let method = jsonrpc::method(&msg).unwrap_or_default();
+    if kind == jsonrpc::Kind::Request && method == "initialize" {
+        return initialize(&state, &msg);
+    }
+    if kind == jsonrpc::Kind::Request && method == "server/discover" && !headers.contains_key(SESSION_HEADER) {
+        // 2026-07-28 hosts try this first; until that revision is served natively the answer
+        // makes them fall back to initialize.
+        let id = msg.get("id").cloned().unwrap_or(Value::Null);
+        return (
+            StatusCode::OK,
+            Json(jsonrpc::error(id, jsonrpc::METHOD_NOT_FOUND, "server/discover is not supported; use initialize (2025-11-25)")),
+        )
+            .into_response();
+    }
+    if let Err(r) = check_version(&headers) {
+        return r;
+    }
+    let session = match session_of(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match kind {
+        jsonrpc::Kind::Notification => {
+            on_host_notification(&state, &session, &msg);
+            StatusCode::ACCEPTED.into_response()
+        }
+        jsonrpc::Kind::Response => {
+            state.hub.on_host_response(&session, msg);
+            StatusCode::ACCEPTED.into_response()
+        }
+        _ => request(state, session, msg, accepts_sse(&headers)).await,
+    }
+}
+
+fn initialize(state: &AppState, msg: &Value) -> Response {
+    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+    let params = msg.get("params");
+    let Some(requested) = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str) else {
+        return (StatusCode::BAD_REQUEST, Json(jsonrpc::error(id, jsonrpc::INVALID_PARAMS, "initialize needs params.protocolVersion"))).into_response();
+    };
+    let version = if SUPPORTED_VERSIONS.contains(&requested) { requested } else { SUPPORTED_VERSIONS[0] };
+    let caps = params.and_then(|p| p.get("capabilities")).cloned().unwrap_or_else(|| json!({}));
+    let sid = uuid::Uuid::new_v4().simple().to_string();
+    state.hub.insert(Arc::new(Session::new(sid.clone(), version.to_string(), caps)));
+    tracing::info!(session = %sid, version, "session initialized");
+    let result = json!({
+        "protocolVersion": version,
+        "capabilities": {
+            "tools": { "listChanged": true },
+            "resources": { "subscribe": true, "listChanged": true },
+            "prompts": { "listChanged": true },
+            "logging": {},
+            "completions": {},
+        },
+        "serverInfo": { "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") },
+        "instructions": "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.",
+    });
+    let mut resp = Json(jsonrpc::result(id, result)).into_response();
+    resp.headers_mut().insert(SESSION_HEADER, HeaderValue::from_str(&sid).expect("hex id"));
+    resp
+}
+
+fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
+    match jsonrpc::method(msg).unwrap_or_default() {
+        "notifications/cancelled" => {
+            let Some(rid) = msg.pointer("/params/requestId") else { return };
+            let found = session.inflight.lock().unwrap().remove(&super::session::id_key(rid));
+            if let Some((conn, uid)) = found {
+                let reason = msg.pointer("/params/reason").and_then(Value::as_str).unwrap_or("cancelled by client");
+                conn.cancel(uid, reason);
+            }
+        }
+        "notifications/roots/list_changed" => {
+            for conn in state.hub.upstreams.session_connections(&session.id) {
+                conn.notify("notifications/roots/list_changed", None);
+            }
+        }
+        _ => {}
+    }
+}
+
+async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) -> Response {
+    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+    let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
+    // Calls may bring progress, logs or requests for the host along: those answer with a stream.
+    let streams = sse && matches!(method.as_str(), "tools/call" | "prompts/get" | "resources/read" | "completion/complete");
+    let started = std::time::Instant::now();
+    if !streams {
+        let out = state.dispatcher.dispatch(&session, &id, &method, jsonrpc::params(&msg)).await;
+        log_call(&session, &method, &out, started);
+        return Json(reply(id, out)).into_response();
+    }
+    let (stream_no, rx) = session.open_stream(&id);
+    let priming = (session.protocol_version.as_str() >= "2025-11-25").then(|| session.priming_event(stream_no));
+    let task_session = session.clone();
+    tokio::spawn(async move {
+        let out = state.dispatcher.dispatch(&task_session, &id, &method, jsonrpc::params(&msg)).await;
+        log_call(&task_session, &method, &out, started);
+        let response = reply(id.clone(), out);
+        task_session.finish_stream(stream_no, &id, &response);
+    });
+    let events = stream::iter(priming).chain(UnboundedReceiverStream::new(rx));
+    sse_response(events)
+}
+
+fn reply(id: Value, out: Result<Value, RpcError>) -> Value {
+    match out {
+        Ok(r) => jsonrpc::result(id, r),
+        Err(e) => e.to_message(id),
+    }
+}
+
+fn log_call(session: &Session, method: &str, out: &Result<Value, RpcError>, started: std::time::Instant) {
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    match out {
+        Ok(_) => tracing::debug!(session = %session.id, method, ms, "request ok"),
+        Err(e) => tracing::info!(session = %session.id, method, ms, code = e.code, error = %e.message, "request failed"),
+    }
+}
+
+pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if !accepts_sse(&headers) {
+        return rpc_error(StatusCode::NOT_ACCEPTABLE, jsonrpc::INVALID_REQUEST, "GET /mcp needs Accept: text/event-stream");
+    }
+    if let Err(r) = check_version(&headers) {
+        return r;
+    }
+    let session = match session_of(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
+    match session.attach(last) {
+        Some(rx) => sse_response(UnboundedReceiverStream::new(rx)),
+        None => rpc_error(StatusCode::BAD_REQUEST, jsonrpc::INVALID_REQUEST, "Last-Event-ID is not one this server issued"),
+    }
+}
+
+pub async fn delete(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let session = match session_of(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    state.hub.remove(&session.id);
+    tracing::info!(session = %session.id, "session ended by client");
+    StatusCode::OK.into_response()
+}

@@ -1,0 +1,280 @@
+//! One live connection to an upstream MCP server, independent of the transport: request ids
+//! allocated by the gateway (so ids from many hosts never collide), pending calls, and the
+//! bookkeeping that routes the upstream's own requests and notifications to the right host.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::jsonrpc;
+
+/// A message to send upstream.
+#[derive(Debug)]
+pub struct Outbound {
+    pub msg: Value,
+}
+
+/// A message received from upstream; `related` is the id of the gateway's request on whose
+/// response stream it arrived (Streamable HTTP only).
+#[derive(Debug)]
+pub struct Inbound {
+    pub msg: Value,
+    pub related: Option<i64>,
+}
+
+/// The two ends a transport hands over, and what closes it.
+pub struct TransportParts {
+    pub tx: mpsc::UnboundedSender<Outbound>,
+    pub rx: mpsc::UnboundedReceiver<Inbound>,
+    /// Called once when the connection closes (kill the child, end the HTTP session).
+    pub close: Box<dyn FnOnce() + Send>,
+}
+
+/// Where the upstream's requests and notifications go (implemented by the downstream hub).
+pub trait InboundSink: Send + Sync {
+    fn on_message(&self, conn: &Arc<Connection>, msg: Value, related: Option<i64>);
+}
+
+/// Which downstream call an upstream request was made for.
+#[derive(Debug, Clone)]
+pub struct CallCtx {
+    pub session: String,
+    /// The downstream request's id, to find the response stream it belongs to.
+    pub downstream_id: Value,
+}
+
+/// Where an upstream's progress notification goes back to.
+#[derive(Debug, Clone)]
+pub struct ProgressRoute {
+    pub session: String,
+    /// The host's own progress token.
+    pub token: Value,
+    pub downstream_id: Value,
+}
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum CallError {
+    #[error("upstream {0} closed the connection")]
+    Closed(String),
+    #[error("upstream {0} did not answer within {1:?}")]
+    Timeout(String, Duration),
+}
+
+/// A live upstream connection.
+pub struct Connection {
+    pub upstream: String,
+    /// The downstream session that owns this connection (`per_session` sharing).
+    pub owner: Option<String>,
+    tx: mpsc::UnboundedSender<Outbound>,
+    pending: Mutex<HashMap<i64, oneshot::Sender<Value>>>,
+    next_id: AtomicI64,
+    closed: watch::Sender<bool>,
+    close: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    /// The upstream's `initialize` result.
+    pub init: OnceLock<Value>,
+    /// In-flight calls made on behalf of a downstream session, by upstream request id.
+    pub calls: Mutex<HashMap<i64, CallCtx>>,
+    /// Progress tokens the gateway gave upstream → (session, the host's own token).
+    pub progress: Mutex<HashMap<String, ProgressRoute>>,
+}
+
+impl Connection {
+    /// Wraps a transport and starts routing what it receives.
+    pub fn start(
+        upstream: &str,
+        owner: Option<String>,
+        parts: TransportParts,
+        sink: Arc<dyn InboundSink>,
+    ) -> Arc<Self> {
+        let (closed, _) = watch::channel(false);
+        let conn = Arc::new(Connection {
+            upstream: upstream.to_string(),
+            owner,
+            tx: parts.tx,
+            pending: Mutex::default(),
+            next_id: AtomicI64::new(1),
+            closed,
+            close: Mutex::new(Some(parts.close)),
+            init: OnceLock::new(),
+            calls: Mutex::default(),
+            progress: Mutex::default(),
+        });
+        let weak = Arc::downgrade(&conn);
+        let mut rx = parts.rx;
+        tokio::spawn(async move {
+            while let Some(Inbound { msg, related }) = rx.recv().await {
+                let Some(conn) = weak.upgrade() else { break };
+                match jsonrpc::kind(&msg) {
+                    jsonrpc::Kind::Response => {
+                        let waiter = msg
+                            .get("id")
+                            .and_then(Value::as_i64)
+                            .and_then(|id| conn.pending.lock().unwrap().remove(&id));
+                        match waiter {
+                            Some(w) => {
+                                let _ = w.send(msg);
+                            }
+                            None => tracing::debug!(upstream = %conn.upstream, "response to no pending request"),
+                        }
+                    }
+                    jsonrpc::Kind::Request | jsonrpc::Kind::Notification => {
+                        sink.on_message(&conn, msg, related)
+                    }
+                    jsonrpc::Kind::Invalid => {
+                        tracing::warn!(upstream = %conn.upstream, "upstream sent an invalid message")
+                    }
+                }
+            }
+            if let Some(conn) = weak.upgrade() {
+                conn.shutdown();
+            }
+        });
+        conn
+    }
+
+    pub fn is_closed(&self) -> bool {
+        *self.closed.borrow()
+    }
+
+    /// Resolves when the connection has closed.
+    pub async fn closed(&self) {
+        let mut rx = self.closed.subscribe();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+
+    /// Closes the transport; pending calls fail with [`CallError::Closed`].
+    pub fn shutdown(&self) {
+        self.closed.send_replace(true);
+        if let Some(close) = self.close.lock().unwrap().take() {
+            close();
+        }
+        // Dropping the waiters wakes every pending call with an error.
+        self.pending.lock().unwrap().clear();
+        self.calls.lock().unwrap().clear();
+    }
+
+    /// Sends a request and waits for the response message (which may be an error response).
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        ctx: Option<CallCtx>,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let (id, rx) = self.send_request(method, params, ctx)?;
+        self.wait(id, rx, timeout).await
+    }
+
+    /// Sends a request; returns its upstream id and the receiver of its response.
+    pub fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        ctx: Option<CallCtx>,
+    ) -> Result<(i64, oneshot::Receiver<Value>), CallError> {
+        if self.is_closed() {
+            return Err(CallError::Closed(self.upstream.clone()));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id, tx);
+        if let Some(ctx) = ctx {
+            self.calls.lock().unwrap().insert(id, ctx);
+        }
+        let msg = jsonrpc::request(Value::from(id), method, params);
+        if self.tx.send(Outbound { msg }).is_err() {
+            self.forget(id);
+            return Err(CallError::Closed(self.upstream.clone()));
+        }
+        Ok((id, rx))
+    }
+
+    /// Waits for the response of a request sent with [`send_request`](Self::send_request); on
+    /// timeout the upstream is told to cancel it.
+    pub async fn wait(
+        &self,
+        id: i64,
+        rx: oneshot::Receiver<Value>,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let out = match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(resp)) => Ok(resp),
+            Ok(Err(_)) => Err(CallError::Closed(self.upstream.clone())),
+            Err(_) => {
+                self.cancel(id, "gateway timeout");
+                Err(CallError::Timeout(self.upstream.clone(), timeout))
+            }
+        };
+        self.forget(id);
+        out
+    }
+
+    /// Tells the upstream to stop working on request `id`.
+    pub fn cancel(&self, id: i64, reason: &str) {
+        self.forget(id);
+        self.notify(
+            "notifications/cancelled",
+            Some(serde_json::json!({ "requestId": id, "reason": reason })),
+        );
+    }
+
+    fn forget(&self, id: i64) {
+        self.pending.lock().unwrap().remove(&id);
+        self.calls.lock().unwrap().remove(&id);
+    }
+
+    pub fn notify(&self, method: &str, params: Option<Value>) {
+        let _ = self.tx.send(Outbound {
+            msg: jsonrpc::notification(method, params),
+        });
+    }
+
+    /// Sends a request whose answer nobody waits for (settings such as `logging/setLevel`).
+    pub fn notify_request_free(&self, method: &str, params: Value) {
+        if let Ok((id, _rx)) = self.send_request(method, Some(params), None) {
+            // The receiver is dropped: the response is discarded when it arrives.
+            self.pending.lock().unwrap().remove(&id);
+        }
+    }
+
+    /// Sends a message as is (answers to the upstream's own requests).
+    pub fn send_raw(&self, msg: Value) {
+        let _ = self.tx.send(Outbound { msg });
+    }
+
+    /// The upstream's declared capabilities.
+    pub fn capabilities(&self) -> Value {
+        self.init
+            .get()
+            .and_then(|i| i.get("capabilities"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// The call context of the upstream's request that `related` names, or the only call in
+    /// flight (stdio and SSE give no association; with one call in flight it is unambiguous).
+    pub fn context_for(&self, related: Option<i64>) -> Option<CallCtx> {
+        let calls = self.calls.lock().unwrap();
+        if let Some(ctx) = related.and_then(|id| calls.get(&id)) {
+            return Some(ctx.clone());
+        }
+        let mut sessions = calls.values();
+        let first = sessions.next()?;
+        if calls.len() == 1 {
+            return Some(first.clone());
+        }
+        None
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(close) = self.close.get_mut().unwrap().take() {
+            close();
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Streamable HTTP upstreams (MCP 2025-03-26 and later): each message is a POST whose answer is
+//! JSON or an SSE stream; a GET stream carries what the server sends on its own. SSE is parsed
+//! by the `sse-stream` crate; a POST stream that ends before its response is resumed with
+//! `Last-Event-ID`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::StatusCode;
+use serde_json::Value;
+use sse_stream::SseStream;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::connection::{Inbound, Outbound, TransportParts};
+use super::UpstreamError;
+use crate::jsonrpc;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// How many times a dropped stream is resumed before the request counts as failed.
+const MAX_RESUMES: usize = 5;
+
+struct Shared {
+    client: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    inbound: mpsc::UnboundedSender<Inbound>,
+}
+
+impl Shared {
+    fn request_headers(&self) -> HeaderMap {
+        let mut h = self.headers.clone();
+        if let Some(s) = self.session.lock().unwrap().as_deref() {
+            if let Ok(v) = HeaderValue::from_str(s) {
+                h.insert(SESSION_HEADER, v);
+            }
+        }
+        if let Some(v) = self.version.lock().unwrap().as_deref() {
+            if let Ok(v) = HeaderValue::from_str(v) {
+                h.insert(VERSION_HEADER, v);
+            }
+        }
+        h
+    }
+
+    fn deliver(&self, msg: Value, related: Option<i64>) {
+        let _ = self.inbound.send(Inbound { msg, related });
+    }
+
+    /// An error response for request `id`, so the waiting call fails with a clear message.
+    fn fail(&self, id: Option<i64>, message: String) {
+        match id {
+            Some(id) => self.deliver(
+                jsonrpc::error(Value::from(id), jsonrpc::UPSTREAM_UNAVAILABLE, message),
+                Some(id),
+            ),
+            None => tracing::warn!(url = %self.url, %message, "upstream notification failed"),
+        }
+    }
+}
+
+pub fn connect(
+    client: reqwest::Client,
+    url: &str,
+    headers: HeaderMap,
+) -> Result<TransportParts, UpstreamError> {
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
+    let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
+    let shared = Arc::new(Shared {
+        client,
+        url: url.to_string(),
+        headers,
+        session: Mutex::default(),
+        version: Mutex::default(),
+        inbound: in_tx,
+    });
+    let writer_shared = shared.clone();
+    let writer = tokio::spawn(async move {
+        let mut tasks = JoinSet::new();
+        while let Some(Outbound { msg }) = out_rx.recv().await {
+            let s = writer_shared.clone();
+            let is_init = jsonrpc::method(&msg) == Some("initialize");
+            let starts_listening = jsonrpc::method(&msg) == Some("notifications/initialized");
+            if is_init {
+                // The session id comes with the initialize response: nothing else may go out
+                // before it is known.
+                post(&s, msg).await;
+            } else {
+                tasks.spawn(async move { post(&s, msg).await });
+            }
+            if starts_listening {
+                let s = writer_shared.clone();
+                tasks.spawn(async move { listen(&s).await });
+            }
+            while tasks.try_join_next().is_some() {}
+        }
+        tasks.shutdown().await;
+    });
+    let closer = shared.clone();
+    let close = Box::new(move || {
+        writer.abort();
+        // End the upstream session politely; it is fine if this never arrives.
+        let session = closer.session.lock().unwrap().clone();
+        if let (Some(_), Ok(rt)) = (session, tokio::runtime::Handle::try_current()) {
+            let req = closer
+                .client
+                .delete(&closer.url)
+                .headers(closer.request_headers())
+                .timeout(Duration::from_secs(2));
+            rt.spawn(async move {
+                let _ = req.send().await;
+            });
+        }
+    });
+    Ok(TransportParts {
+        tx: out_tx,
+        rx: in_rx,
+        close,
+    })
+}
+
+async fn post(s: &Shared, msg: Value) {
+    let id = if jsonrpc::kind(&msg) == jsonrpc::Kind::Request {
+        msg.get("id").and_then(Value::as_i64)
+    } else {
+        None
+    };
+    let is_init = jsonrpc::method(&msg) == Some("initialize");
+    let resp = s
+        .client
+        .post(&s.url)
+        .headers(s.request_headers())
+        .header(ACCEPT, "application/json, text/event-stream")
+        .json(&msg)
+        .send()
+        .await;
+    let resp = match resp {
+        Ok(r) => r,
+        Err(e) => return s.fail(id, format!("upstream unreachable: {e}")),
+    };
+    let status = resp.status();
+    if status == StatusCode::NOT_FOUND && s.session.lock().unwrap().is_some() {
+        // The upstream forgot our session: the connection is over, the supervisor reconnects.
+        s.fail(id, "upstream session expired".into());
+        let _ = s.inbound.send(Inbound {
+            msg: jsonrpc::notification("$/gateway/session-expired", None),
+            related: None,
+        });
+        return;
+    }
+    if !status.is_success() {
+        return s.fail(id, format!("upstream answered HTTP {status}"));
+    }
+    if is_init {
+        if let Some(sid) = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+            *s.session.lock().unwrap() = Some(sid.to_string());
+        }
+    }
+    if status == StatusCode::ACCEPTED || id.is_none() {
+        return;
+    }
+    let ctype = resp
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    if ctype.starts_with("text/event-stream") {
+        let mut answered = false;
+        let mut last_event = None;
+        read_stream(s, resp, id, &mut answered, &mut last_event).await;
+        let mut resumes = 0;
+        while !answered && last_event.is_some() && resumes < MAX_RESUMES {
+            resumes += 1;
+            let r = s
+                .client
+                .get(&s.url)
+                .headers(s.request_headers())
+                .header(ACCEPT, "text/event-stream")
+                .header("last-event-id", last_event.clone().unwrap_or_default())
+                .send()
+                .await;
+            match r {
+                Ok(r) if r.status().is_success() => {
+                    read_stream(s, r, id, &mut answered, &mut last_event).await
+                }
+                _ => break,
+            }
+        }
+        if !answered {
+            s.fail(id, "upstream closed the response stream before answering".into());
+        }
+    } else {
+        match resp.bytes().await.map(|b| serde_json::from_slice::<Value>(&b)) {
+            Ok(Ok(Value::Array(msgs))) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
+            Ok(Ok(m)) => {
+                if is_init {
+                    remember_version(s, &m);
+                }
+                s.deliver(m, id)
+            }
+            _ => s.fail(id, "upstream sent a response that is not JSON".into()),
+        }
+    }
+}
+
+fn remember_version(s: &Shared, init_response: &Value) {
+    if let Some(v) = init_response
+        .pointer("/result/protocolVersion")
+        .and_then(Value::as_str)
+    {
+        *s.version.lock().unwrap() = Some(v.to_string());
+    }
+}
+
+/// Reads an SSE response; marks `answered` when the response to `id` went by.
+async fn read_stream(
+    s: &Shared,
+    resp: reqwest::Response,
+    id: Option<i64>,
+    answered: &mut bool,
+    last_event: &mut Option<String>,
+) {
+    let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+    while let Some(Ok(ev)) = events.next().await {
+        if let Some(eid) = ev.id {
+            *last_event = Some(eid);
+        }
+        let Some(data) = ev.data.filter(|d| !d.trim().is_empty()) else {
+            continue;
+        };
+        let Ok(msg) = serde_json::from_str::<Value>(&data) else {
+            tracing::warn!(url = %s.url, "non-JSON SSE event ignored");
+            continue;
+        };
+        let is_answer = jsonrpc::kind(&msg) == jsonrpc::Kind::Response
+            && msg.get("id").and_then(Value::as_i64) == id;
+        if is_answer && jsonrpc::method(&msg).is_none() {
+            if msg.pointer("/result/protocolVersion").is_some() {
+                remember_version(s, &msg);
+            }
+            *answered = true;
+        }
+        s.deliver(msg, id);
+        if *answered {
+            return;
+        }
+    }
+}
+
+/// The GET stream for messages the server sends on its own; resumed when it drops, given up when
+/// the server does not offer one (405).
+async fn listen(s: &Shared) {
+    let mut last_event: Option<String> = None;
+    let mut failures = 0u32;
+    loop {
+        let mut req = s
+            .client
+            .get(&s.url)
+            .headers(s.request_headers())
+            .header(ACCEPT, "text/event-stream");
+        if let Some(id) = &last_event {
+            req = req.header("last-event-id", id.clone());
+        }
+        match req.send().await {
+            Ok(r) if r.status().is_success() => {
+                failures = 0;
+                let mut events = SseStream::from_bytes_stream(r.bytes_stream());
+                while let Some(Ok(ev)) = events.next().await {
+                    if let Some(eid) = ev.id {
+                        last_event = Some(eid);
+                    }
+                    if let Some(Ok(msg)) = ev.data.map(|d| serde_json::from_str::<Value>(&d)) {
+                        s.deliver(msg, None);
+                    }
+                }
+            }
+            Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => return,
+            Ok(r) if r.status() == StatusCode::NOT_FOUND => return,
+            _ => failures += 1,
+        }
+        if failures > 5 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250 * (1 << failures.min(4)))).await;
+    }
+}
+
+/// Turns resolved header values into a header map; the message names the bad header.
+pub fn header_map(pairs: &[(String, String)]) -> Result<HeaderMap, UpstreamError> {
+    let mut h = HeaderMap::new();
+    for (k, v) in pairs {
+        let name = HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| UpstreamError::Config(format!("invalid header name {k:?}")))?;
+        let value = HeaderValue::from_str(v)
+            .map_err(|_| UpstreamError::Config(format!("invalid value for header {k:?}")))?;
+        h.insert(name, value);
+    }
+    Ok(h)
+}

@@ -1,0 +1,477 @@
+//! Keeps every registered upstream connected: a supervisor task per upstream restarts it with
+//! backoff, records its health, syncs its catalog (on connect and on `list_changed`), and opens
+//! per-session connections for `per_session` upstreams. A dead upstream takes its tools out of
+//! the catalog; it never takes the gateway down.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use registry::{CatalogEntry, CatalogView, EntryKind, Registry};
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, watch};
+
+use super::connection::{Connection, InboundSink};
+use super::{http, sse, stdio, UpstreamError, UPSTREAM_VERSIONS};
+use crate::config::{Config, Sharing, TransportKind, UpstreamSpec};
+use crate::jsonrpc;
+
+/// Most pages read from one list before the gateway stops (a server whose cursor never ends).
+const MAX_PAGES: usize = 200;
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// An upstream's health as the admin API and logs show it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Health {
+    pub name: String,
+    /// `connecting`, `up`, `down` or `disabled`.
+    pub status: String,
+    pub last_error: Option<String>,
+    pub restarts: u32,
+    /// Milliseconds since the Unix epoch.
+    pub up_since: Option<i64>,
+    pub tools: usize,
+    pub server_info: Option<Value>,
+    pub protocol_version: Option<String>,
+}
+
+struct Entry {
+    spec: UpstreamSpec,
+    health: Mutex<Health>,
+    shared: Mutex<Option<Arc<Connection>>>,
+    sessions: Mutex<HashMap<String, Arc<Connection>>>,
+    definitions: Mutex<BTreeMap<EntryKind, Vec<Value>>>,
+    stop: watch::Sender<bool>,
+    syncing: tokio::sync::Mutex<()>,
+}
+
+/// All upstreams.
+pub struct Upstreams {
+    config: Arc<Config>,
+    registry: Arc<dyn Registry>,
+    client: reqwest::Client,
+    sink: OnceLock<Weak<dyn InboundSink>>,
+    entries: Mutex<BTreeMap<String, Arc<Entry>>>,
+    view: RwLock<Arc<CatalogView>>,
+    /// Kinds whose exposed list changed; the hub turns them into `list_changed` notifications.
+    changes: broadcast::Sender<EntryKind>,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or_default()
+}
+
+impl Upstreams {
+    pub fn new(config: Arc<Config>, registry: Arc<dyn Registry>) -> Arc<Self> {
+        Arc::new(Self {
+            config,
+            registry,
+            client: reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(10))
+                .build()
+                .expect("http client"),
+            sink: OnceLock::new(),
+            entries: Mutex::default(),
+            view: RwLock::new(Arc::new(CatalogView::default())),
+            changes: broadcast::channel(64).0,
+        })
+    }
+
+    /// Sets where upstream requests and notifications go (the hub); once, before any start.
+    pub fn set_sink(&self, sink: Weak<dyn InboundSink>) {
+        let _ = self.sink.set(sink);
+    }
+
+    pub fn subscribe_changes(&self) -> broadcast::Receiver<EntryKind> {
+        self.changes.subscribe()
+    }
+
+    /// The catalog as hosts see it now.
+    pub fn view(&self) -> Arc<CatalogView> {
+        self.view.read().unwrap().clone()
+    }
+
+    pub fn spec(&self, name: &str) -> Option<UpstreamSpec> {
+        self.entries.lock().unwrap().get(name).map(|e| e.spec.clone())
+    }
+
+    pub fn timeout_of(&self, name: &str) -> Duration {
+        self.spec(name)
+            .and_then(|s| s.timeout_secs)
+            .map(Duration::from_secs)
+            .unwrap_or(self.config.request_timeout)
+    }
+
+    pub fn health(&self) -> Vec<Health> {
+        let entries = self.entries.lock().unwrap();
+        entries.values().map(|e| e.health.lock().unwrap().clone()).collect()
+    }
+
+    /// Starts (or restarts with a new spec) the supervisor of an upstream.
+    pub fn start(self: &Arc<Self>, spec: UpstreamSpec) {
+        self.stop(&spec.name);
+        let (stop, stop_rx) = watch::channel(false);
+        let entry = Arc::new(Entry {
+            health: Mutex::new(Health {
+                name: spec.name.clone(),
+                status: if spec.enabled { "connecting" } else { "disabled" }.into(),
+                last_error: None,
+                restarts: 0,
+                up_since: None,
+                tools: 0,
+                server_info: None,
+                protocol_version: None,
+            }),
+            spec,
+            shared: Mutex::default(),
+            sessions: Mutex::default(),
+            definitions: Mutex::default(),
+            stop,
+            syncing: tokio::sync::Mutex::new(()),
+        });
+        self.entries
+            .lock()
+            .unwrap()
+            .insert(entry.spec.name.clone(), entry.clone());
+        if entry.spec.enabled {
+            let me = self.clone();
+            tokio::spawn(async move { me.supervise(entry, stop_rx).await });
+        }
+    }
+
+    /// Stops an upstream, closes its connections and removes its tools from the catalog.
+    pub fn stop(&self, name: &str) {
+        let Some(entry) = self.entries.lock().unwrap().remove(name) else {
+            return;
+        };
+        entry.stop.send_replace(true);
+        if let Some(c) = entry.shared.lock().unwrap().take() {
+            c.shutdown();
+        }
+        for (_, c) in entry.sessions.lock().unwrap().drain() {
+            c.shutdown();
+        }
+        self.rebuild_view();
+    }
+
+    /// Stops everything (graceful shutdown).
+    pub fn stop_all(&self) {
+        let names: Vec<String> = self.entries.lock().unwrap().keys().cloned().collect();
+        for n in names {
+            self.stop(&n);
+        }
+    }
+
+    async fn supervise(self: Arc<Self>, entry: Arc<Entry>, mut stop: watch::Receiver<bool>) {
+        let name = entry.spec.name.clone();
+        let mut backoff = Duration::from_millis(500);
+        loop {
+            let attempt = self.connect(&entry.spec, None, None);
+            let result = tokio::select! {
+                r = attempt => r,
+                _ = stop.wait_for(|s| *s) => return,
+            };
+            match result {
+                Ok(conn) => {
+                    backoff = Duration::from_millis(500);
+                    {
+                        let mut h = entry.health.lock().unwrap();
+                        h.status = "up".into();
+                        h.last_error = None;
+                        h.up_since = Some(now_ms());
+                        h.server_info = conn.init.get().and_then(|i| i.get("serverInfo")).cloned();
+                        h.protocol_version = conn
+                            .init
+                            .get()
+                            .and_then(|i| i.get("protocolVersion"))
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
+                    }
+                    *entry.shared.lock().unwrap() = Some(conn.clone());
+                    tracing::info!(upstream = %name, "upstream connected");
+                    self.sync(&entry, &conn).await;
+                    tokio::select! {
+                        _ = conn.closed() => {}
+                        _ = stop.wait_for(|s| *s) => { conn.shutdown(); return; }
+                    }
+                    tracing::warn!(upstream = %name, "upstream connection closed; restarting");
+                    entry.shared.lock().unwrap().take();
+                    entry.definitions.lock().unwrap().clear();
+                    {
+                        let mut h = entry.health.lock().unwrap();
+                        h.status = "down".into();
+                        h.last_error = Some("connection closed".into());
+                        h.restarts += 1;
+                        h.up_since = None;
+                        h.tools = 0;
+                    }
+                    self.rebuild_view();
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %name, error = %e, retry_in = ?backoff, "upstream unavailable");
+                    let mut h = entry.health.lock().unwrap();
+                    h.status = "down".into();
+                    h.last_error = Some(e.to_string());
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(backoff) => {}
+                _ = stop.wait_for(|s| *s) => return,
+            }
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// Opens a connection and performs the MCP handshake. `host_caps`: the capabilities the
+    /// downstream host declared (per-session connections), else everything the gateway can relay.
+    async fn connect(
+        &self,
+        spec: &UpstreamSpec,
+        owner: Option<String>,
+        host_caps: Option<Value>,
+    ) -> Result<Arc<Connection>, UpstreamError> {
+        let sink = self
+            .sink
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| UpstreamError::Unavailable(spec.name.clone()))?;
+        let env = &self.config.env;
+        let parts = match spec.transport {
+            TransportKind::Stdio => stdio::spawn(spec, env)?,
+            TransportKind::Http | TransportKind::Sse => {
+                let mut pairs = Vec::new();
+                for (k, v) in &spec.headers {
+                    let v = v
+                        .resolve(env)
+                        .map_err(|e| UpstreamError::Config(format!("header {k}: {e}")))?;
+                    pairs.push((k.clone(), v.expose().to_string()));
+                }
+                let headers = http::header_map(&pairs)?;
+                let url = spec.url.as_deref().unwrap_or_default();
+                if spec.transport == TransportKind::Http {
+                    http::connect(self.client.clone(), url, headers)?
+                } else {
+                    sse::connect(self.client.clone(), url, headers).await?
+                }
+            }
+        };
+        let conn = Connection::start(&spec.name, owner, parts, sink);
+        let caps = host_caps.unwrap_or_else(|| {
+            json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": { "form": {}, "url": {} } })
+        });
+        let params = json!({
+            "protocolVersion": UPSTREAM_VERSIONS[0],
+            "capabilities": caps,
+            "clientInfo": { "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") },
+        });
+        let timeout = spec
+            .timeout_secs
+            .map(Duration::from_secs)
+            .unwrap_or(self.config.request_timeout);
+        let resp = conn
+            .request("initialize", Some(params), None, timeout)
+            .await
+            .map_err(|e| UpstreamError::Handshake(e.to_string()))?;
+        if let Some(err) = jsonrpc::RpcError::from_response(&resp) {
+            conn.shutdown();
+            return Err(UpstreamError::Handshake(err.to_string()));
+        }
+        let result = resp.get("result").cloned().unwrap_or(Value::Null);
+        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+        if !UPSTREAM_VERSIONS.contains(&version) {
+            conn.shutdown();
+            return Err(UpstreamError::Handshake(format!(
+                "unsupported protocol version {version:?}"
+            )));
+        }
+        let _ = conn.init.set(result);
+        conn.notify("notifications/initialized", None);
+        Ok(conn)
+    }
+
+    /// The connection to use for a call from `session`: the shared one, or the session's own
+    /// (opened on first use) for `per_session` upstreams.
+    pub async fn connection_for(
+        &self,
+        upstream: &str,
+        session: &str,
+        host_caps: &Value,
+    ) -> Result<Arc<Connection>, UpstreamError> {
+        let entry = self
+            .entries
+            .lock()
+            .unwrap()
+            .get(upstream)
+            .cloned()
+            .ok_or_else(|| UpstreamError::Unknown(upstream.to_string()))?;
+        let shared = entry.shared.lock().unwrap().clone();
+        let shared = shared
+            .filter(|c| !c.is_closed())
+            .ok_or_else(|| UpstreamError::Unavailable(upstream.to_string()))?;
+        if entry.spec.sharing == Sharing::Shared {
+            return Ok(shared);
+        }
+        if let Some(c) = entry.sessions.lock().unwrap().get(session) {
+            if !c.is_closed() {
+                return Ok(c.clone());
+            }
+        }
+        let conn = self
+            .connect(&entry.spec, Some(session.to_string()), Some(host_caps.clone()))
+            .await?;
+        let mut sessions = entry.sessions.lock().unwrap();
+        if let Some(old) = sessions.insert(session.to_string(), conn.clone()) {
+            old.shutdown();
+        }
+        Ok(conn)
+    }
+
+    /// Connections a session has opened (per-session upstreams), for forwarding notifications.
+    pub fn session_connections(&self, session: &str) -> Vec<Arc<Connection>> {
+        let entries = self.entries.lock().unwrap();
+        entries
+            .values()
+            .filter_map(|e| e.sessions.lock().unwrap().get(session).cloned())
+            .collect()
+    }
+
+    /// Closes a session's per-session connections (session ended or reaped).
+    pub fn end_session(&self, session: &str) {
+        let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
+        for e in entries {
+            if let Some(c) = e.sessions.lock().unwrap().remove(session) {
+                c.shutdown();
+            }
+        }
+    }
+
+    /// Re-reads an upstream's lists (after its `list_changed`).
+    pub fn resync(self: &Arc<Self>, upstream: &str) {
+        let Some(entry) = self.entries.lock().unwrap().get(upstream).cloned() else {
+            return;
+        };
+        let Some(conn) = entry.shared.lock().unwrap().clone() else {
+            return;
+        };
+        let me = self.clone();
+        tokio::spawn(async move { me.sync(&entry, &conn).await });
+    }
+
+    async fn sync(&self, entry: &Arc<Entry>, conn: &Arc<Connection>) {
+        let _one_at_a_time = entry.syncing.lock().await;
+        let caps = conn.capabilities();
+        let timeout = self.timeout_of(&entry.spec.name);
+        let mut lists = BTreeMap::new();
+        for (kind, cap, method, field) in [
+            (EntryKind::Tool, "tools", "tools/list", "tools"),
+            (EntryKind::Resource, "resources", "resources/list", "resources"),
+            (EntryKind::ResourceTemplate, "resources", "resources/templates/list", "resourceTemplates"),
+            (EntryKind::Prompt, "prompts", "prompts/list", "prompts"),
+        ] {
+            if caps.get(cap).is_none() {
+                lists.insert(kind, Vec::new());
+                continue;
+            }
+            match list_all(conn, method, field, timeout).await {
+                Ok(items) => {
+                    lists.insert(kind, items);
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %entry.spec.name, method, error = %e, "listing failed");
+                    // Keep what was known of this kind rather than dropping it on a hiccup.
+                    let known = entry.definitions.lock().unwrap().get(&kind).cloned();
+                    lists.insert(kind, known.unwrap_or_default());
+                }
+            }
+        }
+        for (kind, items) in &lists {
+            // The registry is a record, not the serving path: a database outage must not stop
+            // an upstream's tools from being served.
+            match self.registry.sync_catalog(&entry.spec.name, *kind, items).await {
+                Ok(report) if report.is_change() => {
+                    tracing::info!(upstream = %entry.spec.name, kind = kind.as_str(), ?report, "catalog synced")
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(upstream = %entry.spec.name, error = %e, "catalog not persisted"),
+            }
+        }
+        entry.health.lock().unwrap().tools = lists.get(&EntryKind::Tool).map_or(0, Vec::len);
+        if conn.is_closed() {
+            return;
+        }
+        *entry.definitions.lock().unwrap() = lists;
+        self.rebuild_view();
+    }
+
+    fn rebuild_view(&self) {
+        let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
+        let mut all = Vec::new();
+        let mut prefixes = HashMap::new();
+        for e in &entries {
+            prefixes.insert(e.spec.name.clone(), e.spec.prefix);
+            for (kind, defs) in e.definitions.lock().unwrap().iter() {
+                for def in defs {
+                    let Some(key) = def.get(kind.key_field()).and_then(Value::as_str) else {
+                        continue;
+                    };
+                    all.push(CatalogEntry {
+                        upstream: e.spec.name.clone(),
+                        kind: *kind,
+                        key: key.to_string(),
+                        content_hash: registry::hash::content_hash(def),
+                        definition: def.clone(),
+                    });
+                }
+            }
+        }
+        let view = Arc::new(CatalogView::build(all, |u| {
+            prefixes.get(u).copied().unwrap_or_default()
+        }));
+        let old = std::mem::replace(&mut *self.view.write().unwrap(), view.clone());
+        for kind in EntryKind::ALL {
+            let sig = |v: &CatalogView| -> Vec<(String, String)> {
+                v.list(kind)
+                    .iter()
+                    .map(|e| (e.exposed.clone(), e.entry.content_hash.clone()))
+                    .collect()
+            };
+            if sig(&old) != sig(&view) {
+                let _ = self.changes.send(kind);
+            }
+        }
+    }
+}
+
+/// Reads every page of a list.
+async fn list_all(
+    conn: &Connection,
+    method: &str,
+    field: &str,
+    timeout: Duration,
+) -> Result<Vec<Value>, String> {
+    let mut out = Vec::new();
+    let mut cursor: Option<Value> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor.take().map(|c| json!({ "cursor": c }));
+        let resp = conn
+            .request(method, params, None, timeout)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(e) = jsonrpc::RpcError::from_response(&resp) {
+            return Err(e.to_string());
+        }
+        let result = resp.get("result").cloned().unwrap_or(Value::Null);
+        if let Some(items) = result.get(field).and_then(Value::as_array) {
+            out.extend(items.iter().cloned());
+        }
+        match result.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => return Ok(out),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,37 @@
+//! Connections to upstream MCP servers and their supervision.
+//!
+//! | module | transport |
+//! |---|---|
+//! | [`stdio`] | child process, newline-delimited JSON-RPC, own process group |
+//! | [`http`] | Streamable HTTP (POST + SSE, GET stream, resumption) |
+//! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
+//! | [`connection`] | transport-independent: ids, pending calls, routing context |
+//! | [`manager`] | supervision (restart with backoff), health, per-session connections, catalog sync |
+
+pub mod connection;
+pub mod http;
+pub mod manager;
+pub mod sse;
+pub mod stdio;
+
+pub use connection::{CallCtx, CallError, Connection, InboundSink, ProgressRoute};
+pub use manager::{Health, Upstreams};
+
+/// What can go wrong reaching an upstream.
+#[derive(Debug, thiserror::Error, Clone)]
+pub enum UpstreamError {
+    /// The spec cannot be turned into a connection (a missing secret, a bad header).
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error("cannot connect: {0}")]
+    Connect(String),
+    #[error("handshake failed: {0}")]
+    Handshake(String),
+    #[error("upstream {0} is unavailable")]
+    Unavailable(String),
+    #[error("unknown upstream {0}")]
+    Unknown(String),
+}
+
+/// Protocol revisions the gateway speaks with upstreams, newest first.
+pub const UPSTREAM_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];

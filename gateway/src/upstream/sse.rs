@@ -1,0 +1,111 @@
+//! Legacy HTTP+SSE upstreams (MCP 2024-11-05; rmcp has no client for it): a GET stream whose
+//! first `endpoint` event names the URL to POST messages to; every answer comes on the stream.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header::{HeaderMap, ACCEPT};
+use serde_json::Value;
+use sse_stream::SseStream;
+use tokio::sync::{mpsc, oneshot};
+
+use super::connection::{Inbound, Outbound, TransportParts};
+use super::UpstreamError;
+use crate::jsonrpc;
+
+/// How long the server may take to name its message endpoint.
+const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub async fn connect(
+    client: reqwest::Client,
+    url: &str,
+    headers: HeaderMap,
+) -> Result<TransportParts, UpstreamError> {
+    let resp = client
+        .get(url)
+        .headers(headers.clone())
+        .header(ACCEPT, "text/event-stream")
+        .send()
+        .await
+        .map_err(|e| UpstreamError::Connect(format!("sse stream: {e}")))?;
+    if !resp.status().is_success() {
+        return Err(UpstreamError::Connect(format!(
+            "sse stream: HTTP {}",
+            resp.status()
+        )));
+    }
+    let base = resp.url().clone();
+    let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
+    let (endpoint_tx, endpoint_rx) = oneshot::channel::<String>();
+    // The writer reports failed posts through a weak sender, so the stream's end still ends the
+    // connection.
+    let fail_tx = in_tx.downgrade();
+    let reader = tokio::spawn(async move {
+        let mut endpoint_tx = Some(endpoint_tx);
+        let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+        while let Some(Ok(ev)) = events.next().await {
+            let Some(data) = ev.data else { continue };
+            match ev.event.as_deref() {
+                Some("endpoint") => {
+                    if let (Some(tx), Ok(u)) = (endpoint_tx.take(), base.join(data.trim())) {
+                        let _ = tx.send(u.to_string());
+                    }
+                }
+                None | Some("message") => match serde_json::from_str::<Value>(&data) {
+                    Ok(msg) => {
+                        if in_tx.send(Inbound { msg, related: None }).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => tracing::warn!("non-JSON SSE message ignored"),
+                },
+                Some(_) => {}
+            }
+        }
+    });
+    let endpoint = match tokio::time::timeout(ENDPOINT_TIMEOUT, endpoint_rx).await {
+        Ok(Ok(e)) => e,
+        _ => {
+            reader.abort();
+            return Err(UpstreamError::Connect(
+                "sse server sent no endpoint event".into(),
+            ));
+        }
+    };
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
+    let writer = tokio::spawn(async move {
+        let client = Arc::new(client);
+        while let Some(Outbound { msg }) = out_rx.recv().await {
+            let req = client.post(&endpoint).headers(headers.clone()).json(&msg);
+            match req.send().await {
+                Ok(r) if r.status().is_success() => {}
+                outcome => {
+                    let why = match outcome {
+                        Ok(r) => format!("upstream answered HTTP {}", r.status()),
+                        Err(e) => format!("upstream unreachable: {e}"),
+                    };
+                    let id = (jsonrpc::kind(&msg) == jsonrpc::Kind::Request)
+                        .then(|| msg.get("id").cloned())
+                        .flatten();
+                    match (id, fail_tx.upgrade()) {
+                        (Some(id), Some(tx)) => {
+                            let msg = jsonrpc::error(id, jsonrpc::UPSTREAM_UNAVAILABLE, why);
+                            let _ = tx.send(Inbound { msg, related: None });
+                        }
+                        _ => tracing::warn!(%why, "sse upstream refused a message"),
+                    }
+                }
+            }
+        }
+    });
+    let close = Box::new(move || {
+        reader.abort();
+        writer.abort();
+    });
+    Ok(TransportParts {
+        tx: out_tx,
+        rx: in_rx,
+        close,
+    })
+}

@@ -1,0 +1,116 @@
+//! stdio upstreams: a child process speaking newline-delimited JSON-RPC. The child runs in its
+//! own process group and the whole group is killed on close, so servers started through `npx`
+//! or shell wrappers leave no grandchildren behind.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::mpsc;
+
+use super::connection::{Inbound, Outbound, TransportParts};
+use super::UpstreamError;
+use crate::config::UpstreamSpec;
+
+/// How long a child gets to exit after SIGTERM before its group is killed.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+
+pub fn spawn(spec: &UpstreamSpec, env: &HashMap<String, String>) -> Result<TransportParts, UpstreamError> {
+    let program = spec.command.as_deref().unwrap_or_default();
+    let mut cmd = Command::new(program);
+    cmd.args(&spec.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    // The gateway's own settings (database URL and the like) are not the child's business.
+    for key in env.keys().filter(|k| k.starts_with(crate::config::ENV_PREFIX)) {
+        cmd.env_remove(key);
+    }
+    for (key, value) in &spec.env {
+        let v = value
+            .resolve(env)
+            .map_err(|e| UpstreamError::Config(format!("env {key}: {e}")))?;
+        cmd.env(key, v.expose());
+    }
+    if let Some(cwd) = &spec.cwd {
+        cmd.current_dir(cwd);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| UpstreamError::Connect(format!("cannot start {program:?}: {e}")))?;
+    let pid = child.id().map(|p| Pid::from_raw(p as i32));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let name = spec.name.clone();
+
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
+    let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
+
+    tokio::spawn(async move {
+        while let Some(Outbound { msg }) = out_rx.recv().await {
+            let mut line = serde_json::to_vec(&msg).unwrap_or_default();
+            line.push(b'\n');
+            if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let reader_name = name.clone();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stdout).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str(&line) {
+                Ok(msg) => {
+                    if in_tx.send(Inbound { msg, related: None }).is_err() {
+                        break;
+                    }
+                }
+                Err(_) => tracing::warn!(upstream = %reader_name, "non-JSON line on stdout ignored"),
+            }
+        }
+    });
+    let err_name = name.clone();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            tracing::debug!(upstream = %err_name, stderr = %line, "upstream stderr");
+        }
+    });
+    // Reap the child so it never lingers as a zombie.
+    tokio::spawn(async move {
+        let status = child.wait().await;
+        tracing::info!(upstream = %name, ?status, "upstream process exited");
+    });
+    let close = Box::new(move || {
+        if let Some(pid) = pid {
+            let _ = killpg(pid, Signal::SIGTERM);
+            let kill = move || {
+                let _ = killpg(pid, Signal::SIGKILL);
+            };
+            match tokio::runtime::Handle::try_current() {
+                Ok(rt) => {
+                    rt.spawn(async move {
+                        tokio::time::sleep(TERM_GRACE).await;
+                        kill();
+                    });
+                }
+                Err(_) => kill(),
+            }
+        }
+    });
+    Ok(TransportParts {
+        tx: out_tx,
+        rx: in_rx,
+        close,
+    })
+}
