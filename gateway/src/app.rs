@@ -42,13 +42,21 @@ fn is_loopback_host(host: &str) -> bool {
     let name = if let Some(rest) = host.strip_prefix('[') {
         rest.split(']').next().unwrap_or("")
     } else {
-        host.rsplit_once(':').map_or(host, |(h, p)| if p.chars().all(|c| c.is_ascii_digit()) { h } else { host })
+        host.rsplit_once(':').map_or(host, |(h, p)| {
+            if p.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        })
     };
-    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 fn allowed(list: &[String], value: &str) -> bool {
-    list.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(value))
+    list.iter()
+        .any(|a| a == "*" || a.eq_ignore_ascii_case(value))
 }
 
 /// DNS-rebinding protection: a browser page of a foreign origin (or a foreign Host name) must
@@ -57,7 +65,10 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
     let headers = req.headers();
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
         let host = origin.split("://").nth(1).unwrap_or("");
-        if origin != "null" && !is_loopback_host(host) && !allowed(&state.config.allowed_origins, origin) {
+        if origin != "null"
+            && !is_loopback_host(host)
+            && !allowed(&state.config.allowed_origins, origin)
+        {
             return forbidden(&format!("origin {origin:?} is not allowed"));
         }
         if origin == "null" && !allowed(&state.config.allowed_origins, "null") {
@@ -66,14 +77,21 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
     }
     if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
         if !is_loopback_host(host) && !allowed(&state.config.allowed_hosts, host) {
-            return forbidden(&format!("host {host:?} is not allowed; add it to server.allowed_hosts"));
+            return forbidden(&format!(
+                "host {host:?} is not allowed; add it to server.allowed_hosts"
+            ));
         }
     }
     next.run(req).await
 }
 
 /// Until the admin API has authentication it answers loopback peers only.
-async fn guard_admin(State(state): State<AppState>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request, next: Next) -> Response {
+async fn guard_admin(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    req: Request,
+    next: Next,
+) -> Response {
     if !state.config.admin_remote && !peer.ip().is_loopback() {
         return forbidden("the admin API answers loopback clients only (server.admin_remote)");
     }
@@ -91,17 +109,31 @@ async fn healthz() -> &'static str {
 async fn readyz(State(state): State<AppState>) -> Response {
     let db = state.registry.ping().await.is_ok();
     let upstreams = state.hub.upstreams.health();
-    let down: Vec<&str> = upstreams.iter().filter(|h| h.status != "up" && h.status != "disabled").map(|h| h.name.as_str()).collect();
+    let down: Vec<&str> = upstreams
+        .iter()
+        .filter(|h| h.status != "up" && h.status != "disabled")
+        .map(|h| h.name.as_str())
+        .collect();
     let body = json!({ "database": if db { "ok" } else { "unavailable" }, "upstreams_down": down });
     // Down upstreams are reported, not fatal: the gateway still serves the others.
-    let status = if db { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let status = if db {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     (status, Json(body)).into_response()
 }
 
 pub fn router(state: AppState) -> Router {
-    let admin = crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
+    let admin =
+        crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
     Router::new()
-        .route("/mcp", get(transport::get).post(transport::post).delete(transport::delete))
+        .route(
+            "/mcp",
+            get(transport::get)
+                .post(transport::post)
+                .delete(transport::delete),
+        )
         .merge(admin)
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
@@ -118,14 +150,19 @@ impl Application {
         let config = Arc::new(config);
         let registry = SqlRegistry::open(
             config.database_url.expose(),
-            OpenOptions { max_connections: config.database_max_connections, ..Default::default() },
+            OpenOptions {
+                max_connections: config.database_max_connections,
+                ..Default::default()
+            },
         )
         .await
         .map_err(|e| anyhow::anyhow!("database: {e}"))?;
         tracing::info!(backend = registry.backend(), "registry open");
         let registry: Arc<dyn Registry> = Arc::new(registry);
         for spec in &config.upstreams {
-            registry.put_upstream(&spec.name, &serde_json::to_value(spec)?, "config").await?;
+            registry
+                .put_upstream(&spec.name, &serde_json::to_value(spec)?, "config")
+                .await?;
         }
         let upstreams = Upstreams::new(config.clone(), registry.clone());
         let hub = Hub::new(upstreams.clone());
@@ -135,19 +172,31 @@ impl Application {
                     spec.enabled = spec.enabled && rec.enabled;
                     upstreams.start(spec)
                 }
-                Err(e) => tracing::error!(upstream = %rec.name, error = %e, "stored upstream is invalid; skipped"),
+                Err(e) => {
+                    tracing::error!(upstream = %rec.name, error = %e, "stored upstream is invalid; skipped")
+                }
             }
         }
-        let dispatcher = Arc::new(Dispatcher { hub: hub.clone(), page_size: config.list_page_size });
+        let dispatcher = Arc::new(Dispatcher {
+            hub: hub.clone(),
+            page_size: config.list_page_size,
+        });
         let listener = TcpListener::bind(config.listen).await?;
-        let state = AppState { config, registry, hub, dispatcher };
+        let state = AppState {
+            config,
+            registry,
+            hub,
+            dispatcher,
+        };
         let reaper_hub = Arc::downgrade(&state.hub);
         let idle = state.config.session_idle;
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(30).min(idle));
             loop {
                 tick.tick().await;
-                let Some(hub) = reaper_hub.upgrade() else { break };
+                let Some(hub) = reaper_hub.upgrade() else {
+                    break;
+                };
                 let n = hub.reap(idle);
                 if n > 0 {
                     tracing::info!(sessions = n, "idle sessions reaped");
@@ -166,10 +215,15 @@ impl Application {
     }
 
     /// Serves until `shutdown` resolves, then closes every upstream.
-    pub async fn serve(self, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+    pub async fn serve(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
         let state = self.state.clone();
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(self.listener, app).with_graceful_shutdown(shutdown).await?;
+        axum::serve(self.listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await?;
         state.hub.upstreams.stop_all();
         Ok(())
     }
@@ -181,10 +235,21 @@ mod tests {
 
     #[test]
     fn loopback_hosts() {
-        for h in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:80", "[::1]"] {
+        for h in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "[::1]:80",
+            "[::1]",
+        ] {
             assert!(is_loopback_host(h), "{h}");
         }
-        for h in ["evil.com", "evil.com:8080", "10.0.0.1", "localhost.evil.com"] {
+        for h in [
+            "evil.com",
+            "evil.com:8080",
+            "10.0.0.1",
+            "localhost.evil.com",
+        ] {
             assert!(!is_loopback_host(h), "{h}");
         }
     }

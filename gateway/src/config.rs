@@ -139,9 +139,18 @@ fn yes() -> bool {
 
 fn looks_secret(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    ["authorization", "cookie", "token", "secret", "password", "api-key", "api_key", "apikey"]
-        .iter()
-        .any(|s| k.contains(s))
+    [
+        "authorization",
+        "cookie",
+        "token",
+        "secret",
+        "password",
+        "api-key",
+        "api_key",
+        "apikey",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
 }
 
 impl UpstreamSpec {
@@ -177,7 +186,11 @@ impl UpstreamSpec {
                     return Err(format!(
                         "upstream {:?}: {} needs a `url` starting with http:// or https://",
                         self.name,
-                        if self.transport == TransportKind::Http { "http" } else { "sse" }
+                        if self.transport == TransportKind::Http {
+                            "http"
+                        } else {
+                            "sse"
+                        }
                     ));
                 }
                 if self.command.is_some() || !self.args.is_empty() || !self.env.is_empty() {
@@ -198,7 +211,10 @@ impl UpstreamSpec {
             }
         }
         if self.timeout_secs == Some(0) {
-            return Err(format!("upstream {:?}: timeout_secs must be > 0", self.name));
+            return Err(format!(
+                "upstream {:?}: timeout_secs must be > 0",
+                self.name
+            ));
         }
         Ok(())
     }
@@ -289,7 +305,9 @@ impl Config {
             .or(raw.server.listen)
             .unwrap_or_else(|| "127.0.0.1:8080".into());
         let listen: SocketAddr = listen.parse().map_err(|_| {
-            ConfigError::Invalid(format!("server.listen {listen:?} is not an address like 127.0.0.1:8080"))
+            ConfigError::Invalid(format!(
+                "server.listen {listen:?} is not an address like 127.0.0.1:8080"
+            ))
         })?;
         let database_url = var("DATABASE_URL")
             .or(raw.database.url)
@@ -310,17 +328,26 @@ impl Config {
         for u in &upstreams {
             u.validate().map_err(ConfigError::Invalid)?;
             if !seen.insert(u.name.clone()) {
-                return Err(ConfigError::Invalid(format!("upstream {:?} is defined twice", u.name)));
+                return Err(ConfigError::Invalid(format!(
+                    "upstream {:?} is defined twice",
+                    u.name
+                )));
             }
         }
         let parse_num = |k: &str| -> Result<Option<u64>, ConfigError> {
             var(k)
-                .map(|v| v.parse::<u64>().map_err(|_| ConfigError::Invalid(format!("{ENV_PREFIX}{k} must be a number"))))
+                .map(|v| {
+                    v.parse::<u64>().map_err(|_| {
+                        ConfigError::Invalid(format!("{ENV_PREFIX}{k} must be a number"))
+                    })
+                })
                 .transpose()
         };
         let page = raw.server.list_page_size.unwrap_or(1000);
         if page == 0 {
-            return Err(ConfigError::Invalid("server.list_page_size must be > 0".into()));
+            return Err(ConfigError::Invalid(
+                "server.list_page_size must be > 0".into(),
+            ));
         }
         Ok(Config {
             listen,
@@ -361,7 +388,10 @@ mod tests {
     fn env_overrides_file() {
         let env = HashMap::from([
             ("MCP_GATEWAY_LISTEN".to_string(), "127.0.0.1:0".to_string()),
-            ("MCP_GATEWAY_DATABASE_URL".to_string(), "postgres://x/y".to_string()),
+            (
+                "MCP_GATEWAY_DATABASE_URL".to_string(),
+                "postgres://x/y".to_string(),
+            ),
         ]);
         let c = Config::parse("[server]\nlisten = \"0.0.0.0:1\"\n", None, env).unwrap();
         assert_eq!(c.listen.port(), 0);

@@ -34,7 +34,9 @@ pub fn kind(msg: &Value) -> Kind {
     match (obj.get("method"), obj.get("id")) {
         (Some(Value::String(_)), Some(id)) if is_valid_id(id) => Kind::Request,
         (Some(Value::String(_)), None) => Kind::Notification,
-        (None, Some(_)) if obj.contains_key("result") || obj.contains_key("error") => Kind::Response,
+        (None, Some(_)) if obj.contains_key("result") || obj.contains_key("error") => {
+            Kind::Response
+        }
         _ => Kind::Invalid,
     }
 }
@@ -113,7 +115,10 @@ impl RpcError {
     pub fn from_response(resp: &Value) -> Option<Self> {
         let e = resp.get("error")?;
         Some(Self {
-            code: e.get("code").and_then(Value::as_i64).unwrap_or(INTERNAL_ERROR),
+            code: e
+                .get("code")
+                .and_then(Value::as_i64)
+                .unwrap_or(INTERNAL_ERROR),
             message: e
                 .get("message")
                 .and_then(Value::as_str)
@@ -138,10 +143,22 @@ mod tests {
 
     #[test]
     fn classifies_messages() {
-        assert_eq!(kind(&json!({"jsonrpc":"2.0","id":1,"method":"ping"})), Kind::Request);
-        assert_eq!(kind(&json!({"jsonrpc":"2.0","method":"x"})), Kind::Notification);
-        assert_eq!(kind(&json!({"jsonrpc":"2.0","id":"a","result":{}})), Kind::Response);
-        assert_eq!(kind(&json!({"jsonrpc":"2.0","id":null,"method":"ping"})), Kind::Invalid);
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1,"method":"ping"})),
+            Kind::Request
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","method":"x"})),
+            Kind::Notification
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":"a","result":{}})),
+            Kind::Response
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":null,"method":"ping"})),
+            Kind::Invalid
+        );
         assert_eq!(kind(&json!({"id":1,"method":"ping"})), Kind::Invalid);
         assert_eq!(kind(&json!([1])), Kind::Invalid);
     }

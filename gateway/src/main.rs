@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand};
 use gateway::{Application, Config};
 
 #[derive(Parser)]
-#[command(name = "mcp-gateway", version, about = "Many MCP servers behind one Streamable HTTP endpoint")]
+#[command(
+    name = "mcp-gateway",
+    version,
+    about = "Many MCP servers behind one Streamable HTTP endpoint"
+)]
 struct Cli {
     /// Configuration file (default: config/gateway.toml if present, else the bundled example).
     #[arg(long, short, global = true, env = "MCP_GATEWAY_CONFIG")]
@@ -32,13 +36,17 @@ enum Command {
 fn load(cli: &Cli) -> anyhow::Result<Config> {
     let env: HashMap<String, String> = std::env::vars().collect();
     let default = Path::new("config/gateway.toml");
-    let path = cli.config.clone().or_else(|| default.exists().then(|| default.to_path_buf()));
+    let path = cli
+        .config
+        .clone()
+        .or_else(|| default.exists().then(|| default.to_path_buf()));
     Ok(Config::load(path.as_deref(), env)?)
 }
 
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal handler");
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("signal handler");
     tokio::select! {
         _ = ctrl_c => {}
         _ = term.recv() => {}
@@ -50,7 +58,9 @@ async fn shutdown_signal() {
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .json()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
@@ -68,12 +78,15 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::ImportMcpServers { file } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
             let specs = gateway::mcp_servers::parse(&text).map_err(anyhow::Error::msg)?;
-            let reg = registry::SqlRegistry::open(config.database_url.expose(), Default::default()).await?;
+            let reg = registry::SqlRegistry::open(config.database_url.expose(), Default::default())
+                .await?;
             use registry::Registry;
             for s in specs {
-                reg.put_upstream(&s.name, &serde_json::to_value(&s)?, "api").await?;
+                reg.put_upstream(&s.name, &serde_json::to_value(&s)?, "api")
+                    .await?;
                 println!("imported {}", s.name);
             }
             Ok(())

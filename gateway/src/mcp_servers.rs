@@ -36,13 +36,28 @@ struct Server {
 /// importing never stores a credential in clear text; the user exports that variable.
 fn source(key: &str, value: String) -> ValueSource {
     let k = key.to_ascii_lowercase();
-    let secret = ["authorization", "cookie", "token", "secret", "password", "api-key", "api_key", "apikey"]
-        .iter()
-        .any(|s| k.contains(s));
+    let secret = [
+        "authorization",
+        "cookie",
+        "token",
+        "secret",
+        "password",
+        "api-key",
+        "api_key",
+        "apikey",
+    ]
+    .iter()
+    .any(|s| k.contains(s));
     if secret {
         let var: String = key
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
             .collect();
         ValueSource::Env { env: var }
     } else {
@@ -57,7 +72,13 @@ pub fn parse(text: &str) -> Result<Vec<UpstreamSpec>, String> {
     for (name, s) in file.mcp_servers {
         let clean: String = name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '-'
+                }
+            })
             .take(32)
             .collect();
         let transport = match (s.kind.as_deref(), &s.command, &s.url) {
@@ -73,16 +94,31 @@ pub fn parse(text: &str) -> Result<Vec<UpstreamSpec>, String> {
             transport,
             command: s.command,
             args: s.args,
-            env: s.env.into_iter().map(|(k, v)| { let src = source(&k, v); (k, src) }).collect(),
+            env: s
+                .env
+                .into_iter()
+                .map(|(k, v)| {
+                    let src = source(&k, v);
+                    (k, src)
+                })
+                .collect(),
             cwd: s.cwd,
             url: s.url,
-            headers: s.headers.into_iter().map(|(k, v)| { let src = source(&k, v); (k, src) }).collect(),
+            headers: s
+                .headers
+                .into_iter()
+                .map(|(k, v)| {
+                    let src = source(&k, v);
+                    (k, src)
+                })
+                .collect(),
             sharing: Sharing::Shared,
             prefix: PrefixMode::Always,
             timeout_secs: None,
             enabled: !s.disabled,
         };
-        spec.validate().map_err(|e| format!("mcpServers.{name}: {e}"))?;
+        spec.validate()
+            .map_err(|e| format!("mcpServers.{name}: {e}"))?;
         out.push(spec);
     }
     Ok(out)
@@ -110,13 +146,17 @@ mod tests {
         assert_eq!(by("api").transport, TransportKind::Http);
         assert_eq!(
             by("github").env["GITHUB_TOKEN"],
-            ValueSource::Env { env: "GITHUB_TOKEN".into() },
+            ValueSource::Env {
+                env: "GITHUB_TOKEN".into()
+            },
             "secrets are never imported in clear text"
         );
         assert_eq!(by("github").env["LOG"], ValueSource::Literal("1".into()));
         assert_eq!(
             by("api").headers["Authorization"],
-            ValueSource::Env { env: "AUTHORIZATION".into() }
+            ValueSource::Env {
+                env: "AUTHORIZATION".into()
+            }
         );
     }
 }

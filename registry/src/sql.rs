@@ -144,7 +144,12 @@ impl Registry for SqlRegistry {
         row.as_ref().map(upstream_from_row).transpose()
     }
 
-    async fn create_upstream(&self, name: &str, spec: &Value, source: &str) -> Result<UpstreamRecord> {
+    async fn create_upstream(
+        &self,
+        name: &str,
+        spec: &Value,
+        source: &str,
+    ) -> Result<UpstreamRecord> {
         let now = now_ms();
         sqlx::query(
             "INSERT INTO upstreams (name, spec, enabled, source, created_at, updated_at) \
@@ -163,7 +168,12 @@ impl Registry for SqlRegistry {
             .ok_or_else(|| RegistryError::NotFound(format!("upstream {name:?}")))
     }
 
-    async fn update_upstream(&self, name: &str, spec: &Value, enabled: bool) -> Result<UpstreamRecord> {
+    async fn update_upstream(
+        &self,
+        name: &str,
+        spec: &Value,
+        enabled: bool,
+    ) -> Result<UpstreamRecord> {
         let done = sqlx::query(
             "UPDATE upstreams SET spec = $1, enabled = $2, updated_at = $3 WHERE name = $4",
         )
@@ -265,7 +275,9 @@ impl Registry for SqlRegistry {
         let mut existing = std::collections::BTreeMap::new();
         for row in &rows {
             let key: String = row.try_get("key").map_err(RegistryError::Database)?;
-            let hash: String = row.try_get("content_hash").map_err(RegistryError::Database)?;
+            let hash: String = row
+                .try_get("content_hash")
+                .map_err(RegistryError::Database)?;
             existing.insert(key, hash);
         }
         let mut report = SyncReport::default();
@@ -337,7 +349,9 @@ impl Registry for SqlRegistry {
                     definition: serde_json::from_str(&def).map_err(|e| {
                         RegistryError::Invalid(format!("stored definition is not json: {e}"))
                     })?,
-                    content_hash: row.try_get("content_hash").map_err(RegistryError::Database)?,
+                    content_hash: row
+                        .try_get("content_hash")
+                        .map_err(RegistryError::Database)?,
                 })
             })
             .collect()

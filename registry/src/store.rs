@@ -18,9 +18,19 @@ pub trait Registry: Send + Sync + 'static {
     async fn list_upstreams(&self) -> Result<Vec<UpstreamRecord>>;
     async fn get_upstream(&self, name: &str) -> Result<Option<UpstreamRecord>>;
     /// Fails with `AlreadyExists` when the name is taken.
-    async fn create_upstream(&self, name: &str, spec: &Value, source: &str) -> Result<UpstreamRecord>;
+    async fn create_upstream(
+        &self,
+        name: &str,
+        spec: &Value,
+        source: &str,
+    ) -> Result<UpstreamRecord>;
     /// Fails with `NotFound` when there is no such upstream.
-    async fn update_upstream(&self, name: &str, spec: &Value, enabled: bool) -> Result<UpstreamRecord>;
+    async fn update_upstream(
+        &self,
+        name: &str,
+        spec: &Value,
+        enabled: bool,
+    ) -> Result<UpstreamRecord>;
     /// Creates or replaces, keeping `created_at` (used to seed upstreams from the config file).
     async fn put_upstream(&self, name: &str, spec: &Value, source: &str) -> Result<UpstreamRecord>;
     /// Deletes the upstream and its catalog; `NotFound` when absent.

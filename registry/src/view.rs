@@ -159,7 +159,10 @@ impl CatalogView {
     /// The exposed URI of an upstream's resource (identity unless it was rewritten).
     pub fn exposed_uri(&self, upstream: &str, uri: &str) -> String {
         let rewritten = format!("{URI_SCHEME}://{upstream}/{uri}");
-        if self.index.contains_key(&(EntryKind::Resource, rewritten.clone())) {
+        if self
+            .index
+            .contains_key(&(EntryKind::Resource, rewritten.clone()))
+        {
             rewritten
         } else {
             uri.to_string()
@@ -240,10 +243,17 @@ mod tests {
             ],
             |_| PrefixMode::Always,
         );
-        let names: Vec<_> = v.list(EntryKind::Tool).iter().map(|e| e.exposed.as_str()).collect();
+        let names: Vec<_> = v
+            .list(EntryKind::Tool)
+            .iter()
+            .map(|e| e.exposed.as_str())
+            .collect();
         assert_eq!(names, ["git__create_issue", "github__create_issue"]);
         let e = v.resolve(EntryKind::Tool, "github__create_issue").unwrap();
-        assert_eq!((e.entry.upstream.as_str(), e.entry.key.as_str()), ("github", "create_issue"));
+        assert_eq!(
+            (e.entry.upstream.as_str(), e.entry.key.as_str()),
+            ("github", "create_issue")
+        );
     }
 
     #[test]
@@ -265,14 +275,27 @@ mod tests {
     #[test]
     fn never_mode_keeps_names_distinct() {
         let v = CatalogView::build(
-            vec![entry("a", EntryKind::Tool, "echo"), entry("b", EntryKind::Tool, "echo")],
+            vec![
+                entry("a", EntryKind::Tool, "echo"),
+                entry("b", EntryKind::Tool, "echo"),
+            ],
             |_| PrefixMode::Never,
         );
-        let names: Vec<_> = v.list(EntryKind::Tool).iter().map(|e| e.exposed.clone()).collect();
+        let names: Vec<_> = v
+            .list(EntryKind::Tool)
+            .iter()
+            .map(|e| e.exposed.clone())
+            .collect();
         assert_eq!(names[0], "echo");
         assert_ne!(names[1], "echo");
         assert!(is_valid_name(&names[1]));
-        assert_eq!(v.resolve(EntryKind::Tool, &names[1]).unwrap().entry.upstream, "b");
+        assert_eq!(
+            v.resolve(EntryKind::Tool, &names[1])
+                .unwrap()
+                .entry
+                .upstream,
+            "b"
+        );
     }
 
     #[test]
@@ -290,8 +313,16 @@ mod tests {
             )
         };
         let (v1, v2) = (build(), build());
-        let n1: Vec<_> = v1.list(EntryKind::Tool).iter().map(|e| e.exposed.clone()).collect();
-        let n2: Vec<_> = v2.list(EntryKind::Tool).iter().map(|e| e.exposed.clone()).collect();
+        let n1: Vec<_> = v1
+            .list(EntryKind::Tool)
+            .iter()
+            .map(|e| e.exposed.clone())
+            .collect();
+        let n2: Vec<_> = v2
+            .list(EntryKind::Tool)
+            .iter()
+            .map(|e| e.exposed.clone())
+            .collect();
         assert_eq!(n1, n2, "names are deterministic");
         for n in &n1 {
             assert!(is_valid_name(n), "{n} is a valid name");
@@ -325,14 +356,24 @@ mod tests {
 
     #[test]
     fn templates_match_their_expansions() {
-        assert!(template_matches("test://template/{id}/data", "test://template/123/data"));
-        assert!(!template_matches("test://template/{id}/data", "test://template/1/2/data"));
+        assert!(template_matches(
+            "test://template/{id}/data",
+            "test://template/123/data"
+        ));
+        assert!(!template_matches(
+            "test://template/{id}/data",
+            "test://template/1/2/data"
+        ));
         assert!(template_matches("file://{+path}", "file:///a/b/c"));
         assert!(!template_matches("test://x/{id}", "test://y/1"));
         let v = CatalogView::build(
             vec![
                 entry("a", EntryKind::ResourceTemplate, "test://{+any}"),
-                entry("b", EntryKind::ResourceTemplate, "test://template/{id}/data"),
+                entry(
+                    "b",
+                    EntryKind::ResourceTemplate,
+                    "test://template/{id}/data",
+                ),
             ],
             |_| PrefixMode::Always,
         );

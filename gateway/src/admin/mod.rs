@@ -58,7 +58,11 @@ impl IntoResponse for AdminError {
             AdminError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             AdminError::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
-        (status, Json(json!({ "error": { "code": code, "message": self.to_string() } }))).into_response()
+        (
+            status,
+            Json(json!({ "error": { "code": code, "message": self.to_string() } })),
+        )
+            .into_response()
     }
 }
 
@@ -93,72 +97,143 @@ pub struct CatalogQuery {
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "MCP Gateway admin API", description = "Upstream MCP servers and the aggregated catalog."),
-    paths(list_upstreams, create_upstream, get_upstream, update_upstream, delete_upstream, catalog, health)
+    info(
+        title = "MCP Gateway admin API",
+        description = "Upstream MCP servers and the aggregated catalog."
+    ),
+    paths(
+        list_upstreams,
+        create_upstream,
+        get_upstream,
+        update_upstream,
+        delete_upstream,
+        catalog,
+        health
+    )
 )]
 struct ApiDoc;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/admin/v1/upstreams", get(list_upstreams).post(create_upstream))
-        .route("/admin/v1/upstreams/{name}", get(get_upstream).put(update_upstream).delete(delete_upstream))
+        .route(
+            "/admin/v1/upstreams",
+            get(list_upstreams).post(create_upstream),
+        )
+        .route(
+            "/admin/v1/upstreams/{name}",
+            get(get_upstream)
+                .put(update_upstream)
+                .delete(delete_upstream),
+        )
         .route("/admin/v1/catalog", get(catalog))
         .route("/admin/v1/health", get(health))
-        .route("/admin/v1/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
+        .route(
+            "/admin/v1/openapi.json",
+            get(|| async { Json(ApiDoc::openapi()) }),
+        )
 }
 
 fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
-    let spec: UpstreamSpec = serde_json::from_value(body).map_err(|e| AdminError::BadRequest(format!("invalid upstream: {e}")))?;
+    let spec: UpstreamSpec = serde_json::from_value(body)
+        .map_err(|e| AdminError::BadRequest(format!("invalid upstream: {e}")))?;
     spec.validate().map_err(AdminError::BadRequest)?;
     Ok(spec)
 }
 
 fn view_of(state: &AppState, rec: registry::UpstreamRecord) -> Result<UpstreamView, AdminError> {
     let spec: UpstreamSpec = serde_json::from_value(rec.spec).map_err(|_| AdminError::Internal)?;
-    let health = state.hub.upstreams.health().into_iter().find(|h| h.name == spec.name);
-    Ok(UpstreamView { spec, source: rec.source, health })
+    let health = state
+        .hub
+        .upstreams
+        .health()
+        .into_iter()
+        .find(|h| h.name == spec.name);
+    Ok(UpstreamView {
+        spec,
+        source: rec.source,
+        health,
+    })
 }
 
 /// List upstreams with their health.
 #[utoipa::path(get, path = "/admin/v1/upstreams", responses((status = 200, body = [UpstreamView])))]
-async fn list_upstreams(State(state): State<AppState>) -> Result<Json<Vec<UpstreamView>>, AdminError> {
+async fn list_upstreams(
+    State(state): State<AppState>,
+) -> Result<Json<Vec<UpstreamView>>, AdminError> {
     let recs = state.registry.list_upstreams().await?;
-    recs.into_iter().map(|r| view_of(&state, r)).collect::<Result<_, _>>().map(Json)
+    recs.into_iter()
+        .map(|r| view_of(&state, r))
+        .collect::<Result<_, _>>()
+        .map(Json)
 }
 
 /// Register an upstream; it is connected at once and its tools appear in open sessions.
 #[utoipa::path(post, path = "/admin/v1/upstreams", request_body = UpstreamSpec,
     responses((status = 201, body = UpstreamView), (status = 400), (status = 409)))]
-async fn create_upstream(State(state): State<AppState>, Json(body): Json<Value>) -> Result<(StatusCode, Json<UpstreamView>), AdminError> {
+async fn create_upstream(
+    State(state): State<AppState>,
+    Json(body): Json<Value>,
+) -> Result<(StatusCode, Json<UpstreamView>), AdminError> {
     let spec = parse_spec(body)?;
-    let rec = state.registry.create_upstream(&spec.name, &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?, "api").await?;
+    let rec = state
+        .registry
+        .create_upstream(
+            &spec.name,
+            &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?,
+            "api",
+        )
+        .await?;
     state.hub.upstreams.start(spec);
     Ok((StatusCode::CREATED, Json(view_of(&state, rec)?)))
 }
 
 /// One upstream.
 #[utoipa::path(get, path = "/admin/v1/upstreams/{name}", responses((status = 200, body = UpstreamView), (status = 404)))]
-async fn get_upstream(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<UpstreamView>, AdminError> {
-    let rec = state.registry.get_upstream(&name).await?.ok_or_else(|| AdminError::NotFound(format!("upstream {name:?} not found")))?;
+async fn get_upstream(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<UpstreamView>, AdminError> {
+    let rec = state
+        .registry
+        .get_upstream(&name)
+        .await?
+        .ok_or_else(|| AdminError::NotFound(format!("upstream {name:?} not found")))?;
     Ok(Json(view_of(&state, rec)?))
 }
 
 /// Replace an upstream's settings; it reconnects with them.
 #[utoipa::path(put, path = "/admin/v1/upstreams/{name}", request_body = UpstreamSpec,
     responses((status = 200, body = UpstreamView), (status = 400), (status = 404)))]
-async fn update_upstream(State(state): State<AppState>, Path(name): Path<String>, Json(body): Json<Value>) -> Result<Json<UpstreamView>, AdminError> {
+async fn update_upstream(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Result<Json<UpstreamView>, AdminError> {
     let spec = parse_spec(body)?;
     if spec.name != name {
-        return Err(AdminError::BadRequest(format!("the body names {:?} but the path {name:?}; renaming is delete + create", spec.name)));
+        return Err(AdminError::BadRequest(format!(
+            "the body names {:?} but the path {name:?}; renaming is delete + create",
+            spec.name
+        )));
     }
-    let rec = state.registry.update_upstream(&name, &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?, spec.enabled).await?;
+    let rec = state
+        .registry
+        .update_upstream(
+            &name,
+            &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?,
+            spec.enabled,
+        )
+        .await?;
     state.hub.upstreams.start(spec);
     Ok(Json(view_of(&state, rec)?))
 }
 
 /// Remove an upstream; its tools disappear from open sessions.
 #[utoipa::path(delete, path = "/admin/v1/upstreams/{name}", responses((status = 204), (status = 404)))]
-async fn delete_upstream(State(state): State<AppState>, Path(name): Path<String>) -> Result<StatusCode, AdminError> {
+async fn delete_upstream(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, AdminError> {
     state.registry.delete_upstream(&name).await?;
     state.hub.upstreams.stop(&name);
     Ok(StatusCode::NO_CONTENT)
@@ -166,10 +241,17 @@ async fn delete_upstream(State(state): State<AppState>, Path(name): Path<String>
 
 /// The aggregated catalog as hosts see it.
 #[utoipa::path(get, path = "/admin/v1/catalog", params(CatalogQuery), responses((status = 200, body = [CatalogItem])))]
-async fn catalog(State(state): State<AppState>, Query(q): Query<CatalogQuery>) -> Result<Json<Vec<CatalogItem>>, AdminError> {
+async fn catalog(
+    State(state): State<AppState>,
+    Query(q): Query<CatalogQuery>,
+) -> Result<Json<Vec<CatalogItem>>, AdminError> {
     let kind = match q.kind.as_deref() {
         None => EntryKind::Tool,
-        Some(k) => EntryKind::parse(k).ok_or_else(|| AdminError::BadRequest(format!("kind must be tool, resource, resource_template or prompt (got {k:?})")))?,
+        Some(k) => EntryKind::parse(k).ok_or_else(|| {
+            AdminError::BadRequest(format!(
+                "kind must be tool, resource, resource_template or prompt (got {k:?})"
+            ))
+        })?,
     };
     let view = state.hub.upstreams.view();
     Ok(Json(

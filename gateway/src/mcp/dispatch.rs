@@ -19,7 +19,11 @@ pub struct Dispatcher {
     pub page_size: usize,
 }
 
-fn page<'a>(items: &'a [Exposed], params: Option<&Map<String, Value>>, size: usize) -> Result<(&'a [Exposed], Option<String>), RpcError> {
+fn page<'a>(
+    items: &'a [Exposed],
+    params: Option<&Map<String, Value>>,
+    size: usize,
+) -> Result<(&'a [Exposed], Option<String>), RpcError> {
     let start = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
         Some(Value::String(c)) => c
@@ -42,10 +46,19 @@ fn exposed_definition(e: &Exposed) -> Value {
 }
 
 impl Dispatcher {
-    pub async fn dispatch(&self, session: &Arc<Session>, id: &Value, method: &str, params: Option<&Map<String, Value>>) -> Result<Value, RpcError> {
+    pub async fn dispatch(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Value, RpcError> {
         match method {
             "ping" => Ok(json!({})),
-            "initialize" => Err(RpcError::new(jsonrpc::INVALID_REQUEST, "session is already initialized")),
+            "initialize" => Err(RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "session is already initialized",
+            )),
             "logging/setLevel" => {
                 let level = params
                     .and_then(|p| p.get("level"))
@@ -62,16 +75,29 @@ impl Dispatcher {
             "tools/list" => self.list(EntryKind::Tool, "tools", params),
             "prompts/list" => self.list(EntryKind::Prompt, "prompts", params),
             "resources/list" => self.list(EntryKind::Resource, "resources", params),
-            "resources/templates/list" => self.list(EntryKind::ResourceTemplate, "resourceTemplates", params),
+            "resources/templates/list" => {
+                self.list(EntryKind::ResourceTemplate, "resourceTemplates", params)
+            }
             "tools/call" | "prompts/get" => {
-                let kind = if method == "tools/call" { EntryKind::Tool } else { EntryKind::Prompt };
+                let kind = if method == "tools/call" {
+                    EntryKind::Tool
+                } else {
+                    EntryKind::Prompt
+                };
                 let name = params
                     .and_then(|p| p.get("name"))
                     .and_then(Value::as_str)
                     .ok_or_else(|| RpcError::invalid_params("name is required"))?;
                 let view = self.hub.upstreams.view();
                 let e = view.resolve(kind, name).ok_or_else(|| {
-                    RpcError::invalid_params(format!("unknown {}: {name}", if kind == EntryKind::Tool { "tool" } else { "prompt" }))
+                    RpcError::invalid_params(format!(
+                        "unknown {}: {name}",
+                        if kind == EntryKind::Tool {
+                            "tool"
+                        } else {
+                            "prompt"
+                        }
+                    ))
                 })?;
                 let mut p = params.cloned().unwrap_or_default();
                 p.insert("name".into(), Value::from(e.entry.key.clone()));
@@ -86,9 +112,13 @@ impl Dispatcher {
                     .ok_or_else(|| RpcError::invalid_params("uri is required"))?
                     .to_string();
                 let view = self.hub.upstreams.view();
-                let (upstream, original) = view
-                    .resolve_resource_uri(&uri)
-                    .ok_or_else(|| RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, format!("resource not found: {uri}")).with_data(json!({ "uri": uri })))?;
+                let (upstream, original) = view.resolve_resource_uri(&uri).ok_or_else(|| {
+                    RpcError::new(
+                        jsonrpc::RESOURCE_NOT_FOUND,
+                        format!("resource not found: {uri}"),
+                    )
+                    .with_data(json!({ "uri": uri }))
+                })?;
                 drop(view);
                 let mut p = params.cloned().unwrap_or_default();
                 p.insert("uri".into(), Value::from(original.clone()));
@@ -103,7 +133,8 @@ impl Dispatcher {
                 }
                 let mut result = self.forward(session, id, &upstream, method, p).await?;
                 if uri != original {
-                    if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) {
+                    if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut)
+                    {
                         for c in contents {
                             if c.get("uri").and_then(Value::as_str) == Some(original.as_str()) {
                                 c["uri"] = Value::from(uri.clone());
@@ -121,9 +152,9 @@ impl Dispatcher {
                 let (upstream, new_ref) = match r.get("type").and_then(Value::as_str) {
                     Some("ref/prompt") => {
                         let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-                        let e = view
-                            .resolve(EntryKind::Prompt, name)
-                            .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {name}")))?;
+                        let e = view.resolve(EntryKind::Prompt, name).ok_or_else(|| {
+                            RpcError::invalid_params(format!("unknown prompt: {name}"))
+                        })?;
                         let mut nr = r.clone();
                         nr["name"] = Value::from(e.entry.key.clone());
                         (e.entry.upstream.clone(), nr)
@@ -134,27 +165,44 @@ impl Dispatcher {
                             .resolve(EntryKind::ResourceTemplate, uri)
                             .map(|e| (e.entry.upstream.clone(), e.entry.key.clone()))
                             .or_else(|| view.resolve_resource_uri(uri))
-                            .ok_or_else(|| RpcError::invalid_params(format!("unknown resource: {uri}")))?;
+                            .ok_or_else(|| {
+                                RpcError::invalid_params(format!("unknown resource: {uri}"))
+                            })?;
                         let mut nr = r.clone();
                         nr["uri"] = Value::from(found.1);
                         (found.0, nr)
                     }
-                    _ => return Err(RpcError::invalid_params("ref.type must be ref/prompt or ref/resource")),
+                    _ => {
+                        return Err(RpcError::invalid_params(
+                            "ref.type must be ref/prompt or ref/resource",
+                        ))
+                    }
                 };
                 drop(view);
                 let mut p = params.cloned().unwrap_or_default();
                 p.insert("ref".into(), new_ref);
                 self.forward(session, id, &upstream, method, p).await
             }
-            _ => Err(RpcError::new(jsonrpc::METHOD_NOT_FOUND, format!("method not found: {method}"))),
+            _ => Err(RpcError::new(
+                jsonrpc::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+            )),
         }
     }
 
-    fn list(&self, kind: EntryKind, field: &str, params: Option<&Map<String, Value>>) -> Result<Value, RpcError> {
+    fn list(
+        &self,
+        kind: EntryKind,
+        field: &str,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Value, RpcError> {
         let view = self.hub.upstreams.view();
         let (items, next) = page(view.list(kind), params, self.page_size)?;
         let mut out = Map::new();
-        out.insert(field.into(), Value::Array(items.iter().map(exposed_definition).collect()));
+        out.insert(
+            field.into(),
+            Value::Array(items.iter().map(exposed_definition).collect()),
+        );
         if let Some(n) = next {
             out.insert("nextCursor".into(), Value::from(n));
         }
@@ -162,29 +210,56 @@ impl Dispatcher {
     }
 
     /// Sends a request to an upstream on behalf of the session and waits for its result.
-    async fn forward(&self, session: &Arc<Session>, id: &Value, upstream: &str, method: &str, mut params: Map<String, Value>) -> Result<Value, RpcError> {
+    async fn forward(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        upstream: &str,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) -> Result<Value, RpcError> {
         let ups = &self.hub.upstreams;
         let conn = ups
             .connection_for(upstream, &session.id, &session.client_caps)
             .await
-            .map_err(|e| RpcError::new(jsonrpc::UPSTREAM_UNAVAILABLE, format!("upstream {upstream} is unavailable: {e}")))?;
+            .map_err(|e| {
+                RpcError::new(
+                    jsonrpc::UPSTREAM_UNAVAILABLE,
+                    format!("upstream {upstream} is unavailable: {e}"),
+                )
+            })?;
         // The host's progress token is unique only within its session: the upstream gets one
         // that is unique within the gateway.
         let mut progress_key = None;
-        if let Some(token) = params.get("_meta").and_then(|m| m.get("progressToken")).cloned() {
+        if let Some(token) = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .cloned()
+        {
             let key = format!("gwp-{}", PROGRESS_SEQ.fetch_add(1, Ordering::Relaxed));
             conn.progress.lock().unwrap().insert(
                 key.clone(),
-                ProgressRoute { session: session.id.clone(), token, downstream_id: id.clone() },
+                ProgressRoute {
+                    session: session.id.clone(),
+                    token,
+                    downstream_id: id.clone(),
+                },
             );
             params["_meta"]["progressToken"] = Value::from(key.clone());
             progress_key = Some(key);
         }
-        let ctx = CallCtx { session: session.id.clone(), downstream_id: id.clone() };
+        let ctx = CallCtx {
+            session: session.id.clone(),
+            downstream_id: id.clone(),
+        };
         let sent = conn.send_request(method, Some(Value::Object(params)), Some(ctx));
         let out = match sent {
             Ok((uid, rx)) => {
-                session.inflight.lock().unwrap().insert(id_key(id), (conn.clone(), uid));
+                session
+                    .inflight
+                    .lock()
+                    .unwrap()
+                    .insert(id_key(id), (conn.clone(), uid));
                 let r = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
                 session.inflight.lock().unwrap().remove(&id_key(id));
                 r
@@ -203,7 +278,9 @@ impl Dispatcher {
                 jsonrpc::UPSTREAM_UNAVAILABLE,
                 format!("upstream {upstream} closed the connection before answering"),
             )),
-            Err(e @ CallError::Timeout(..)) => Err(RpcError::new(jsonrpc::UPSTREAM_TIMEOUT, e.to_string())),
+            Err(e @ CallError::Timeout(..)) => {
+                Err(RpcError::new(jsonrpc::UPSTREAM_TIMEOUT, e.to_string()))
+            }
         }
     }
 }

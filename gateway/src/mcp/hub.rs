@@ -86,11 +86,22 @@ impl Hub {
     }
 
     /// The session (and host request) an upstream message belongs to.
-    fn route(&self, conn: &Arc<Connection>, related: Option<i64>) -> Option<(Arc<Session>, Option<Value>)> {
-        if let Some(CallCtx { session, downstream_id }) = conn.context_for(related) {
+    fn route(
+        &self,
+        conn: &Arc<Connection>,
+        related: Option<i64>,
+    ) -> Option<(Arc<Session>, Option<Value>)> {
+        if let Some(CallCtx {
+            session,
+            downstream_id,
+        }) = conn.context_for(related)
+        {
             return self.get(&session).map(|s| (s, Some(downstream_id)));
         }
-        conn.owner.as_deref().and_then(|o| self.get(o)).map(|s| (s, None))
+        conn.owner
+            .as_deref()
+            .and_then(|o| self.get(o))
+            .map(|s| (s, None))
     }
 
     fn on_request(&self, conn: &Arc<Connection>, msg: Value, related: Option<i64>) {
@@ -217,7 +228,8 @@ impl Hub {
     /// A host's answer to a request the gateway relayed: back to the upstream that asked.
     pub fn on_host_response(&self, session: &Session, mut msg: Value) {
         let Some(id) = msg.get("id") else { return };
-        let Some((conn, upstream_id)) = session.pending_client.lock().unwrap().remove(&id_key(id)) else {
+        let Some((conn, upstream_id)) = session.pending_client.lock().unwrap().remove(&id_key(id))
+        else {
             tracing::debug!(session = %session.id, "response to no pending request");
             return;
         };

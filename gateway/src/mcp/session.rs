@@ -189,7 +189,10 @@ impl Session {
 
     /// Attaches a GET request: a resume after `last_event_id` (replaying what was missed, then
     /// live if that stream is still open), or the session's standalone stream.
-    pub fn attach(&self, last_event_id: Option<&str>) -> Option<mpsc::UnboundedReceiver<StreamEvent>> {
+    pub fn attach(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Option<mpsc::UnboundedReceiver<StreamEvent>> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut s = self.streams.lock().unwrap();
         let (stream, after) = match last_event_id {
@@ -226,7 +229,14 @@ impl Session {
     /// Whether a log message of `level` passes the host's `logging/setLevel`.
     pub fn wants_log(&self, level: &str) -> bool {
         const ORDER: [&str; 8] = [
-            "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+            "debug",
+            "info",
+            "notice",
+            "warning",
+            "error",
+            "critical",
+            "alert",
+            "emergency",
         ];
         let rank = |l: &str| ORDER.iter().position(|x| *x == l).unwrap_or(0);
         match self.log_level.lock().unwrap().as_deref() {

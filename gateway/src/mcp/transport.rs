@@ -40,23 +40,37 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 /// Finds the session a request names: 400 without the header, 404 for an unknown session.
 fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
-        return Err(rpc_error(StatusCode::BAD_REQUEST, jsonrpc::INVALID_REQUEST, "missing Mcp-Session-Id header: send initialize first"));
+        return Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::INVALID_REQUEST,
+            "missing Mcp-Session-Id header: send initialize first",
+        ));
     };
     match state.hub.get(id) {
         Some(s) => {
             s.touch();
             Ok(s)
         }
-        None => Err(rpc_error(StatusCode::NOT_FOUND, jsonrpc::INVALID_REQUEST, "session not found: initialize a new session")),
+        None => Err(rpc_error(
+            StatusCode::NOT_FOUND,
+            jsonrpc::INVALID_REQUEST,
+            "session not found: initialize a new session",
+        )),
     }
 }
 
 fn check_version(headers: &HeaderMap) -> Result<(), Response> {
-    match headers.get(VERSION_HEADER).map(|v| v.to_str().unwrap_or("")) {
+    match headers
+        .get(VERSION_HEADER)
+        .map(|v| v.to_str().unwrap_or(""))
+    {
         Some(v) if !SUPPORTED_VERSIONS.contains(&v) => Err(rpc_error(
             StatusCode::BAD_REQUEST,
             jsonrpc::INVALID_REQUEST,
-            &format!("unsupported MCP-Protocol-Version {v:?}; supported: {}", SUPPORTED_VERSIONS.join(", ")),
+            &format!(
+                "unsupported MCP-Protocol-Version {v:?}; supported: {}",
+                SUPPORTED_VERSIONS.join(", ")
+            ),
         )),
         _ => Ok(()),
     }
@@ -75,27 +89,52 @@ fn sse_response(events: impl Stream<Item = StreamEvent> + Send + 'static) -> Res
 pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let msg: Value = match serde_json::from_slice(&body) {
         Ok(m) => m,
-        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, jsonrpc::PARSE_ERROR, "parse error: body is not JSON"),
+        Err(_) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::PARSE_ERROR,
+                "parse error: body is not JSON",
+            )
+        }
     };
     if msg.is_array() {
-        return rpc_error(StatusCode::BAD_REQUEST, jsonrpc::INVALID_REQUEST, "batch requests are not supported");
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::INVALID_REQUEST,
+            "batch requests are not supported",
+        );
     }
     let kind = jsonrpc::kind(&msg);
     if kind == jsonrpc::Kind::Invalid {
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
-        return (StatusCode::BAD_REQUEST, Json(jsonrpc::error(id, jsonrpc::INVALID_REQUEST, "invalid JSON-RPC 2.0 message"))).into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(jsonrpc::error(
+                id,
+                jsonrpc::INVALID_REQUEST,
+                "invalid JSON-RPC 2.0 message",
+            )),
+        )
+            .into_response();
     }
     let method = jsonrpc::method(&msg).unwrap_or_default();
     if kind == jsonrpc::Kind::Request && method == "initialize" {
         return initialize(&state, &msg);
     }
-    if kind == jsonrpc::Kind::Request && method == "server/discover" && !headers.contains_key(SESSION_HEADER) {
+    if kind == jsonrpc::Kind::Request
+        && method == "server/discover"
+        && !headers.contains_key(SESSION_HEADER)
+    {
         // 2026-07-28 hosts try this first; until that revision is served natively the answer
         // makes them fall back to initialize.
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
         return (
             StatusCode::OK,
-            Json(jsonrpc::error(id, jsonrpc::METHOD_NOT_FOUND, "server/discover is not supported; use initialize (2025-11-25)")),
+            Json(jsonrpc::error(
+                id,
+                jsonrpc::METHOD_NOT_FOUND,
+                "server/discover is not supported; use initialize (2025-11-25)",
+            )),
         )
             .into_response();
     }
@@ -122,13 +161,35 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
 fn initialize(state: &AppState, msg: &Value) -> Response {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let params = msg.get("params");
-    let Some(requested) = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str) else {
-        return (StatusCode::BAD_REQUEST, Json(jsonrpc::error(id, jsonrpc::INVALID_PARAMS, "initialize needs params.protocolVersion"))).into_response();
+    let Some(requested) = params
+        .and_then(|p| p.get("protocolVersion"))
+        .and_then(Value::as_str)
+    else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(jsonrpc::error(
+                id,
+                jsonrpc::INVALID_PARAMS,
+                "initialize needs params.protocolVersion",
+            )),
+        )
+            .into_response();
     };
-    let version = if SUPPORTED_VERSIONS.contains(&requested) { requested } else { SUPPORTED_VERSIONS[0] };
-    let caps = params.and_then(|p| p.get("capabilities")).cloned().unwrap_or_else(|| json!({}));
+    let version = if SUPPORTED_VERSIONS.contains(&requested) {
+        requested
+    } else {
+        SUPPORTED_VERSIONS[0]
+    };
+    let caps = params
+        .and_then(|p| p.get("capabilities"))
+        .cloned()
+        .unwrap_or_else(|| json!({}));
     let sid = uuid::Uuid::new_v4().simple().to_string();
-    state.hub.insert(Arc::new(Session::new(sid.clone(), version.to_string(), caps)));
+    state.hub.insert(Arc::new(Session::new(
+        sid.clone(),
+        version.to_string(),
+        caps,
+    )));
     tracing::info!(session = %sid, version, "session initialized");
     let result = json!({
         "protocolVersion": version,
@@ -143,17 +204,27 @@ fn initialize(state: &AppState, msg: &Value) -> Response {
         "instructions": "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.",
     });
     let mut resp = Json(jsonrpc::result(id, result)).into_response();
-    resp.headers_mut().insert(SESSION_HEADER, HeaderValue::from_str(&sid).expect("hex id"));
+    resp.headers_mut()
+        .insert(SESSION_HEADER, HeaderValue::from_str(&sid).expect("hex id"));
     resp
 }
 
 fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
     match jsonrpc::method(msg).unwrap_or_default() {
         "notifications/cancelled" => {
-            let Some(rid) = msg.pointer("/params/requestId") else { return };
-            let found = session.inflight.lock().unwrap().remove(&super::session::id_key(rid));
+            let Some(rid) = msg.pointer("/params/requestId") else {
+                return;
+            };
+            let found = session
+                .inflight
+                .lock()
+                .unwrap()
+                .remove(&super::session::id_key(rid));
             if let Some((conn, uid)) = found {
-                let reason = msg.pointer("/params/reason").and_then(Value::as_str).unwrap_or("cancelled by client");
+                let reason = msg
+                    .pointer("/params/reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("cancelled by client");
                 conn.cancel(uid, reason);
             }
         }
@@ -170,18 +241,29 @@ async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) 
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
     // Calls may bring progress, logs or requests for the host along: those answer with a stream.
-    let streams = sse && matches!(method.as_str(), "tools/call" | "prompts/get" | "resources/read" | "completion/complete");
+    let streams = sse
+        && matches!(
+            method.as_str(),
+            "tools/call" | "prompts/get" | "resources/read" | "completion/complete"
+        );
     let started = std::time::Instant::now();
     if !streams {
-        let out = state.dispatcher.dispatch(&session, &id, &method, jsonrpc::params(&msg)).await;
+        let out = state
+            .dispatcher
+            .dispatch(&session, &id, &method, jsonrpc::params(&msg))
+            .await;
         log_call(&session, &method, &out, started);
         return Json(reply(id, out)).into_response();
     }
     let (stream_no, rx) = session.open_stream(&id);
-    let priming = (session.protocol_version.as_str() >= "2025-11-25").then(|| session.priming_event(stream_no));
+    let priming = (session.protocol_version.as_str() >= "2025-11-25")
+        .then(|| session.priming_event(stream_no));
     let task_session = session.clone();
     tokio::spawn(async move {
-        let out = state.dispatcher.dispatch(&task_session, &id, &method, jsonrpc::params(&msg)).await;
+        let out = state
+            .dispatcher
+            .dispatch(&task_session, &id, &method, jsonrpc::params(&msg))
+            .await;
         log_call(&task_session, &method, &out, started);
         let response = reply(id.clone(), out);
         task_session.finish_stream(stream_no, &id, &response);
@@ -197,17 +279,28 @@ fn reply(id: Value, out: Result<Value, RpcError>) -> Value {
     }
 }
 
-fn log_call(session: &Session, method: &str, out: &Result<Value, RpcError>, started: std::time::Instant) {
+fn log_call(
+    session: &Session,
+    method: &str,
+    out: &Result<Value, RpcError>,
+    started: std::time::Instant,
+) {
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     match out {
         Ok(_) => tracing::debug!(session = %session.id, method, ms, "request ok"),
-        Err(e) => tracing::info!(session = %session.id, method, ms, code = e.code, error = %e.message, "request failed"),
+        Err(e) => {
+            tracing::info!(session = %session.id, method, ms, code = e.code, error = %e.message, "request failed")
+        }
     }
 }
 
 pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if !accepts_sse(&headers) {
-        return rpc_error(StatusCode::NOT_ACCEPTABLE, jsonrpc::INVALID_REQUEST, "GET /mcp needs Accept: text/event-stream");
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            jsonrpc::INVALID_REQUEST,
+            "GET /mcp needs Accept: text/event-stream",
+        );
     }
     if let Err(r) = check_version(&headers) {
         return r;
@@ -219,7 +312,11 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
     match session.attach(last) {
         Some(rx) => sse_response(UnboundedReceiverStream::new(rx)),
-        None => rpc_error(StatusCode::BAD_REQUEST, jsonrpc::INVALID_REQUEST, "Last-Event-ID is not one this server issued"),
+        None => rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::INVALID_REQUEST,
+            "Last-Event-ID is not one this server issued",
+        ),
     }
 }
 

@@ -118,7 +118,9 @@ impl Connection {
                             Some(w) => {
                                 let _ = w.send(msg);
                             }
-                            None => tracing::debug!(upstream = %conn.upstream, "response to no pending request"),
+                            None => {
+                                tracing::debug!(upstream = %conn.upstream, "response to no pending request")
+                            }
                         }
                     }
                     jsonrpc::Kind::Request | jsonrpc::Kind::Notification => {

@@ -157,7 +157,11 @@ async fn post(s: &Shared, msg: Value) {
         return s.fail(id, format!("upstream answered HTTP {status}"));
     }
     if is_init {
-        if let Some(sid) = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+        if let Some(sid) = resp
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+        {
             *s.session.lock().unwrap() = Some(sid.to_string());
         }
     }
@@ -193,10 +197,17 @@ async fn post(s: &Shared, msg: Value) {
             }
         }
         if !answered {
-            s.fail(id, "upstream closed the response stream before answering".into());
+            s.fail(
+                id,
+                "upstream closed the response stream before answering".into(),
+            );
         }
     } else {
-        match resp.bytes().await.map(|b| serde_json::from_slice::<Value>(&b)) {
+        match resp
+            .bytes()
+            .await
+            .map(|b| serde_json::from_slice::<Value>(&b))
+        {
             Ok(Ok(Value::Array(msgs))) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
             Ok(Ok(m)) => {
                 if is_init {

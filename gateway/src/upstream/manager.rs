@@ -96,7 +96,11 @@ impl Upstreams {
     }
 
     pub fn spec(&self, name: &str) -> Option<UpstreamSpec> {
-        self.entries.lock().unwrap().get(name).map(|e| e.spec.clone())
+        self.entries
+            .lock()
+            .unwrap()
+            .get(name)
+            .map(|e| e.spec.clone())
     }
 
     pub fn timeout_of(&self, name: &str) -> Duration {
@@ -108,7 +112,10 @@ impl Upstreams {
 
     pub fn health(&self) -> Vec<Health> {
         let entries = self.entries.lock().unwrap();
-        entries.values().map(|e| e.health.lock().unwrap().clone()).collect()
+        entries
+            .values()
+            .map(|e| e.health.lock().unwrap().clone())
+            .collect()
     }
 
     /// Starts (or restarts with a new spec) the supervisor of an upstream.
@@ -118,7 +125,12 @@ impl Upstreams {
         let entry = Arc::new(Entry {
             health: Mutex::new(Health {
                 name: spec.name.clone(),
-                status: if spec.enabled { "connecting" } else { "disabled" }.into(),
+                status: if spec.enabled {
+                    "connecting"
+                } else {
+                    "disabled"
+                }
+                .into(),
                 last_error: None,
                 restarts: 0,
                 up_since: None,
@@ -281,7 +293,10 @@ impl Upstreams {
             return Err(UpstreamError::Handshake(err.to_string()));
         }
         let result = resp.get("result").cloned().unwrap_or(Value::Null);
-        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+        let version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if !UPSTREAM_VERSIONS.contains(&version) {
             conn.shutdown();
             return Err(UpstreamError::Handshake(format!(
@@ -321,7 +336,11 @@ impl Upstreams {
             }
         }
         let conn = self
-            .connect(&entry.spec, Some(session.to_string()), Some(host_caps.clone()))
+            .connect(
+                &entry.spec,
+                Some(session.to_string()),
+                Some(host_caps.clone()),
+            )
             .await?;
         let mut sessions = entry.sessions.lock().unwrap();
         if let Some(old) = sessions.insert(session.to_string(), conn.clone()) {
@@ -368,8 +387,18 @@ impl Upstreams {
         let mut lists = BTreeMap::new();
         for (kind, cap, method, field) in [
             (EntryKind::Tool, "tools", "tools/list", "tools"),
-            (EntryKind::Resource, "resources", "resources/list", "resources"),
-            (EntryKind::ResourceTemplate, "resources", "resources/templates/list", "resourceTemplates"),
+            (
+                EntryKind::Resource,
+                "resources",
+                "resources/list",
+                "resources",
+            ),
+            (
+                EntryKind::ResourceTemplate,
+                "resources",
+                "resources/templates/list",
+                "resourceTemplates",
+            ),
             (EntryKind::Prompt, "prompts", "prompts/list", "prompts"),
         ] {
             if caps.get(cap).is_none() {
@@ -391,12 +420,18 @@ impl Upstreams {
         for (kind, items) in &lists {
             // The registry is a record, not the serving path: a database outage must not stop
             // an upstream's tools from being served.
-            match self.registry.sync_catalog(&entry.spec.name, *kind, items).await {
+            match self
+                .registry
+                .sync_catalog(&entry.spec.name, *kind, items)
+                .await
+            {
                 Ok(report) if report.is_change() => {
                     tracing::info!(upstream = %entry.spec.name, kind = kind.as_str(), ?report, "catalog synced")
                 }
                 Ok(_) => {}
-                Err(e) => tracing::warn!(upstream = %entry.spec.name, error = %e, "catalog not persisted"),
+                Err(e) => {
+                    tracing::warn!(upstream = %entry.spec.name, error = %e, "catalog not persisted")
+                }
             }
         }
         entry.health.lock().unwrap().tools = lists.get(&EntryKind::Tool).map_or(0, Vec::len);

@@ -19,7 +19,10 @@ use crate::config::UpstreamSpec;
 /// How long a child gets to exit after SIGTERM before its group is killed.
 const TERM_GRACE: Duration = Duration::from_secs(2);
 
-pub fn spawn(spec: &UpstreamSpec, env: &HashMap<String, String>) -> Result<TransportParts, UpstreamError> {
+pub fn spawn(
+    spec: &UpstreamSpec,
+    env: &HashMap<String, String>,
+) -> Result<TransportParts, UpstreamError> {
     let program = spec.command.as_deref().unwrap_or_default();
     let mut cmd = Command::new(program);
     cmd.args(&spec.args)
@@ -29,7 +32,10 @@ pub fn spawn(spec: &UpstreamSpec, env: &HashMap<String, String>) -> Result<Trans
         .process_group(0)
         .kill_on_drop(true);
     // The gateway's own settings (database URL and the like) are not the child's business.
-    for key in env.keys().filter(|k| k.starts_with(crate::config::ENV_PREFIX)) {
+    for key in env
+        .keys()
+        .filter(|k| k.starts_with(crate::config::ENV_PREFIX))
+    {
         cmd.env_remove(key);
     }
     for (key, value) in &spec.env {
@@ -75,7 +81,9 @@ pub fn spawn(spec: &UpstreamSpec, env: &HashMap<String, String>) -> Result<Trans
                         break;
                     }
                 }
-                Err(_) => tracing::warn!(upstream = %reader_name, "non-JSON line on stdout ignored"),
+                Err(_) => {
+                    tracing::warn!(upstream = %reader_name, "non-JSON line on stdout ignored")
+                }
             }
         }
     });

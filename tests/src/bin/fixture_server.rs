@@ -1,1 +1,81 @@
-fn main(){}
+//! A small stdio MCP server for failure tests: `echo`, `hang` (never answers), `crash` (exits
+//! mid-call), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
+//! byte-faithful passthrough can be checked. Raw JSON on purpose: it must not normalise anything.
+
+use std::io::{BufRead, Write};
+
+use serde_json::{json, Value};
+
+fn tools() -> Value {
+    json!([
+        {
+            "name": "echo",
+            "description": "Echoes its message back",
+            "inputSchema": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] },
+            "execution": { "taskSupport": "optional" },
+            "annotations": { "readOnlyHint": true },
+            "_meta": { "fixture/custom": [1, 2, 3] },
+            "x-unknown-field": { "kept": true }
+        },
+        { "name": "hang", "description": "Never answers", "inputSchema": { "type": "object" } },
+        { "name": "crash", "description": "Exits while the call is in flight", "inputSchema": { "type": "object" } },
+        { "name": "pid", "description": "Returns the server's process id", "inputSchema": { "type": "object" } }
+    ])
+}
+
+fn main() {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = msg.get("id").cloned() else {
+            continue;
+        };
+        let method = msg
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let result = match method {
+            "initialize" => json!({
+                "protocolVersion": msg["params"]["protocolVersion"].as_str().unwrap_or("2025-11-25"),
+                "capabilities": { "tools": { "listChanged": true } },
+                "serverInfo": { "name": "fixture", "version": "1.0.0" }
+            }),
+            "ping" => json!({}),
+            "tools/list" => json!({ "tools": tools() }),
+            "tools/call" => match msg["params"]["name"].as_str().unwrap_or_default() {
+                "echo" => json!({
+                    "content": [{ "type": "text", "text": msg["params"]["arguments"]["message"].as_str().unwrap_or_default() }],
+                    "structuredContent": { "echoed": msg["params"]["arguments"]["message"] },
+                    "_meta": { "fixture/result": true }
+                }),
+                "hang" => continue,
+                "crash" => std::process::exit(3),
+                "pid" => {
+                    json!({ "content": [{ "type": "text", "text": std::process::id().to_string() }] })
+                }
+                other => {
+                    let e = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message": format!("unknown tool {other}") } });
+                    let _ = writeln!(out, "{e}");
+                    let _ = out.flush();
+                    continue;
+                }
+            },
+            _ => {
+                let e = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32601, "message": "method not found" } });
+                let _ = writeln!(out, "{e}");
+                let _ = out.flush();
+                continue;
+            }
+        };
+        let _ = writeln!(
+            out,
+            "{}",
+            json!({ "jsonrpc": "2.0", "id": id, "result": result })
+        );
+        let _ = out.flush();
+    }
+}

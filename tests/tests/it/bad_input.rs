@@ -1,0 +1,93 @@
+//! Bad input gets a clear, correct error and never a crash.
+
+use gateway_tests::{Gateway, RawClient};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn malformed_unknown_oversized_and_foreign_requests_are_refused() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&format!(
+        "[server]\nmax_body_bytes = 65536\n{}",
+        super::fixture_config(&super::sqlite_url(&dir), "")
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+
+    let r = c.post_bytes(b"{not json".to_vec()).await;
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], -32700);
+
+    let r = c.post(&json!({"jsonrpc": "2.0", "id": 1})).await;
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], -32600);
+
+    let r = c.request("no/such/method", json!({})).await;
+    assert_eq!(r["error"]["code"], -32601);
+    let r = c
+        .request("tools/call", json!({"name": "fx__nope", "arguments": {}}))
+        .await;
+    assert_eq!(r["error"]["code"], -32602);
+    let r = c.request("tools/list", json!({"cursor": "garbage"})).await;
+    assert_eq!(r["error"]["code"], -32602);
+
+    let r = c.post_bytes(vec![b' '; 70_000]).await;
+    assert_eq!(r.status(), 413);
+
+    let mut stranger = RawClient::new(&gw.mcp);
+    stranger.session = Some("not-a-session".into());
+    assert_eq!(
+        stranger
+            .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .await
+            .status(),
+        404
+    );
+    stranger.session = None;
+    assert_eq!(
+        stranger
+            .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .await
+            .status(),
+        400
+    );
+
+    let r = c
+        .http
+        .post(&gw.mcp)
+        .header("origin", "https://evil.example")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let r = c
+        .http
+        .post(&gw.mcp)
+        .header("host", "evil.example")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403, "DNS rebinding: a foreign Host is refused");
+
+    let r = c
+        .http
+        .delete(&gw.mcp)
+        .header("mcp-session-id", c.session.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        c.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
+            .await
+            .status(),
+        404,
+        "a deleted session is gone"
+    );
+
+    // The gateway is still serving after all of that.
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    assert_eq!(c.request("ping", json!({})).await["result"], json!({}));
+}

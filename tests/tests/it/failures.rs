@@ -1,0 +1,114 @@
+//! Upstreams that hang, crash or come and go: clear JSON-RPC errors, recovery, no leaked processes.
+
+use std::time::Duration;
+
+use gateway_tests::{processes_matching, Gateway, RawClient};
+use serde_json::json;
+
+#[tokio::test]
+async fn hanging_and_crashing_upstreams_fail_cleanly_and_recover() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(
+        &super::sqlite_url(&dir),
+        "timeout_secs = 1",
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+
+    let r = c
+        .request("tools/call", json!({"name": "fx__hang", "arguments": {}}))
+        .await;
+    assert_eq!(r["error"]["code"], -32001, "{r}");
+
+    let r = c
+        .request("tools/call", json!({"name": "fx__crash", "arguments": {}}))
+        .await;
+    assert_eq!(r["error"]["code"], -32000, "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("fx"),
+        "{r}"
+    );
+
+    // The supervisor restarts the server; the same session keeps working.
+    let mut ok = None;
+    for _ in 0..80 {
+        let r = c
+            .request(
+                "tools/call",
+                json!({"name": "fx__echo", "arguments": {"message": "back"}}),
+            )
+            .await;
+        if r.get("result").is_some() {
+            ok = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let ok = ok.expect("fixture restarted within 20 s");
+    assert_eq!(ok["result"]["content"][0]["text"], "back");
+}
+
+#[tokio::test]
+async fn per_session_stdio_processes_end_with_their_sessions() {
+    let dir = gateway_tests::scratch();
+    // A marker argument makes this test's processes countable among everything else running.
+    let marker = format!("marker-{}", uuid::Uuid::new_v4().simple());
+    let gw = Gateway::start(&super::fixture_config(
+        &super::sqlite_url(&dir),
+        &format!("args = [\"{marker}\"]\nsharing = \"per_session\""),
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    assert_eq!(
+        processes_matching(&marker).len(),
+        1,
+        "the catalog connection"
+    );
+    const SESSIONS: usize = 150;
+    for round in 0..SESSIONS / 10 {
+        let mut clients = Vec::new();
+        for _ in 0..10 {
+            let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+            let r = c
+                .request("tools/call", json!({"name": "fx__pid", "arguments": {}}))
+                .await;
+            assert!(r.get("result").is_some(), "round {round}: {r}");
+            clients.push(c);
+        }
+        assert!(
+            processes_matching(&marker).len() >= 11,
+            "one process per session"
+        );
+        for c in clients {
+            let r = c
+                .http
+                .delete(&c.url)
+                .header("mcp-session-id", c.session.clone().unwrap())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+        }
+    }
+    let mut left = usize::MAX;
+    for _ in 0..100 {
+        left = processes_matching(&marker).len();
+        if left == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        left, 1,
+        "after {SESSIONS} sessions only the catalog connection's process is left"
+    );
+    gw.stop().await;
+    for _ in 0..50 {
+        if processes_matching(&marker).is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("upstream processes survived the gateway's shutdown");
+}

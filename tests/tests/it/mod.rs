@@ -1,0 +1,22 @@
+mod admin;
+mod bad_input;
+mod failures;
+mod real_peers;
+mod registry_suite;
+
+/// The fixture upstream built with these tests.
+pub fn fixture_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_fixture-server")
+}
+
+/// A config with the fixture as stdio upstream `fx`, extra TOML appended to its table.
+pub fn fixture_config(db: &str, extra: &str) -> String {
+    format!(
+        "[database]\nurl = \"{db}\"\n\n[[upstreams]]\nname = \"fx\"\ntransport = \"stdio\"\ncommand = \"{}\"\n{extra}\n",
+        fixture_bin()
+    )
+}
+
+pub fn sqlite_url(dir: &std::path::Path) -> String {
+    format!("sqlite://{}/gw.db?mode=rwc", dir.display())
+}

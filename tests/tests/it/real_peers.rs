@@ -1,0 +1,219 @@
+//! Real upstream servers from npm and PyPI behind the gateway at once, driven by real clients:
+//! server-everything over stdio, Streamable HTTP and legacy SSE; mcp-server-time and
+//! server-memory over stdio; the Python SDK client (default and legacy mode) and the Inspector CLI.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use gateway_tests::{free_port, peer_path, peers, Gateway};
+use serde_json::{json, Value};
+use tokio::process::{Child, Command};
+
+/// server-everything in one of its network modes on `port` (it cannot report a port of its own).
+fn everything(mode: &str, port: u16) -> Child {
+    Command::new(peers().join("node_modules/.bin/mcp-server-everything"))
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .env("PATH", peer_path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start server-everything")
+}
+
+async fn wait_port(port: u16) {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("nothing listens on {port} after 20 s");
+}
+
+#[tokio::test]
+async fn real_servers_and_real_clients_through_the_gateway() {
+    let p = peers();
+    let (http_port, sse_port) = (free_port(), free_port());
+    let _http = everything("streamableHttp", http_port);
+    let _sse = everything("sse", sse_port);
+    wait_port(http_port).await;
+    wait_port(sse_port).await;
+    let dir = gateway_tests::scratch();
+    let bin = p.join("node_modules/.bin");
+    let config = format!(
+        r#"
+[database]
+url = "{db}"
+
+[[upstreams]]
+name = "every"
+transport = "stdio"
+command = "{bin}/mcp-server-everything"
+
+[[upstreams]]
+name = "everyhttp"
+transport = "http"
+url = "http://127.0.0.1:{http_port}/mcp"
+
+[[upstreams]]
+name = "everysse"
+transport = "sse"
+url = "http://127.0.0.1:{sse_port}/sse"
+
+[[upstreams]]
+name = "time"
+transport = "stdio"
+command = "{venv}/bin/mcp-server-time"
+args = ["--local-timezone", "UTC"]
+
+[[upstreams]]
+name = "memory"
+transport = "stdio"
+command = "{bin}/mcp-server-memory"
+sharing = "per_session"
+env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
+"#,
+        db = super::sqlite_url(&dir),
+        bin = bin.display(),
+        venv = p.join("venv").display(),
+        dir = dir.display(),
+    );
+    let gw = Gateway::start(&config).await;
+    let all = ["every", "everyhttp", "everysse", "time", "memory"];
+    gw.wait_up(&all).await;
+
+    for mode in ["legacy", "default"] {
+        let entity = format!("gw-{mode}");
+        let calls = json!([
+        ["every__echo", {"message": "via stdio"}],
+        ["everyhttp__echo", {"message": "via http"}],
+        ["everysse__echo", {"message": "via sse"}],
+        ["time__get_current_time", {"timezone": "UTC"}],
+        ["memory__create_entities", {"entities": [{"name": entity, "entityType": "thing", "observations": ["works"]}]}],
+        ]);
+        let out = Command::new(p.join("venv/bin/python"))
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/clients/python_client.py"
+            ))
+            .args([&gw.mcp, mode, &calls.to_string()])
+            .output();
+        let out = tokio::time::timeout(Duration::from_secs(120), out)
+            .await
+            .expect("python client finishes")
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "python {mode}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            gw.log()
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let tools: Vec<&str> = v["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        for u in all {
+            assert!(
+                tools.iter().any(|t| t.starts_with(&format!("{u}__"))),
+                "{mode}: no tool of {u} in {tools:?}"
+            );
+        }
+        assert!(tools.iter().all(|t| t.len() <= 64
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')));
+        let results = v["results"].as_array().unwrap();
+        assert_eq!(results[0], "Echo: via stdio");
+        assert_eq!(results[1], "Echo: via http");
+        assert_eq!(results[2], "Echo: via sse");
+        assert!(
+            results[3].as_str().unwrap().contains("UTC"),
+            "{}",
+            results[3]
+        );
+        assert!(
+            results[4].as_str().unwrap().contains(&entity),
+            "{}",
+            results[4]
+        );
+    }
+
+    let home = gateway_tests::scratch();
+    let inspector = |args: Vec<String>| {
+        let mut cmd = Command::new(p.join("node_modules/.bin/mcp-inspector"));
+        cmd.args(["--cli", &gw.mcp, "--transport", "http"])
+            .args(args)
+            .env("PATH", peer_path())
+            .env("HOME", &home);
+        async move {
+            let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+                .await
+                .expect("inspector finishes")
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "inspector: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice::<Value>(&out.stdout).expect("inspector prints JSON")
+        }
+    };
+    let listed = inspector(vec!["--method".into(), "tools/list".into()]).await;
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for u in all {
+        assert!(
+            names.iter().any(|t| t.starts_with(&format!("{u}__"))),
+            "inspector: no tool of {u}"
+        );
+    }
+    for (tool, args) in [
+        ("every__get-sum", vec!["a=1", "b=2"]),
+        ("everyhttp__get-sum", vec!["a=2", "b=3"]),
+        ("everysse__get-sum", vec!["a=3", "b=4"]),
+        ("time__get_current_time", vec!["timezone=UTC"]),
+        ("memory__read_graph", vec![]),
+    ] {
+        let mut a = vec![
+            "--method".to_string(),
+            "tools/call".into(),
+            "--tool-name".into(),
+            tool.into(),
+        ];
+        for kv in args {
+            a.push("--tool-arg".into());
+            a.push(kv.into());
+        }
+        let r = inspector(a).await;
+        assert!(
+            r["content"].is_array() && r.get("isError") != Some(&json!(true)),
+            "{tool}: {r}"
+        );
+    }
+    let r = inspector(vec![
+        "--method".into(),
+        "tools/call".into(),
+        "--tool-name".into(),
+        "everyhttp__get-sum".into(),
+        "--tool-arg".into(),
+        "a=2".into(),
+        "--tool-arg".into(),
+        "b=3".into(),
+    ])
+    .await;
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains('5'),
+        "{r}"
+    );
+}
