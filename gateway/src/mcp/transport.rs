@@ -24,9 +24,30 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 /// Revisions hosts may use, newest first.
 pub const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// A JSON-RPC error with an HTTP status (transport-level failures).
-fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
-    (status, Json(jsonrpc::error(Value::Null, code, message))).into_response()
+/// A transport-level failure: the one place that pairs an HTTP status with a JSON-RPC error.
+#[derive(Debug)]
+pub struct TransportError {
+    status: StatusCode,
+    code: i64,
+    message: String,
+}
+
+impl IntoResponse for TransportError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(jsonrpc::error(Value::Null, self.code, self.message)),
+        )
+            .into_response()
+    }
+}
+
+fn rpc_error(status: StatusCode, code: i64, message: &str) -> TransportError {
+    TransportError {
+        status,
+        code,
+        message: message.to_string(),
+    }
 }
 
 fn accepts_sse(headers: &HeaderMap) -> bool {
@@ -38,7 +59,7 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 }
 
 /// Finds the session a request names: 400 without the header, 404 for an unknown session.
-fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, TransportError> {
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
@@ -59,7 +80,7 @@ fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, Res
     }
 }
 
-fn check_version(headers: &HeaderMap) -> Result<(), Response> {
+fn check_version(headers: &HeaderMap) -> Result<(), TransportError> {
     match headers
         .get(VERSION_HEADER)
         .map(|v| v.to_str().unwrap_or(""))
@@ -95,6 +116,7 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
                 jsonrpc::PARSE_ERROR,
                 "parse error: body is not JSON",
             )
+            .into_response()
         }
     };
     if msg.is_array() {
@@ -102,7 +124,8 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             StatusCode::BAD_REQUEST,
             jsonrpc::INVALID_REQUEST,
             "batch requests are not supported",
-        );
+        )
+        .into_response();
     }
     let kind = jsonrpc::kind(&msg);
     if kind == jsonrpc::Kind::Invalid {
@@ -139,11 +162,11 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             .into_response();
     }
     if let Err(r) = check_version(&headers) {
-        return r;
+        return r.into_response();
     }
     let session = match session_of(&state, &headers) {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     match kind {
         jsonrpc::Kind::Notification => {
@@ -300,14 +323,15 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
             StatusCode::NOT_ACCEPTABLE,
             jsonrpc::INVALID_REQUEST,
             "GET /mcp needs Accept: text/event-stream",
-        );
+        )
+        .into_response();
     }
     if let Err(r) = check_version(&headers) {
-        return r;
+        return r.into_response();
     }
     let session = match session_of(&state, &headers) {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
     match session.attach(last) {
@@ -316,14 +340,15 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
             StatusCode::BAD_REQUEST,
             jsonrpc::INVALID_REQUEST,
             "Last-Event-ID is not one this server issued",
-        ),
+        )
+        .into_response(),
     }
 }
 
 pub async fn delete(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let session = match session_of(&state, &headers) {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     state.hub.remove(&session.id);
     tracing::info!(session = %session.id, "session ended by client");

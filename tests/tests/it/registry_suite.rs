@@ -46,7 +46,7 @@ async fn exercise(reg: &dyn Registry) {
     );
     let t1b = json!({"name": "t1", "description": "one, reworded", "execution": {"taskSupport": "optional"}});
     let r = reg
-        .sync_catalog("a", EntryKind::Tool, &[t1b.clone()])
+        .sync_catalog("a", EntryKind::Tool, std::slice::from_ref(&t1b))
         .await
         .unwrap();
     assert_eq!((r.added, r.changed, r.removed), (0, 1, 1));
