@@ -12,8 +12,6 @@ pub const INTERNAL_ERROR: i64 = -32603;
 pub const UPSTREAM_UNAVAILABLE: i64 = -32000;
 /// An upstream did not answer within the request timeout.
 pub const UPSTREAM_TIMEOUT: i64 = -32001;
-/// MCP: a resource that does not exist.
-pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
 /// What a message is, by its shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

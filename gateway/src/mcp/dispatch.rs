@@ -114,7 +114,7 @@ impl Dispatcher {
                 let view = self.hub.upstreams.view();
                 let (upstream, original) = view.resolve_resource_uri(&uri).ok_or_else(|| {
                     RpcError::new(
-                        jsonrpc::RESOURCE_NOT_FOUND,
+                        jsonrpc::INVALID_PARAMS,
                         format!("resource not found: {uri}"),
                     )
                     .with_data(json!({ "uri": uri }))

@@ -1,5 +1,6 @@
 mod admin;
 mod bad_input;
+mod conformance;
 mod failures;
 mod real_peers;
 mod registry_suite;
