@@ -9,6 +9,7 @@ use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use registry::{OpenOptions, Registry, SqlRegistry};
 use serde_json::json;
@@ -221,7 +222,11 @@ impl Application {
     ) -> anyhow::Result<()> {
         let state = self.state.clone();
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(self.listener, app)
+        // Small SSE writes must not wait for the peer's delayed ACK (Nagle): +40 ms per call.
+        let listener = self.listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await?;
         state.hub.upstreams.stop_all();

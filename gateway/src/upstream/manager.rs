@@ -190,6 +190,10 @@ impl Upstreams {
             match result {
                 Ok(conn) => {
                     backoff = Duration::from_millis(500);
+                    *entry.shared.lock().unwrap() = Some(conn.clone());
+                    // "up" only once the catalog is known: a host that sees the upstream up
+                    // also sees its tools.
+                    self.sync(&entry, &conn).await;
                     {
                         let mut h = entry.health.lock().unwrap();
                         h.status = "up".into();
@@ -203,9 +207,7 @@ impl Upstreams {
                             .and_then(Value::as_str)
                             .map(str::to_string);
                     }
-                    *entry.shared.lock().unwrap() = Some(conn.clone());
                     tracing::info!(upstream = %name, "upstream connected");
-                    self.sync(&entry, &conn).await;
                     tokio::select! {
                         _ = conn.closed() => {}
                         _ = stop.wait_for(|s| *s) => { conn.shutdown(); return; }

@@ -17,6 +17,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -560,6 +561,12 @@ async fn main() -> anyhow::Result<()> {
         .with_state(app);
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     println!("listening on http://{}/mcp", listener.local_addr()?);
-    axum::serve(listener, router).await?;
+    axum::serve(
+        listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        }),
+        router,
+    )
+    .await?;
     Ok(())
 }

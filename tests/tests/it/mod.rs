@@ -1,6 +1,7 @@
 mod admin;
 mod bad_input;
 mod conformance;
+mod database_outage;
 mod failures;
 mod real_peers;
 mod registry_suite;

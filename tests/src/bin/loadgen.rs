@@ -1,0 +1,159 @@
+//! Load generator: N concurrent MCP sessions doing `tools/call` against an upstream directly and
+//! through the gateway, in one run, so the ratio is measured under the same machine load.
+//!
+//! Usage: `loadgen [--sessions N] [--seconds S]` (defaults 64 and 10). It starts the conformance
+//! fixture (Streamable HTTP) and a gateway in front of it from the same target directory, and
+//! prints a Markdown table.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use gateway_tests::RawClient;
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+async fn start(cmd: &mut Command) -> (Child, String) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start");
+    let line = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .next_line()
+        .await
+        .unwrap()
+        .expect("address line");
+    (child, line.trim_start_matches("listening on ").to_string())
+}
+
+struct Run {
+    calls: usize,
+    elapsed: Duration,
+    p50: Duration,
+    p99: Duration,
+}
+
+async fn drive(url: &str, sessions: usize, seconds: u64) -> Run {
+    let mut clients = Vec::new();
+    for _ in 0..sessions {
+        clients.push(RawClient::initialize(url, json!({})).await);
+    }
+    // Warm-up: connections open, caches filled.
+    for c in &mut clients {
+        c.request(
+            "tools/call",
+            json!({"name": "test_simple_text", "arguments": {}}),
+        )
+        .await;
+    }
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(seconds);
+    let tasks: Vec<_> = clients
+        .into_iter()
+        .map(|mut c| {
+            tokio::spawn(async move {
+                let mut lat = Vec::new();
+                while Instant::now() < deadline {
+                    let t = Instant::now();
+                    let r = c
+                        .request(
+                            "tools/call",
+                            json!({"name": "test_simple_text", "arguments": {}}),
+                        )
+                        .await;
+                    assert!(r.get("result").is_some(), "call failed: {r}");
+                    lat.push(t.elapsed());
+                }
+                lat
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    let elapsed = started.elapsed();
+    all.sort();
+    let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)];
+    Run {
+        calls: all.len(),
+        elapsed,
+        p50: pct(0.50),
+        p99: pct(0.99),
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str, default: u64| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let sessions = arg("--sessions", 64) as usize;
+    let seconds = arg("--seconds", 10);
+    let bin_dir = std::env::current_exe()?.parent().unwrap().to_path_buf();
+    let (_fixture, upstream) = start(&mut Command::new(bin_dir.join("conformance-fixture"))).await;
+    let dir = gateway_tests::scratch();
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!("[database]\nurl = \"sqlite://{}/gw.db?mode=rwc\"\n\n[[upstreams]]\nname = \"fx\"\ntransport = \"http\"\nurl = \"{upstream}\"\nprefix = \"never\"\n", dir.display()),
+    )?;
+    let (_gateway, gateway) = start(
+        Command::new(bin_dir.join("mcp-gateway"))
+            .arg("--config")
+            .arg(&config)
+            .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
+            .env("RUST_LOG", "warn"),
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let base = gateway.trim_end_matches("/mcp");
+    for _ in 0..100 {
+        let h: serde_json::Value = http
+            .get(format!("{base}/admin/v1/health"))
+            .send()
+            .await?
+            .json()
+            .await?;
+        if h[0]["status"] == "up" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Interleaved: direct, gateway, direct, gateway — drift on a shared machine hits both.
+    let mut direct = Vec::new();
+    let mut through = Vec::new();
+    for _ in 0..2 {
+        direct.push(drive(&upstream, sessions, seconds / 2).await);
+        through.push(drive(&gateway, sessions, seconds / 2).await);
+    }
+    let sum = |runs: &[Run]| {
+        let calls: usize = runs.iter().map(|r| r.calls).sum();
+        let secs: f64 = runs.iter().map(|r| r.elapsed.as_secs_f64()).sum();
+        let p50 = runs.iter().map(|r| r.p50).max().unwrap();
+        let p99 = runs.iter().map(|r| r.p99).max().unwrap();
+        (calls as f64 / secs, p50, p99)
+    };
+    let (d_rps, d50, d99) = sum(&direct);
+    let (g_rps, g50, g99) = sum(&through);
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!("sessions: {sessions}, seconds per target: {seconds}\n");
+    println!("| target | calls/s | p50 ms | p99 ms |\n|---|---|---|---|");
+    println!("| direct | {d_rps:.0} | {:.2} | {:.2} |", ms(d50), ms(d99));
+    println!("| gateway | {g_rps:.0} | {:.2} | {:.2} |", ms(g50), ms(g99));
+    println!(
+        "| ratio gateway/direct | {:.2} | {:.2} | {:.2} |",
+        g_rps / d_rps,
+        ms(g50) / ms(d50),
+        ms(g99) / ms(d99)
+    );
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! Postgres stopped while serving: traffic goes on from memory, admin writes get a clear 503,
+//! readiness says so, and everything recovers when the database is back.
+
+use gateway_tests::{Gateway, PgCluster, RawClient};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn postgres_stopped_while_serving() {
+    let pg = PgCluster::start();
+    let gw = Gateway::start(&super::fixture_config(&pg.url, "")).await;
+    gw.wait_up(&["fx"]).await;
+    let http = reqwest::Client::new();
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let call = json!({"name": "fx__echo", "arguments": {"message": "m"}});
+    assert_eq!(
+        c.request("tools/call", call.clone()).await["result"]["content"][0]["text"],
+        "m"
+    );
+
+    pg.stop();
+    assert_eq!(
+        c.request("tools/call", call.clone()).await["result"]["content"][0]["text"],
+        "m",
+        "calls do not need the database"
+    );
+    assert!(
+        c.request("tools/list", json!({})).await["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 4
+    );
+    let mut late = RawClient::initialize(&gw.mcp, json!({})).await;
+    assert!(
+        late.request("tools/call", call.clone())
+            .await
+            .get("result")
+            .is_some(),
+        "new sessions too"
+    );
+    let spec = json!({"name": "fx2", "transport": "stdio", "command": super::fixture_bin()});
+    let r = http
+        .post(format!("{}/admin/v1/upstreams", gw.base))
+        .json(&spec)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    let body: Value = r.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("database"),
+        "{body}"
+    );
+    let ready = http
+        .get(format!("{}/readyz", gw.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), 503);
+
+    pg.restart();
+    let mut created = None;
+    for _ in 0..40 {
+        let r = http
+            .post(format!("{}/admin/v1/upstreams", gw.base))
+            .json(&spec)
+            .send()
+            .await
+            .unwrap();
+        if r.status() != 503 {
+            created = Some(r.status());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert_eq!(
+        created,
+        Some(reqwest::StatusCode::CREATED),
+        "admin writes work again once the database is back"
+    );
+    assert_eq!(
+        http.get(format!("{}/readyz", gw.base))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+}
