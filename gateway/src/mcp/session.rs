@@ -24,6 +24,8 @@ const KEEP_FINISHED_STREAMS: usize = 32;
 pub struct StreamEvent {
     pub id: String,
     pub data: Arc<str>,
+    /// The final response of a POST stream.
+    pub last: bool,
 }
 
 #[derive(Default)]
@@ -131,10 +133,11 @@ impl Session {
         StreamEvent {
             id: format!("{stream}_{seq}"),
             data: Arc::from(""),
+            last: false,
         }
     }
 
-    fn push(s: &mut Streams, stream: u64, msg: &Value) {
+    fn push(s: &mut Streams, stream: u64, msg: &Value, last: bool) {
         let buf = s.bufs.entry(stream).or_default();
         let seq = buf.next_seq;
         buf.next_seq += 1;
@@ -147,6 +150,7 @@ impl Session {
             let ev = StreamEvent {
                 id: format!("{stream}_{seq}"),
                 data,
+                last,
             };
             if live.send(ev).is_err() {
                 buf.live = None;
@@ -162,7 +166,7 @@ impl Session {
             .and_then(|id| s.by_request.get(&id_key(id)).copied())
             .filter(|n| s.bufs.get(n).is_some_and(|b| !b.done))
             .unwrap_or(0);
-        Self::push(&mut s, stream, msg);
+        Self::push(&mut s, stream, msg, false);
     }
 
     /// Sends a message that belongs to no request (list_changed, updates) on the GET stream.
@@ -173,7 +177,7 @@ impl Session {
     /// Sends the final response on a POST stream and closes it.
     pub fn finish_stream(&self, stream: u64, request_id: &Value, response: &Value) {
         let mut s = self.streams.lock().unwrap();
-        Self::push(&mut s, stream, response);
+        Self::push(&mut s, stream, response, true);
         if let Some(b) = s.bufs.get_mut(&stream) {
             b.done = true;
             b.live = None;
@@ -208,6 +212,7 @@ impl Session {
                 let _ = tx.send(StreamEvent {
                     id: format!("{stream}_{seq}"),
                     data: data.clone(),
+                    last: false,
                 });
             }
         }

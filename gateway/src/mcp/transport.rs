@@ -21,6 +21,8 @@ use crate::jsonrpc::{self, RpcError};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// How long a call may take before its answer becomes an SSE stream with keep-alives.
+const JSON_WINDOW: Duration = Duration::from_secs(1);
 /// Revisions hosts may use, newest first.
 pub const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
@@ -278,9 +280,7 @@ async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) 
         log_call(&session, &method, &out, started);
         return Json(reply(id, out)).into_response();
     }
-    let (stream_no, rx) = session.open_stream(&id);
-    let priming = (session.protocol_version.as_str() >= "2025-11-25")
-        .then(|| session.priming_event(stream_no));
+    let (stream_no, mut rx) = session.open_stream(&id);
     let task_session = session.clone();
     tokio::spawn(async move {
         let out = state
@@ -291,7 +291,24 @@ async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) 
         let response = reply(id.clone(), out);
         task_session.finish_stream(stream_no, &id, &response);
     });
-    let events = stream::iter(priming).chain(UnboundedReceiverStream::new(rx));
+    // Most calls bring nothing along: answer those with plain JSON, which is cheaper for both
+    // sides. A stream starts as soon as something else comes first, or when the call takes long
+    // enough that keep-alives matter.
+    let first = tokio::time::timeout(JSON_WINDOW, rx.recv()).await;
+    if let Ok(Some(ev)) = &first {
+        if ev.last {
+            return (
+                [(header::CONTENT_TYPE, "application/json")],
+                ev.data.to_string(),
+            )
+                .into_response();
+        }
+    }
+    let priming = (session.protocol_version.as_str() >= "2025-11-25")
+        .then(|| session.priming_event(stream_no));
+    let first = first.ok().flatten();
+    let events =
+        stream::iter(priming.into_iter().chain(first)).chain(UnboundedReceiverStream::new(rx));
     sse_response(events)
 }
 
