@@ -7,6 +7,11 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use gateway::{Application, Config};
 
+// The gateway allocates and frees many small buffers per call (JSON values, headers, SSE frames);
+// mimalloc measured about 10% more calls/s than glibc malloc here (docs/benchmarks.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "mcp-gateway",
