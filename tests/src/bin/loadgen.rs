@@ -1,9 +1,11 @@
 //! Load generator: N concurrent MCP sessions doing `tools/call` against an upstream directly and
 //! through the gateway, in one run, so the ratio is measured under the same machine load.
 //!
-//! Usage: `loadgen [--sessions N] [--seconds S]` (defaults 64 and 10). It starts the conformance
-//! fixture (Streamable HTTP) and a gateway in front of it from the same target directory, and
-//! prints a Markdown table.
+//! Usage: `loadgen [--sessions N] [--seconds S] [--upstream URL --tool NAME --args JSON]`
+//! (defaults 64 sessions, 10 s). Without `--upstream` it starts the conformance fixture (a Rust
+//! Streamable HTTP server that answers in microseconds) and calls `test_simple_text`; with it, it
+//! drives that running server. Either way it starts a gateway in front of the upstream from the
+//! same target directory and prints a Markdown table.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -36,34 +38,32 @@ struct Run {
     p99: Duration,
 }
 
-async fn drive(url: &str, sessions: usize, seconds: u64) -> Run {
+struct Call {
+    tool: String,
+    args: serde_json::Value,
+}
+
+async fn drive(url: &str, call: &Call, sessions: usize, seconds: u64) -> Run {
+    let params = json!({"name": call.tool, "arguments": call.args});
     let mut clients = Vec::new();
     for _ in 0..sessions {
         clients.push(RawClient::initialize(url, json!({})).await);
     }
     // Warm-up: connections open, caches filled.
     for c in &mut clients {
-        c.request(
-            "tools/call",
-            json!({"name": "test_simple_text", "arguments": {}}),
-        )
-        .await;
+        c.request("tools/call", params.clone()).await;
     }
     let started = Instant::now();
     let deadline = started + Duration::from_secs(seconds);
     let tasks: Vec<_> = clients
         .into_iter()
         .map(|mut c| {
+            let params = params.clone();
             tokio::spawn(async move {
                 let mut lat = Vec::new();
                 while Instant::now() < deadline {
                     let t = Instant::now();
-                    let r = c
-                        .request(
-                            "tools/call",
-                            json!({"name": "test_simple_text", "arguments": {}}),
-                        )
-                        .await;
+                    let r = c.request("tools/call", params.clone()).await;
                     assert!(r.get("result").is_some(), "call failed: {r}");
                     lat.push(t.elapsed());
                 }
@@ -99,7 +99,33 @@ async fn main() -> anyhow::Result<()> {
     let sessions = arg("--sessions", 64) as usize;
     let seconds = arg("--seconds", 10);
     let bin_dir = std::env::current_exe()?.parent().unwrap().to_path_buf();
-    let (_fixture, upstream) = start(&mut Command::new(bin_dir.join("conformance-fixture"))).await;
+    let named = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let mut _fixture = None;
+    let (upstream, call) = match named("--upstream") {
+        Some(url) => (
+            url,
+            Call {
+                tool: named("--tool").expect("--tool with --upstream"),
+                args: serde_json::from_str(&named("--args").unwrap_or_else(|| "{}".into()))?,
+            },
+        ),
+        None => {
+            let (child, url) = start(&mut Command::new(bin_dir.join("conformance-fixture"))).await;
+            _fixture = Some(child);
+            (
+                url,
+                Call {
+                    tool: "test_simple_text".into(),
+                    args: json!({}),
+                },
+            )
+        }
+    };
     let dir = gateway_tests::scratch();
     let config = dir.join("gateway.toml");
     std::fs::write(
@@ -132,8 +158,8 @@ async fn main() -> anyhow::Result<()> {
     let mut direct = Vec::new();
     let mut through = Vec::new();
     for _ in 0..2 {
-        direct.push(drive(&upstream, sessions, seconds / 2).await);
-        through.push(drive(&gateway, sessions, seconds / 2).await);
+        direct.push(drive(&upstream, &call, sessions, seconds / 2).await);
+        through.push(drive(&gateway, &call, sessions, seconds / 2).await);
     }
     let sum = |runs: &[Run]| {
         let calls: usize = runs.iter().map(|r| r.calls).sum();
@@ -145,7 +171,10 @@ async fn main() -> anyhow::Result<()> {
     let (d_rps, d50, d99) = sum(&direct);
     let (g_rps, g50, g99) = sum(&through);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!("sessions: {sessions}, seconds per target: {seconds}\n");
+    println!(
+        "tool: {}, sessions: {sessions}, seconds per target: {seconds}\n",
+        call.tool
+    );
     println!("| target | calls/s | p50 ms | p99 ms |\n|---|---|---|---|");
     println!("| direct | {d_rps:.0} | {:.2} | {:.2} |", ms(d50), ms(d99));
     println!("| gateway | {g_rps:.0} | {:.2} | {:.2} |", ms(g50), ms(g99));
