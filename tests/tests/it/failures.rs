@@ -112,3 +112,63 @@ async fn per_session_stdio_processes_end_with_their_sessions() {
     }
     panic!("upstream processes survived the gateway's shutdown");
 }
+
+#[tokio::test]
+async fn idle_sessions_are_reaped_with_their_upstream_processes() {
+    let dir = gateway_tests::scratch();
+    let marker = format!("idle-{}", uuid::Uuid::new_v4().simple());
+    let gw = Gateway::start(&format!(
+        "[server]\nsession_idle_secs = 1\n{}",
+        super::fixture_config(
+            &super::sqlite_url(&dir),
+            &format!("args = [\"{marker}\"]\nsharing = \"per_session\"")
+        )
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    assert!(c
+        .request("tools/call", json!({"name": "fx__pid", "arguments": {}}))
+        .await
+        .get("result")
+        .is_some());
+    assert_eq!(processes_matching(&marker).len(), 2);
+    let mut left = 0;
+    for _ in 0..100 {
+        left = processes_matching(&marker).len();
+        if left == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, 1, "the idle session's upstream process is gone");
+    let r = c
+        .post(&json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}))
+        .await;
+    assert_eq!(r.status(), 404, "a reaped session is unknown");
+}
+
+#[tokio::test]
+async fn mcp_servers_file_from_the_config_is_served() {
+    let dir = gateway_tests::scratch();
+    std::fs::write(
+        dir.join("claude.json"),
+        json!({"mcpServers": {"fixture": {"command": super::fixture_bin()}}}).to_string(),
+    )
+    .unwrap();
+    let gw = Gateway::start(&format!(
+        "mcp_servers_file = \"{}/claude.json\"\n\n[database]\nurl = \"{}\"\n",
+        dir.display(),
+        super::sqlite_url(&dir)
+    ))
+    .await;
+    gw.wait_up(&["fixture"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "fixture__echo", "arguments": {"message": "imported"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "imported");
+}

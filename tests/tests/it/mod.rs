@@ -5,6 +5,7 @@ mod database_outage;
 mod failures;
 mod real_peers;
 mod registry_suite;
+mod resumption;
 
 /// The fixture upstream built with these tests.
 pub fn fixture_bin() -> &'static str {
