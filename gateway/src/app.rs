@@ -4,6 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::MatchedPath;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
@@ -15,7 +16,10 @@ use registry::{OpenOptions, Registry, SqlRegistry};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
+
+use crate::metrics::Metrics;
 
 use crate::config::{Config, UpstreamSpec};
 use crate::mcp::dispatch::Dispatcher;
@@ -103,6 +107,30 @@ fn forbidden(message: &str) -> Response {
     (StatusCode::FORBIDDEN, Json(json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": message } }))).into_response()
 }
 
+/// Counts every HTTP request by route (the pattern, not the path: bounded) and status.
+async fn count_requests(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".into());
+    let resp = next.run(req).await;
+    state
+        .dispatcher
+        .metrics
+        .http_requests
+        .with_label_values(&[&route, resp.status().as_str()])
+        .inc();
+    resp
+}
+
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.dispatcher.metrics.render(&state.hub),
+    )
+}
+
 async fn healthz() -> &'static str {
     "ok"
 }
@@ -128,7 +156,9 @@ async fn readyz(State(state): State<AppState>) -> Response {
 pub fn router(state: AppState) -> Router {
     let admin =
         crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
-    Router::new()
+    // DNS-rebinding protection covers what a browser page could abuse; probes and scrapers call
+    // with the pod's IP as Host and must not be refused.
+    let guarded = Router::new()
         .route(
             "/mcp",
             get(transport::get)
@@ -136,12 +166,26 @@ pub fn router(state: AppState) -> Router {
                 .delete(transport::delete),
         )
         .merge(admin)
+        .route_layer(middleware::from_fn_with_state(state.clone(), guard_origin));
+    Router::new()
+        .merge(guarded)
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
-        .layer(middleware::from_fn_with_state(state.clone(), guard_origin))
+        .route("/metrics", get(metrics))
+        .route_layer(middleware::from_fn_with_state(state.clone(), count_requests))
         // Bounded bodies: a huge POST is refused with 413 before it is read into memory.
         .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
-        .layer(TraceLayer::new_for_http())
+        // Every log line of a request carries its id, and the client gets it back.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
 }
 
@@ -181,6 +225,7 @@ impl Application {
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.list_page_size,
+            metrics: Arc::new(Metrics::new()),
         });
         let listener = TcpListener::bind(config.listen).await?;
         let state = AppState {
@@ -215,7 +260,8 @@ impl Application {
         &self.state
     }
 
-    /// Serves until `shutdown` resolves, then closes every upstream.
+    /// Serves until `shutdown` resolves; then stops accepting, ends the sessions' GET streams,
+    /// lets in-flight calls finish within `shutdown_grace`, and closes every upstream.
     pub async fn serve(
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
@@ -226,10 +272,26 @@ impl Application {
         let listener = self.listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        let (stopping, mut stopping_rx) = tokio::sync::watch::channel(false);
+        let hub = state.hub.clone();
+        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+            shutdown.await;
+            stopping.send_replace(true);
+            // GET streams never end on their own; in-flight POSTs are left to finish.
+            for s in hub.all() {
+                s.close_get_stream();
+            }
+        });
+        let grace = state.config.shutdown_grace;
+        tokio::select! {
+            r = server => r?,
+            _ = async {
+                let _ = stopping_rx.wait_for(|s| *s).await;
+                tokio::time::sleep(grace).await;
+            } => tracing::warn!(?grace, "shutdown deadline passed; unfinished requests dropped"),
+        }
         state.hub.upstreams.stop_all();
+        tracing::info!("stopped");
         Ok(())
     }
 }

@@ -247,6 +247,7 @@ struct RawServer {
     session_idle_secs: Option<u64>,
     list_page_size: Option<usize>,
     admin_remote: Option<bool>,
+    shutdown_grace_secs: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -270,6 +271,8 @@ pub struct Config {
     pub list_page_size: usize,
     /// Serve the admin API to non-loopback peers (off until the admin API has authentication).
     pub admin_remote: bool,
+    /// How long in-flight requests may take to finish after SIGTERM.
+    pub shutdown_grace: Duration,
     pub database_url: Secret,
     pub database_max_connections: u32,
     pub upstreams: Vec<UpstreamSpec>,
@@ -365,6 +368,7 @@ impl Config {
             session_idle: Duration::from_secs(raw.server.session_idle_secs.unwrap_or(1800)),
             list_page_size: page,
             admin_remote: raw.server.admin_remote.unwrap_or(false),
+            shutdown_grace: Duration::from_secs(raw.server.shutdown_grace_secs.unwrap_or(20)),
             database_url: Secret::new(database_url),
             database_max_connections: raw.database.max_connections.unwrap_or(10),
             upstreams,

@@ -9,6 +9,7 @@
 //! | [`config`] | configuration file, env overrides, upstream specs, secrets |
 //! | [`mcp_servers`] | import of `{"mcpServers": ...}` files |
 //! | [`jsonrpc`] | JSON-RPC on raw JSON values |
+//! | [`metrics`] | Prometheus metrics |
 
 pub mod admin;
 pub mod app;
@@ -16,6 +17,7 @@ pub mod config;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod mcp_servers;
+pub mod metrics;
 pub mod upstream;
 
 pub use app::{AppState, Application};

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use super::hub::Hub;
 use super::session::{id_key, Session};
 use crate::jsonrpc::{self, RpcError};
+use crate::metrics::{self, Metrics};
 use crate::upstream::{CallCtx, CallError, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
@@ -17,6 +18,7 @@ static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
 pub struct Dispatcher {
     pub hub: Arc<Hub>,
     pub page_size: usize,
+    pub metrics: Arc<Metrics>,
 }
 
 fn page<'a>(
@@ -248,6 +250,7 @@ impl Dispatcher {
             params["_meta"]["progressToken"] = Value::from(key.clone());
             progress_key = Some(key);
         }
+        let started = std::time::Instant::now();
         let ctx = CallCtx {
             session: session.id.clone(),
             downstream_id: id.clone(),
@@ -269,7 +272,7 @@ impl Dispatcher {
         if let Some(k) = progress_key {
             conn.progress.lock().unwrap().remove(&k);
         }
-        match out {
+        let result = match out {
             Ok(resp) => match RpcError::from_response(&resp) {
                 Some(e) => Err(e),
                 None => Ok(resp.get("result").cloned().unwrap_or_else(|| json!({}))),
@@ -281,6 +284,11 @@ impl Dispatcher {
             Err(e @ CallError::Timeout(..)) => {
                 Err(RpcError::new(jsonrpc::UPSTREAM_TIMEOUT, e.to_string()))
             }
-        }
+        };
+        self.metrics
+            .tool_calls
+            .with_label_values(&[upstream, method, metrics::outcome(&result)])
+            .observe(started.elapsed().as_secs_f64());
+        result
     }
 }

@@ -222,6 +222,13 @@ impl Session {
         Some(rx)
     }
 
+    /// Ends the GET stream (shutdown), leaving calls in flight to finish.
+    pub fn close_get_stream(&self) {
+        if let Some(b) = self.streams.lock().unwrap().bufs.get_mut(&0) {
+            b.live = None;
+        }
+    }
+
     /// Closes every stream (session deleted).
     pub fn close_streams(&self) {
         let mut s = self.streams.lock().unwrap();

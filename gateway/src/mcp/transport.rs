@@ -277,7 +277,7 @@ async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) 
             .dispatcher
             .dispatch(&session, &id, &method, jsonrpc::params(&msg))
             .await;
-        log_call(&session, &method, &out, started);
+        log_call(&state.dispatcher.metrics, &session, &method, &out, started);
         return Json(reply(id, out)).into_response();
     }
     let (stream_no, mut rx) = session.open_stream(&id);
@@ -287,7 +287,13 @@ async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) 
             .dispatcher
             .dispatch(&task_session, &id, &method, jsonrpc::params(&msg))
             .await;
-        log_call(&task_session, &method, &out, started);
+        log_call(
+            &state.dispatcher.metrics,
+            &task_session,
+            &method,
+            &out,
+            started,
+        );
         let response = reply(id.clone(), out);
         task_session.finish_stream(stream_no, &id, &response);
     });
@@ -319,12 +325,41 @@ fn reply(id: Value, out: Result<Value, RpcError>) -> Value {
     }
 }
 
+/// Methods counted under their own name; anything else a client sends is `other`, so a
+/// misbehaving client cannot grow the metrics without bound.
+const KNOWN_METHODS: [&str; 14] = [
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "initialize",
+    "server/discover",
+];
+
 fn log_call(
+    metrics: &crate::metrics::Metrics,
     session: &Session,
     method: &str,
     out: &Result<Value, RpcError>,
     started: std::time::Instant,
 ) {
+    let label = KNOWN_METHODS
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other");
+    metrics
+        .mcp_requests
+        .with_label_values(&[label, crate::metrics::outcome(out)])
+        .inc();
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     match out {
         Ok(_) => tracing::debug!(session = %session.id, method, ms, "request ok"),

@@ -19,7 +19,8 @@ fn tools() -> Value {
         },
         { "name": "hang", "description": "Never answers", "inputSchema": { "type": "object" } },
         { "name": "crash", "description": "Exits while the call is in flight", "inputSchema": { "type": "object" } },
-        { "name": "pid", "description": "Returns the server's process id", "inputSchema": { "type": "object" } }
+        { "name": "pid", "description": "Returns the server's process id", "inputSchema": { "type": "object" } },
+        { "name": "sleep", "description": "Answers after `ms` milliseconds", "inputSchema": { "type": "object", "properties": { "ms": { "type": "integer" } } } }
     ])
 }
 
@@ -54,6 +55,18 @@ fn main() {
                 }),
                 "hang" => continue,
                 "crash" => std::process::exit(3),
+                "sleep" => {
+                    // Answer from a thread, so other calls are not held up meanwhile.
+                    let ms = msg["params"]["arguments"]["ms"].as_u64().unwrap_or(100);
+                    std::thread::spawn(move || {
+                        std::thread::sleep(std::time::Duration::from_millis(ms));
+                        let r = json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": "slept" }] } });
+                        let mut out = std::io::stdout();
+                        let _ = writeln!(out, "{r}");
+                        let _ = out.flush();
+                    });
+                    continue;
+                }
                 "pid" => {
                     json!({ "content": [{ "type": "text", "text": std::process::id().to_string() }] })
                 }

@@ -3,6 +3,7 @@ mod bad_input;
 mod conformance;
 mod database_outage;
 mod failures;
+mod operations;
 mod real_peers;
 mod registry_suite;
 mod resumption;

@@ -1,0 +1,118 @@
+//! Prometheus metrics, served at `/metrics`. Counters and histograms are recorded where things
+//! happen; gauges that mirror state (upstream health, sessions) are read at scrape time, so they
+//! can never drift from the truth.
+
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
+};
+
+use crate::mcp::hub::Hub;
+
+/// Latency buckets from 1 ms to 60 s: tool calls span that range.
+const BUCKETS: [f64; 14] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 15.0, 60.0,
+];
+
+pub struct Metrics {
+    registry: Registry,
+    pub http_requests: IntCounterVec,
+    pub mcp_requests: IntCounterVec,
+    pub tool_calls: HistogramVec,
+    upstream_up: IntGaugeVec,
+    upstream_restarts: IntGaugeVec,
+    sessions: IntGauge,
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let registry =
+            Registry::new_custom(Some("mcp_gateway".into()), None).expect("metrics registry");
+        let http_requests = IntCounterVec::new(
+            Opts::new("http_requests_total", "HTTP requests by route and status"),
+            &["route", "status"],
+        )
+        .unwrap();
+        let mcp_requests = IntCounterVec::new(
+            Opts::new("mcp_requests_total", "MCP requests by method and outcome"),
+            &["method", "outcome"],
+        )
+        .unwrap();
+        let tool_calls = HistogramVec::new(
+            HistogramOpts::new(
+                "upstream_request_duration_seconds",
+                "Requests forwarded to upstreams, by upstream, method and outcome",
+            )
+            .buckets(BUCKETS.to_vec()),
+            &["upstream", "method", "outcome"],
+        )
+        .unwrap();
+        let upstream_up = IntGaugeVec::new(
+            Opts::new("upstream_up", "1 when the upstream is connected"),
+            &["upstream"],
+        )
+        .unwrap();
+        let upstream_restarts = IntGaugeVec::new(
+            Opts::new(
+                "upstream_restarts",
+                "Times the upstream's connection was lost and restarted",
+            ),
+            &["upstream"],
+        )
+        .unwrap();
+        let sessions = IntGauge::new("sessions_active", "Open downstream sessions").unwrap();
+        for c in [
+            Box::new(http_requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(mcp_requests.clone()),
+            Box::new(tool_calls.clone()),
+            Box::new(upstream_up.clone()),
+            Box::new(upstream_restarts.clone()),
+            Box::new(sessions.clone()),
+        ] {
+            registry.register(c).expect("unique metric names");
+        }
+        Self {
+            registry,
+            http_requests,
+            mcp_requests,
+            tool_calls,
+            upstream_up,
+            upstream_restarts,
+            sessions,
+        }
+    }
+
+    /// The text exposition, with state gauges read from `hub` now.
+    pub fn render(&self, hub: &Hub) -> String {
+        self.upstream_up.reset();
+        self.upstream_restarts.reset();
+        for h in hub.upstreams.health() {
+            self.upstream_up
+                .with_label_values(&[&h.name])
+                .set((h.status == "up") as i64);
+            self.upstream_restarts
+                .with_label_values(&[&h.name])
+                .set(h.restarts as i64);
+        }
+        self.sessions.set(hub.count() as i64);
+        let mut out = Vec::new();
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The outcome label of a JSON-RPC result.
+pub fn outcome<T>(r: &Result<T, crate::jsonrpc::RpcError>) -> &'static str {
+    match r {
+        Ok(_) => "ok",
+        Err(e) if e.code == crate::jsonrpc::UPSTREAM_TIMEOUT => "timeout",
+        Err(e) if e.code == crate::jsonrpc::UPSTREAM_UNAVAILABLE => "unavailable",
+        Err(_) => "error",
+    }
+}

@@ -1,0 +1,112 @@
+//! Operations: health and readiness, Prometheus metrics, request ids, graceful shutdown.
+
+use futures::StreamExt;
+use gateway_tests::{Gateway, RawClient};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn health_readiness_metrics_and_request_ids() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&format!(
+        "{}\n[[upstreams]]\nname = \"dead\"\ntransport = \"stdio\"\ncommand = \"/nonexistent/mcp-server\"\n",
+        super::fixture_config(&super::sqlite_url(&dir), "")
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let http = reqwest::Client::new();
+    let r = http
+        .get(format!("{}/healthz", gw.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let r = http
+        .get(format!("{}/readyz", gw.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "a dead upstream does not fail readiness");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["upstreams_down"], json!(["dead"]));
+
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    c.request(
+        "tools/call",
+        json!({"name": "fx__echo", "arguments": {"message": "x"}}),
+    )
+    .await;
+    c.request("tools/call", json!({"name": "fx__nope", "arguments": {}}))
+        .await;
+    let resp = c
+        .post(&json!({"jsonrpc": "2.0", "id": 99, "method": "ping"}))
+        .await;
+    let id = resp
+        .headers()
+        .get("x-request-id")
+        .expect("request id header")
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(!id.is_empty());
+    let echoed = http
+        .get(format!("{}/healthz", gw.base))
+        .header("x-request-id", "abc-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        echoed.headers()["x-request-id"],
+        "abc-123",
+        "a client's request id is kept"
+    );
+
+    let text = http
+        .get(format!("{}/metrics", gw.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for needle in [
+        r#"mcp_gateway_mcp_requests_total{method="tools/call",outcome="ok"} 1"#,
+        r#"mcp_gateway_mcp_requests_total{method="tools/call",outcome="error"} 1"#,
+        r#"mcp_gateway_upstream_up{upstream="fx"} 1"#,
+        r#"mcp_gateway_upstream_up{upstream="dead"} 0"#,
+        r#"mcp_gateway_upstream_request_duration_seconds_count{method="tools/call",outcome="ok",upstream="fx"} 1"#,
+        "mcp_gateway_sessions_active 1",
+        r#"mcp_gateway_http_requests_total{route="/mcp",status="200"}"#,
+    ] {
+        assert!(text.contains(needle), "missing {needle} in\n{text}");
+    }
+}
+
+#[tokio::test]
+async fn sigterm_lets_calls_in_flight_finish_and_ends_streams() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    let c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let mut listening = Box::pin(c.listen().await);
+    let url = gw.mcp.clone();
+    let session = c.session.clone();
+    let call = tokio::spawn(async move {
+        let mut c = RawClient::new(&url);
+        c.session = session;
+        c.request(
+            "tools/call",
+            json!({"name": "fx__sleep", "arguments": {"ms": 1500}}),
+        )
+        .await
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let status = gw.stop().await;
+    assert!(status.success(), "clean exit: {status:?}");
+    let r = call.await.unwrap();
+    assert_eq!(
+        r["result"]["content"][0]["text"], "slept",
+        "the call in flight finished: {r}"
+    );
+    let end = tokio::time::timeout(std::time::Duration::from_secs(5), listening.next()).await;
+    assert!(matches!(end, Ok(None)), "the GET stream ended");
+}
