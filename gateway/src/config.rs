@@ -281,7 +281,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// Reads `path`, or the example config when `path` is `None`.
+    /// Reads `path` (TOML, or JSON when its name ends in `.json`), or the example config when
+    /// `path` is `None`.
     pub fn load(path: Option<&Path>, env: HashMap<String, String>) -> Result<Self, ConfigError> {
         match path {
             Some(p) => {
@@ -289,7 +290,14 @@ impl Config {
                     path: p.to_path_buf(),
                     source,
                 })?;
-                Self::parse(&text, p.parent(), env)
+                if p.extension().is_some_and(|e| e == "json") {
+                    // Helm renders JSON faithfully (its TOML output turns integers into floats).
+                    let raw = serde_json::from_str(&text)
+                        .map_err(|e| ConfigError::Parse(format!("config: {e}")))?;
+                    Self::validate(raw, p.parent(), env)
+                } else {
+                    Self::parse(&text, p.parent(), env)
+                }
             }
             None => Self::parse(EXAMPLE_CONFIG, None, env),
         }
@@ -303,6 +311,14 @@ impl Config {
     ) -> Result<Self, ConfigError> {
         let raw: RawConfig =
             toml::from_str(text).map_err(|e| ConfigError::Parse(format!("config: {e}")))?;
+        Self::validate(raw, base, env)
+    }
+
+    fn validate(
+        raw: RawConfig,
+        base: Option<&Path>,
+        env: HashMap<String, String>,
+    ) -> Result<Self, ConfigError> {
         let var = |k: &str| env.get(&format!("{ENV_PREFIX}{k}")).cloned();
         let listen = var("LISTEN")
             .or(raw.server.listen)

@@ -16,7 +16,7 @@ pub fn peers() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| home().join(".cache/mcp-gateway/peers"));
     assert!(
-        dir.join(".installed-v1").exists(),
+        dir.join(".installed-v2").exists(),
         "real MCP peers are missing in {}: run scripts/install-peers (scripts/test does)",
         dir.display()
     );

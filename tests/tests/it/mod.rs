@@ -2,6 +2,7 @@ mod admin;
 mod bad_input;
 mod conformance;
 mod database_outage;
+mod deployment;
 mod failures;
 mod operations;
 mod real_peers;
