@@ -137,7 +137,8 @@ fn yes() -> bool {
     true
 }
 
-fn looks_secret(key: &str) -> bool {
+/// Whether an env var or header name suggests its value is a credential.
+pub(crate) fn looks_secret(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
     [
         "authorization",

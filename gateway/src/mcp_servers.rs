@@ -35,20 +35,7 @@ struct Server {
 /// Values that look like secrets become `{ env = NAME }` references named after the key, so that
 /// importing never stores a credential in clear text; the user exports that variable.
 fn source(key: &str, value: String) -> ValueSource {
-    let k = key.to_ascii_lowercase();
-    let secret = [
-        "authorization",
-        "cookie",
-        "token",
-        "secret",
-        "password",
-        "api-key",
-        "api_key",
-        "apikey",
-    ]
-    .iter()
-    .any(|s| k.contains(s));
-    if secret {
+    if crate::config::looks_secret(key) {
         let var: String = key
             .chars()
             .map(|c| {
