@@ -92,3 +92,29 @@ async fn postgres_backend() {
     // Opening again (a second replica) finds the migrations done.
     SqlRegistry::open(&url, Default::default()).await.unwrap();
 }
+
+#[tokio::test]
+async fn replicas_starting_together_migrate_once() {
+    let url = gateway_tests::postgres_database().await;
+    let opens: Vec<_> = (0..6)
+        .map(|_| {
+            let url = url.clone();
+            tokio::spawn(async move { SqlRegistry::open(&url, Default::default()).await })
+        })
+        .collect();
+    for o in opens {
+        o.await.unwrap().expect("every replica starts");
+    }
+    let reg = SqlRegistry::open(&url, Default::default()).await.unwrap();
+    let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
+        .fetch_one(reg.pool())
+        .await
+        .unwrap();
+    let files = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../migrations/postgres"
+    ))
+    .unwrap()
+    .count() as i64;
+    assert_eq!(applied, files, "each migration applied exactly once");
+}
