@@ -189,6 +189,55 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// Applies upstream changes made through other replicas' admin APIs (Postgres LISTEN/NOTIFY):
+/// the changed upstream is re-read and restarted, started or stopped.
+fn spawn_change_follower(registry: Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
+    let mut changes = registry.subscribe();
+    let upstreams = Arc::downgrade(upstreams);
+    tokio::spawn(async move {
+        loop {
+            let names = match changes.recv().await {
+                Ok(name) => vec![name],
+                // Too many at once: re-read everything rather than miss one.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    let Some(ups) = upstreams.upgrade() else {
+                        break;
+                    };
+                    let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
+                    if let Ok(recs) = registry.list_upstreams().await {
+                        all.extend(recs.into_iter().map(|r| r.name));
+                    }
+                    all
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            let Some(ups) = upstreams.upgrade() else {
+                break;
+            };
+            for name in names {
+                match registry.get_upstream(&name).await {
+                    Ok(Some(rec)) => match serde_json::from_value::<UpstreamSpec>(rec.spec) {
+                        Ok(mut spec) => {
+                            spec.enabled = spec.enabled && rec.enabled;
+                            if ups.spec(&name).as_ref() != Some(&spec) {
+                                tracing::info!(upstream = %name, "upstream changed on another replica");
+                                ups.start(spec);
+                            }
+                        }
+                        Err(e) => {
+                            tracing::error!(upstream = %name, error = %e, "stored upstream is invalid")
+                        }
+                    },
+                    Ok(None) => ups.stop(&name),
+                    Err(e) => {
+                        tracing::warn!(upstream = %name, error = %e, "cannot read a changed upstream")
+                    }
+                }
+            }
+        }
+    });
+}
+
 impl Application {
     /// Opens the registry, seeds the config's upstreams, starts every upstream and binds.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
@@ -222,6 +271,7 @@ impl Application {
                 }
             }
         }
+        spawn_change_follower(registry.clone(), &upstreams);
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.list_page_size,

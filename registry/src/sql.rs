@@ -17,10 +17,25 @@ use crate::store::Registry;
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
 
+/// The Postgres channel on which replicas announce upstream changes.
+const CHANNEL: &str = "mcp_gateway_upstreams";
+
 /// Registry stored in Postgres or SQLite.
 pub struct SqlRegistry {
     pool: AnyPool,
     backend: &'static str,
+    /// Identifies this process's own notifications, which it has already acted on.
+    origin: String,
+    changes: tokio::sync::broadcast::Sender<String>,
+    listener: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for SqlRegistry {
+    fn drop(&mut self) {
+        if let Some(l) = &self.listener {
+            l.abort();
+        }
+    }
 }
 
 /// Options for opening the registry.
@@ -83,7 +98,60 @@ impl SqlRegistry {
             &SQLITE_MIGRATIONS
         };
         migrator.run(&pool).await?;
-        Ok(Self { pool, backend })
+        let origin = format!("{:x}", std::process::id() as u64 ^ now_ms() as u64);
+        let (changes, _) = tokio::sync::broadcast::channel(256);
+        let listener = if backend == "postgres" {
+            let mut listener = sqlx::postgres::PgListener::connect(url)
+                .await
+                .map_err(|e| RegistryError::from_sqlx(e, "listener"))?;
+            listener
+                .listen(CHANNEL)
+                .await
+                .map_err(|e| RegistryError::from_sqlx(e, "listener"))?;
+            let tx = changes.clone();
+            let me = origin.clone();
+            Some(tokio::spawn(async move {
+                // `recv` reconnects by itself after a lost connection; notifications sent while
+                // it was away are lost, which the periodic resync of the caller covers.
+                loop {
+                    match listener.recv().await {
+                        Ok(n) => {
+                            if let Some((from, name)) = n.payload().split_once(' ') {
+                                if from != me {
+                                    let _ = tx.send(name.to_string());
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "registry listener lost; retrying");
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                    }
+                }
+            }))
+        } else {
+            None
+        };
+        Ok(Self {
+            pool,
+            backend,
+            origin,
+            changes,
+            listener,
+        })
+    }
+
+    /// Tells the other replicas that an upstream changed (Postgres only).
+    async fn announce(&self, name: &str) -> Result<()> {
+        if self.backend == "postgres" {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(CHANNEL)
+                .bind(format!("{} {name}", self.origin))
+                .execute(&self.pool)
+                .await
+                .map_err(|e| RegistryError::from_sqlx(e, "notify"))?;
+        }
+        Ok(())
     }
 
     pub fn pool(&self) -> &AnyPool {
@@ -163,6 +231,7 @@ impl Registry for SqlRegistry {
         .execute(&self.pool)
         .await
         .map_err(|e| RegistryError::from_sqlx(e, &format!("upstream {name:?}")))?;
+        self.announce(name).await?;
         self.get_upstream(name)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("upstream {name:?}")))
@@ -187,6 +256,7 @@ impl Registry for SqlRegistry {
         if done.rows_affected() == 0 {
             return Err(RegistryError::NotFound(format!("upstream {name:?}")));
         }
+        self.announce(name).await?;
         self.get_upstream(name)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("upstream {name:?}")))
@@ -208,6 +278,7 @@ impl Registry for SqlRegistry {
         .execute(&self.pool)
         .await
         .map_err(|e| RegistryError::from_sqlx(e, "upstream"))?;
+        self.announce(name).await?;
         self.get_upstream(name)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("upstream {name:?}")))
@@ -235,6 +306,7 @@ impl Registry for SqlRegistry {
         tx.commit()
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "upstream"))?;
+        self.announce(name).await?;
         Ok(())
     }
 
@@ -327,6 +399,10 @@ impl Registry for SqlRegistry {
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "catalog"))?;
         Ok(report)
+    }
+
+    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.changes.subscribe()
     }
 
     async fn catalog(&self) -> Result<Vec<CatalogEntry>> {

@@ -46,4 +46,8 @@ pub trait Registry: Send + Sync + 'static {
     ) -> Result<SyncReport>;
     /// The whole catalog, ordered by upstream, kind, key.
     async fn catalog(&self) -> Result<Vec<CatalogEntry>>;
+
+    /// Names of upstreams that another replica created, changed or deleted (Postgres
+    /// LISTEN/NOTIFY). A single-process backend never sends anything.
+    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String>;
 }

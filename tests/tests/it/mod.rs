@@ -7,6 +7,7 @@ mod failures;
 mod operations;
 mod real_peers;
 mod registry_suite;
+mod replicas;
 mod resumption;
 
 /// The fixture upstream built with these tests.
