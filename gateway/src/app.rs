@@ -24,6 +24,7 @@ use crate::metrics::Metrics;
 use crate::config::{Config, UpstreamSpec};
 use crate::mcp::dispatch::Dispatcher;
 use crate::mcp::hub::Hub;
+use crate::mcp::session_id::SessionCodec;
 use crate::mcp::transport;
 use crate::upstream::Upstreams;
 
@@ -259,7 +260,11 @@ impl Application {
                 .await?;
         }
         let upstreams = Upstreams::new(config.clone(), registry.clone());
-        let hub = Hub::new(upstreams.clone());
+        let codec = SessionCodec::new(config.session_key.as_ref().map(|k| k.expose()));
+        if !codec.shared {
+            tracing::info!("no session_key: sessions are known to this process only");
+        }
+        let hub = Hub::new(upstreams.clone(), registry.clone(), codec);
         for rec in registry.list_upstreams().await? {
             match serde_json::from_value::<UpstreamSpec>(rec.spec) {
                 Ok(mut spec) => {

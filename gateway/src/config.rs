@@ -249,6 +249,8 @@ struct RawServer {
     list_page_size: Option<usize>,
     admin_remote: Option<bool>,
     shutdown_grace_secs: Option<u64>,
+    /// Key shared by replicas to encrypt session ids (a reference: `{ env = "..." }`).
+    session_key: Option<ValueSource>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -274,6 +276,8 @@ pub struct Config {
     pub admin_remote: bool,
     /// How long in-flight requests may take to finish after SIGTERM.
     pub shutdown_grace: Duration,
+    /// Shared by replicas so that any of them can serve any session; `None`: a random key.
+    pub session_key: Option<Secret>,
     pub database_url: Secret,
     pub database_max_connections: u32,
     pub upstreams: Vec<UpstreamSpec>,
@@ -386,6 +390,24 @@ impl Config {
             list_page_size: page,
             admin_remote: raw.server.admin_remote.unwrap_or(false),
             shutdown_grace: Duration::from_secs(raw.server.shutdown_grace_secs.unwrap_or(20)),
+            session_key: match var("SESSION_KEY") {
+                Some(k) => Some(Secret::new(k)),
+                None => raw
+                    .server
+                    .session_key
+                    .map(|k| {
+                        if matches!(k, ValueSource::Literal(_)) {
+                            return Err(ConfigError::Invalid(
+                                "server.session_key must be a reference ({ env = \"VAR\" } or \
+                                 { file = \"/path\" }), not clear text"
+                                    .into(),
+                            ));
+                        }
+                        k.resolve(&env)
+                            .map_err(|e| ConfigError::Invalid(format!("server.session_key: {e}")))
+                    })
+                    .transpose()?,
+            },
             database_url: Secret::new(database_url),
             database_max_connections: raw.database.max_connections.unwrap_or(10),
             upstreams,

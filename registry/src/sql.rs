@@ -401,6 +401,28 @@ impl Registry for SqlRegistry {
         Ok(report)
     }
 
+    async fn terminate_session(&self, id_hash: &str) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO terminated_sessions (id_hash, terminated_at) VALUES ($1, $2) \
+             ON CONFLICT (id_hash) DO NOTHING",
+        )
+        .bind(id_hash)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(|e| RegistryError::from_sqlx(e, "session"))?;
+        Ok(())
+    }
+
+    async fn is_session_terminated(&self, id_hash: &str) -> Result<bool> {
+        let row = sqlx::query("SELECT 1 FROM terminated_sessions WHERE id_hash = $1")
+            .bind(id_hash)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| RegistryError::from_sqlx(e, "session"))?;
+        Ok(row.is_some())
+    }
+
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
         self.changes.subscribe()
     }

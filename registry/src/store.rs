@@ -47,6 +47,11 @@ pub trait Registry: Send + Sync + 'static {
     /// The whole catalog, ordered by upstream, kind, key.
     async fn catalog(&self) -> Result<Vec<CatalogEntry>>;
 
+    /// Records that a host ended a session (by a hash of its id).
+    async fn terminate_session(&self, id_hash: &str) -> Result<()>;
+    /// Whether a session was ended by its host.
+    async fn is_session_terminated(&self, id_hash: &str) -> Result<bool>;
+
     /// Names of upstreams that another replica created, changed or deleted (Postgres
     /// LISTEN/NOTIFY). A single-process backend never sends anything.
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String>;

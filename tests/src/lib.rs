@@ -98,6 +98,11 @@ pub struct Gateway {
 impl Gateway {
     /// Starts the binary with `config` (TOML; `listen` is forced to port 0).
     pub async fn start(config: &str) -> Self {
+        Self::start_with_env(config, &[]).await
+    }
+
+    /// Like [`start`](Self::start), with extra environment variables.
+    pub async fn start_with_env(config: &str, env: &[(&str, &str)]) -> Self {
         let dir = scratch();
         let path = dir.join("gateway.toml");
         std::fs::write(&path, config).unwrap();
@@ -107,6 +112,7 @@ impl Gateway {
             .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
             .env("PATH", peer_path())
             .env("RUST_LOG", "info,gateway=debug")
+            .envs(env.iter().copied())
             .current_dir(&dir)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(dir.join("gateway.log")).unwrap())
@@ -171,6 +177,11 @@ impl Gateway {
             "upstreams {names:?} not up within 60 s; log:\n{}",
             self.log()
         );
+    }
+
+    /// Kills the process at once, as a crashed pod would die.
+    pub async fn kill(mut self) {
+        let _ = self.child.kill().await;
     }
 
     /// Sends SIGTERM and waits for the process to exit.

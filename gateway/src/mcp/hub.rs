@@ -8,19 +8,29 @@ use registry::EntryKind;
 use serde_json::{json, Value};
 
 use super::session::{id_key, Session};
+use super::session_id::{id_hash, SessionCodec, SessionState};
 use crate::jsonrpc;
 use crate::upstream::{CallCtx, Connection, InboundSink, Upstreams};
+use registry::Registry;
 
 pub struct Hub {
     sessions: RwLock<HashMap<String, Arc<Session>>>,
     pub upstreams: Arc<Upstreams>,
+    pub codec: SessionCodec,
+    registry: Arc<dyn Registry>,
 }
 
 impl Hub {
-    pub fn new(upstreams: Arc<Upstreams>) -> Arc<Self> {
+    pub fn new(
+        upstreams: Arc<Upstreams>,
+        registry: Arc<dyn Registry>,
+        codec: SessionCodec,
+    ) -> Arc<Self> {
         let hub = Arc::new(Self {
             sessions: RwLock::default(),
             upstreams: upstreams.clone(),
+            codec,
+            registry,
         });
         let sink: Arc<dyn InboundSink> = hub.clone();
         upstreams.set_sink(Arc::downgrade(&sink));
@@ -45,8 +55,58 @@ impl Hub {
         hub
     }
 
-    pub fn insert(&self, s: Arc<Session>) {
-        self.sessions.write().unwrap().insert(s.id.clone(), s);
+    /// Creates a session; its id carries its state, encrypted.
+    pub fn create(&self, protocol_version: &str, client_caps: serde_json::Value) -> Arc<Session> {
+        let state = SessionState {
+            protocol_version: protocol_version.into(),
+            client_caps,
+        };
+        let id = self.codec.issue(&state);
+        let s = Arc::new(Session::new(
+            id.clone(),
+            state.protocol_version,
+            state.client_caps,
+        ));
+        self.sessions.write().unwrap().insert(id, s.clone());
+        s
+    }
+
+    /// The session with this id: one this replica holds, or one another replica created that is
+    /// rebuilt from its id (unless its host ended it). Per-session upstream connections are
+    /// reopened on first use.
+    pub async fn find(&self, id: &str) -> Option<Arc<Session>> {
+        if let Some(s) = self.get(id) {
+            return Some(s);
+        }
+        let state = self.codec.open(id)?;
+        match self.registry.is_session_terminated(&id_hash(id)).await {
+            Ok(true) => return None,
+            Ok(false) => {}
+            // Availability over strictness: a session that cannot be checked is served.
+            Err(e) => tracing::warn!(error = %e, "cannot check whether a session was ended"),
+        }
+        let s = Arc::new(Session::new(
+            id.to_string(),
+            state.protocol_version,
+            state.client_caps,
+        ));
+        tracing::info!(session = %short(id), "session restored from its id");
+        Some(
+            self.sessions
+                .write()
+                .unwrap()
+                .entry(id.to_string())
+                .or_insert(s)
+                .clone(),
+        )
+    }
+
+    /// Ends a session for good, on every replica.
+    pub async fn terminate(&self, id: &str) {
+        self.remove(id);
+        if let Err(e) = self.registry.terminate_session(&id_hash(id)).await {
+            tracing::warn!(error = %e, "session end not recorded; another replica could restore it");
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {
@@ -236,6 +296,11 @@ impl Hub {
         msg["id"] = upstream_id;
         conn.send_raw(msg);
     }
+}
+
+/// A session id for logs: long ids are cut to their first characters.
+pub fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
 }
 
 impl InboundSink for Hub {

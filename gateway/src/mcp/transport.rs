@@ -61,7 +61,7 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 }
 
 /// Finds the session a request names: 400 without the header, 404 for an unknown session.
-fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, TransportError> {
+async fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, TransportError> {
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
@@ -69,7 +69,7 @@ fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, Tra
             "missing Mcp-Session-Id header: send initialize first",
         ));
     };
-    match state.hub.get(id) {
+    match state.hub.find(id).await {
         Some(s) => {
             s.touch();
             Ok(s)
@@ -166,7 +166,7 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
     if let Err(r) = check_version(&headers) {
         return r.into_response();
     }
-    let session = match session_of(&state, &headers) {
+    let session = match session_of(&state, &headers).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
@@ -209,13 +209,8 @@ fn initialize(state: &AppState, msg: &Value) -> Response {
         .and_then(|p| p.get("capabilities"))
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let sid = uuid::Uuid::new_v4().simple().to_string();
-    state.hub.insert(Arc::new(Session::new(
-        sid.clone(),
-        version.to_string(),
-        caps,
-    )));
-    tracing::info!(session = %sid, version, "session initialized");
+    let sid = state.hub.create(version, caps).id.clone();
+    tracing::info!(session = %super::hub::short(&sid), version, "session initialized");
     let result = json!({
         "protocolVersion": version,
         "capabilities": {
@@ -229,8 +224,10 @@ fn initialize(state: &AppState, msg: &Value) -> Response {
         "instructions": "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.",
     });
     let mut resp = Json(jsonrpc::result(id, result)).into_response();
-    resp.headers_mut()
-        .insert(SESSION_HEADER, HeaderValue::from_str(&sid).expect("hex id"));
+    resp.headers_mut().insert(
+        SESSION_HEADER,
+        HeaderValue::from_str(&sid).expect("base64url id"),
+    );
     resp
 }
 
@@ -381,7 +378,7 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
     if let Err(r) = check_version(&headers) {
         return r.into_response();
     }
-    let session = match session_of(&state, &headers) {
+    let session = match session_of(&state, &headers).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
@@ -398,11 +395,11 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
 }
 
 pub async fn delete(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let session = match session_of(&state, &headers) {
+    let session = match session_of(&state, &headers).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
-    state.hub.remove(&session.id);
+    state.hub.terminate(&session.id).await;
     tracing::info!(session = %session.id, "session ended by client");
     StatusCode::OK.into_response()
 }

@@ -114,7 +114,7 @@ async fn per_session_stdio_processes_end_with_their_sessions() {
 }
 
 #[tokio::test]
-async fn idle_sessions_are_reaped_with_their_upstream_processes() {
+async fn idle_sessions_release_their_upstream_processes_and_come_back_on_use() {
     let dir = gateway_tests::scratch();
     let marker = format!("idle-{}", uuid::Uuid::new_v4().simple());
     let gw = Gateway::start(&format!(
@@ -142,10 +142,13 @@ async fn idle_sessions_are_reaped_with_their_upstream_processes() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(left, 1, "the idle session's upstream process is gone");
+    // Reaping frees resources only: the id still describes the session, so the host's next
+    // request rebuilds it (with a fresh upstream process) instead of failing.
     let r = c
-        .post(&json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}))
+        .request("tools/call", json!({"name": "fx__pid", "arguments": {}}))
         .await;
-    assert_eq!(r.status(), 404, "a reaped session is unknown");
+    assert!(r.get("result").is_some(), "{r}");
+    assert_eq!(processes_matching(&marker).len(), 2);
 }
 
 #[tokio::test]

@@ -118,3 +118,23 @@ async fn replicas_starting_together_migrate_once() {
     .count() as i64;
     assert_eq!(applied, files, "each migration applied exactly once");
 }
+
+async fn terminated_sessions(reg: &dyn Registry) {
+    assert!(!reg.is_session_terminated("h1").await.unwrap());
+    reg.terminate_session("h1").await.unwrap();
+    reg.terminate_session("h1").await.unwrap();
+    assert!(reg.is_session_terminated("h1").await.unwrap());
+}
+
+#[tokio::test]
+async fn terminated_sessions_on_both_backends() {
+    let dir = gateway_tests::scratch();
+    terminated_sessions(
+        &SqlRegistry::open(&super::sqlite_url(&dir), Default::default())
+            .await
+            .unwrap(),
+    )
+    .await;
+    let url = gateway_tests::postgres_database().await;
+    terminated_sessions(&SqlRegistry::open(&url, Default::default()).await.unwrap()).await;
+}

@@ -66,3 +66,95 @@ async fn upstream_added_on_one_replica_is_served_by_the_other() {
     }
     assert!(gone, "replica a dropped the upstream deleted through b");
 }
+
+#[tokio::test]
+async fn a_session_continues_on_another_replica_when_its_replica_dies() {
+    let db = gateway_tests::postgres_database().await;
+    let config = super::fixture_config(&db, "sharing = \"per_session\"");
+    let key = [("MCP_GATEWAY_SESSION_KEY", "test-shared-session-key")];
+    let a = Gateway::start_with_env(&config, &key).await;
+    let b = Gateway::start_with_env(&config, &key).await;
+    a.wait_up(&["fx"]).await;
+    b.wait_up(&["fx"]).await;
+
+    // A tiny round-robin in front of the two replicas: the session alternates between them.
+    let mut c = RawClient::initialize(&a.mcp, json!({})).await;
+    let mut pids = Vec::new();
+    for (i, url) in [&a.mcp, &b.mcp, &a.mcp, &b.mcp].into_iter().enumerate() {
+        c.url = url.clone();
+        let r = c
+            .request(
+                "tools/call",
+                json!({"name": "fx__echo", "arguments": {"message": format!("m{i}")}}),
+            )
+            .await;
+        assert_eq!(
+            r["result"]["content"][0]["text"],
+            format!("m{i}"),
+            "call {i}: {r}"
+        );
+        let r = c
+            .request("tools/call", json!({"name": "fx__pid", "arguments": {}}))
+            .await;
+        pids.push(
+            r["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    assert_eq!(
+        pids[0], pids[2],
+        "replica a keeps the session's own upstream process"
+    );
+    assert_eq!(
+        pids[1], pids[3],
+        "replica b rebuilt the session with an upstream process of its own"
+    );
+    assert_ne!(pids[0], pids[1]);
+
+    a.kill().await;
+    c.url = b.mcp.clone();
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "fx__echo", "arguments": {"message": "after"}}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"], "after",
+        "the session goes on without replica a"
+    );
+
+    let other_key =
+        Gateway::start_with_env(&config, &[("MCP_GATEWAY_SESSION_KEY", "another key")]).await;
+    let mut foreign = RawClient::new(&other_key.mcp);
+    foreign.session = c.session.clone();
+    assert_eq!(
+        foreign
+            .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .await
+            .status(),
+        404,
+        "a replica with another key cannot read the id"
+    );
+
+    let r = c
+        .http
+        .delete(&b.mcp)
+        .header("mcp-session-id", c.session.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let d = Gateway::start_with_env(&config, &key).await;
+    let mut late = RawClient::new(&d.mcp);
+    late.session = c.session.clone();
+    assert_eq!(
+        late.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .await
+            .status(),
+        404,
+        "an ended session stays ended on every replica"
+    );
+}

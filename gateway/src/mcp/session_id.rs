@@ -1,0 +1,114 @@
+//! Self-describing session ids: the state a replica needs to rebuild a 2025-revision session
+//! (protocol version, the host's capabilities) travels in the id itself, encrypted and
+//! authenticated with a key the replicas share (XChaCha20-Poly1305). Any replica can then serve
+//! any request of a session, also after the replica that created it is gone.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+const NONCE_LEN: usize = 24;
+
+/// What a session id carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    #[serde(rename = "v")]
+    pub protocol_version: String,
+    #[serde(rename = "c")]
+    pub client_caps: Value,
+}
+
+pub struct SessionCodec {
+    cipher: XChaCha20Poly1305,
+    /// Whether the key is shared (configured) or this process's own.
+    pub shared: bool,
+}
+
+impl SessionCodec {
+    /// From configured key material (any string; it is hashed to 256 bits), or a random key
+    /// that only this process knows.
+    pub fn new(key: Option<&str>) -> Self {
+        let (key, shared) = match key {
+            Some(k) => (Sha256::digest(k.as_bytes()), true),
+            None => (XChaCha20Poly1305::generate_key(&mut OsRng), false),
+        };
+        Self {
+            cipher: XChaCha20Poly1305::new(&key),
+            shared,
+        }
+    }
+
+    pub fn issue(&self, state: &SessionState) -> String {
+        let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
+        let plain = serde_json::to_vec(state).expect("session state serialises");
+        let sealed = self
+            .cipher
+            .encrypt(&nonce, plain.as_slice())
+            .expect("encryption");
+        let mut bytes = nonce.to_vec();
+        bytes.extend(sealed);
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    /// The state in an id this key issued; `None` for anything else (forged, altered, foreign).
+    pub fn open(&self, id: &str) -> Option<SessionState> {
+        let bytes = URL_SAFE_NO_PAD.decode(id).ok()?;
+        if bytes.len() <= NONCE_LEN {
+            return None;
+        }
+        let (nonce, sealed) = bytes.split_at(NONCE_LEN);
+        let plain = self
+            .cipher
+            .decrypt(XNonce::from_slice(nonce), sealed)
+            .ok()?;
+        serde_json::from_slice(&plain).ok()
+    }
+}
+
+/// What the registry keeps of a terminated session: never the id itself.
+pub fn id_hash(id: &str) -> String {
+    hex::encode(Sha256::digest(id.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn state() -> SessionState {
+        SessionState {
+            protocol_version: "2025-11-25".into(),
+            client_caps: json!({"sampling": {}}),
+        }
+    }
+
+    #[test]
+    fn replicas_with_the_same_key_read_each_others_ids() {
+        let a = SessionCodec::new(Some("shared secret"));
+        let b = SessionCodec::new(Some("shared secret"));
+        let id = a.issue(&state());
+        assert_eq!(b.open(&id), Some(state()));
+        assert!(id
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+        assert_ne!(a.issue(&state()), id, "ids are unique");
+    }
+
+    #[test]
+    fn altered_forged_and_foreign_ids_are_refused() {
+        let a = SessionCodec::new(Some("k1"));
+        let id = a.issue(&state());
+        assert_eq!(SessionCodec::new(Some("k2")).open(&id), None);
+        assert_eq!(SessionCodec::new(None).open(&id), None);
+        let mut bytes = URL_SAFE_NO_PAD.decode(&id).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        assert_eq!(a.open(&URL_SAFE_NO_PAD.encode(bytes)), None);
+        assert_eq!(a.open("not-a-session"), None);
+        assert_eq!(a.open(""), None);
+    }
+}
