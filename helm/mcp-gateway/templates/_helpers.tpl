@@ -43,3 +43,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "mcp-gateway.hasDatabase" -}}
 {{- if or .Values.database.url .Values.database.existingSecret }}true{{ end }}
 {{- end }}
+
+{{- define "mcp-gateway.hasSessionKey" -}}
+{{- if or .Values.sessionKey.value .Values.sessionKey.existingSecret }}true{{ end }}
+{{- end }}

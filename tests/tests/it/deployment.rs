@@ -96,6 +96,14 @@ fn helm_refuses_several_replicas_without_postgres() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("Postgres"));
+    let out = helm()
+        .args(["template", "r"])
+        .arg(repo().join("helm/mcp-gateway"))
+        .args(["--set", "replicaCount=2", "--set", "database.url=postgres://x/y"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("session key"));
 }
 
 #[test]
