@@ -128,7 +128,10 @@ async fn count_requests(State(state): State<AppState>, req: Request, next: Next)
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.dispatcher.metrics.render(&state.hub),
+        state
+            .dispatcher
+            .metrics
+            .render(&state.hub, state.registry.as_ref()),
     )
 }
 

@@ -22,6 +22,7 @@ pub struct Metrics {
     upstream_up: IntGaugeVec,
     upstream_restarts: IntGaugeVec,
     sessions: IntGauge,
+    db_connections: IntGaugeVec,
 }
 
 impl Metrics {
@@ -61,6 +62,11 @@ impl Metrics {
         )
         .unwrap();
         let sessions = IntGauge::new("sessions_active", "Open downstream sessions").unwrap();
+        let db_connections = IntGaugeVec::new(
+            Opts::new("db_pool_connections", "Database pool connections by state"),
+            &["state"],
+        )
+        .unwrap();
         for c in [
             Box::new(http_requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(mcp_requests.clone()),
@@ -68,6 +74,7 @@ impl Metrics {
             Box::new(upstream_up.clone()),
             Box::new(upstream_restarts.clone()),
             Box::new(sessions.clone()),
+            Box::new(db_connections.clone()),
         ] {
             registry.register(c).expect("unique metric names");
         }
@@ -79,11 +86,19 @@ impl Metrics {
             upstream_up,
             upstream_restarts,
             sessions,
+            db_connections,
         }
     }
 
-    /// The text exposition, with state gauges read from `hub` now.
-    pub fn render(&self, hub: &Hub) -> String {
+    /// The text exposition, with state gauges read from `hub` and `db` now.
+    pub fn render(&self, hub: &Hub, db: &dyn registry::Registry) -> String {
+        let (open, idle) = db.pool_stats();
+        self.db_connections
+            .with_label_values(&["open"])
+            .set(open as i64);
+        self.db_connections
+            .with_label_values(&["idle"])
+            .set(idle as i64);
         self.upstream_up.reset();
         self.upstream_restarts.reset();
         for h in hub.upstreams.health() {

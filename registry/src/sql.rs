@@ -183,6 +183,10 @@ impl Registry for SqlRegistry {
         self.backend
     }
 
+    fn pool_stats(&self) -> (u32, usize) {
+        (self.pool.size(), self.pool.num_idle())
+    }
+
     async fn ping(&self) -> Result<()> {
         sqlx::query("SELECT 1")
             .execute(&self.pool)

@@ -12,6 +12,8 @@ use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 pub trait Registry: Send + Sync + 'static {
     /// Which backend this is (`postgres` or `sqlite`), for logs and health output.
     fn backend(&self) -> &'static str;
+    /// Connections in the pool: (open, idle).
+    fn pool_stats(&self) -> (u32, usize);
     /// Cheap round trip to the database.
     async fn ping(&self) -> Result<()>;
 

@@ -99,7 +99,12 @@ fn helm_refuses_several_replicas_without_postgres() {
     let out = helm()
         .args(["template", "r"])
         .arg(repo().join("helm/mcp-gateway"))
-        .args(["--set", "replicaCount=2", "--set", "database.url=postgres://x/y"])
+        .args([
+            "--set",
+            "replicaCount=2",
+            "--set",
+            "database.url=postgres://x/y",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

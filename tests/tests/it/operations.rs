@@ -75,6 +75,7 @@ async fn health_readiness_metrics_and_request_ids() {
         r#"mcp_gateway_upstream_up{upstream="dead"} 0"#,
         r#"mcp_gateway_upstream_request_duration_seconds_count{method="tools/call",outcome="ok",upstream="fx"} 1"#,
         "mcp_gateway_sessions_active 1",
+        r#"mcp_gateway_db_pool_connections{state="open"}"#,
         r#"mcp_gateway_http_requests_total{route="/mcp",status="200"}"#,
     ] {
         assert!(text.contains(needle), "missing {needle} in\n{text}");
