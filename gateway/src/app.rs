@@ -142,14 +142,23 @@ async fn healthz() -> &'static str {
 async fn readyz(State(state): State<AppState>) -> Response {
     let db = state.registry.ping().await.is_ok();
     let upstreams = state.hub.upstreams.health();
-    let down: Vec<&str> = upstreams
-        .iter()
-        .filter(|h| h.status != "up" && h.status != "disabled")
-        .map(|h| h.name.as_str())
-        .collect();
-    let body = json!({ "database": if db { "ok" } else { "unavailable" }, "upstreams_down": down });
+    let named = |status: &str| -> Vec<String> {
+        upstreams
+            .iter()
+            .filter(|h| h.status == status)
+            .map(|h| h.name.clone())
+            .collect()
+    };
+    // Ready once every upstream has had its first connection attempt (the catalog is loaded).
     // Down upstreams are reported, not fatal: the gateway still serves the others.
-    let status = if db {
+    let loading = named("connecting");
+    let body = json!({
+        "database": if db { "ok" } else { "unavailable" },
+        "catalog": if loading.is_empty() { "loaded" } else { "loading" },
+        "upstreams_connecting": loading,
+        "upstreams_down": named("down"),
+    });
+    let status = if db && loading.is_empty() {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE

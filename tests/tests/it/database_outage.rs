@@ -81,6 +81,7 @@ async fn postgres_stopped_while_serving() {
         Some(reqwest::StatusCode::CREATED),
         "admin writes work again once the database is back"
     );
+    gw.wait_up(&["fx", "fx2"]).await;
     assert_eq!(
         http.get(format!("{}/readyz", gw.base))
             .send()

@@ -14,6 +14,18 @@ async fn health_readiness_metrics_and_request_ids() {
     .await;
     gw.wait_up(&["fx"]).await;
     let http = reqwest::Client::new();
+    // The dead upstream's first attempt fails at once; until then the catalog is loading.
+    for _ in 0..50 {
+        let r = http
+            .get(format!("{}/readyz", gw.base))
+            .send()
+            .await
+            .unwrap();
+        if r.status() == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let r = http
         .get(format!("{}/healthz", gw.base))
         .send()
@@ -28,6 +40,7 @@ async fn health_readiness_metrics_and_request_ids() {
     assert_eq!(r.status(), 200, "a dead upstream does not fail readiness");
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["upstreams_down"], json!(["dead"]));
+    assert_eq!(body["catalog"], "loaded");
 
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
     c.request(
