@@ -1,5 +1,6 @@
 //! A small stdio MCP server for failure tests: `echo`, `hang` (never answers), `crash` (exits
-//! mid-call), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
+//! mid-call), `sleep`, `pid`, `add_tool` (adds a tool and sends `tools/list_changed`),
+//! `cancellations` (the request ids the client cancelled so far), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
 //! byte-faithful passthrough can be checked. Raw JSON on purpose: it must not normalise anything.
 
 use std::io::{BufRead, Write};
@@ -20,18 +21,25 @@ fn tools() -> Value {
         { "name": "hang", "description": "Never answers", "inputSchema": { "type": "object" } },
         { "name": "crash", "description": "Exits while the call is in flight", "inputSchema": { "type": "object" } },
         { "name": "pid", "description": "Returns the server's process id", "inputSchema": { "type": "object" } },
-        { "name": "sleep", "description": "Answers after `ms` milliseconds", "inputSchema": { "type": "object", "properties": { "ms": { "type": "integer" } } } }
+        { "name": "sleep", "description": "Answers after `ms` milliseconds", "inputSchema": { "type": "object", "properties": { "ms": { "type": "integer" } } } },
+        { "name": "add_tool", "description": "Adds a tool named `name`", "inputSchema": { "type": "object", "properties": { "name": { "type": "string" } } } },
+        { "name": "cancellations", "description": "Request ids cancelled so far", "inputSchema": { "type": "object" } }
     ])
 }
 
 fn main() {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
+    let mut added: Vec<Value> = Vec::new();
+    let mut cancelled: Vec<Value> = Vec::new();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
+        if msg["method"] == "notifications/cancelled" {
+            cancelled.push(msg["params"]["requestId"].clone());
+        }
         let Some(id) = msg.get("id").cloned() else {
             continue;
         };
@@ -46,7 +54,11 @@ fn main() {
                 "serverInfo": { "name": "fixture", "version": "1.0.0" }
             }),
             "ping" => json!({}),
-            "tools/list" => json!({ "tools": tools() }),
+            "tools/list" => {
+                let mut all = tools().as_array().cloned().unwrap_or_default();
+                all.extend(added.iter().cloned());
+                json!({ "tools": all })
+            }
             "tools/call" => match msg["params"]["name"].as_str().unwrap_or_default() {
                 "echo" => json!({
                     "content": [{ "type": "text", "text": msg["params"]["arguments"]["message"].as_str().unwrap_or_default() }],
@@ -54,6 +66,21 @@ fn main() {
                     "_meta": { "fixture/result": true }
                 }),
                 "hang" => continue,
+                "add_tool" => {
+                    let name = msg["params"]["arguments"]["name"]
+                        .as_str()
+                        .unwrap_or("added");
+                    added.push(json!({ "name": name, "description": "Added at run time", "inputSchema": { "type": "object" } }));
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" })
+                    );
+                    json!({ "content": [{ "type": "text", "text": "added" }] })
+                }
+                "cancellations" => {
+                    json!({ "content": [{ "type": "text", "text": Value::Array(cancelled.clone()).to_string() }] })
+                }
                 "crash" => std::process::exit(3),
                 "sleep" => {
                     // Answer from a thread, so other calls are not held up meanwhile.

@@ -1,0 +1,93 @@
+//! Messages between upstream and host outside plain request/response: an upstream's
+//! `tools/list_changed` reaches open sessions with the new catalog, and a host's cancellation
+//! reaches the upstream under the upstream's own request id.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use gateway_tests::{Gateway, RawClient};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn upstream_list_changed_reaches_open_sessions() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let mut stream = Box::pin(c.listen().await);
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "fx__add_tool", "arguments": {"name": "fresh"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "added");
+    let note = tokio::time::timeout(Duration::from_secs(10), stream.next())
+        .await
+        .expect("list_changed within 10 s");
+    assert_eq!(note.unwrap()["method"], "notifications/tools/list_changed");
+    let tools = c.request("tools/list", json!({})).await;
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "fx__fresh"),
+        "{tools}"
+    );
+}
+
+#[tokio::test]
+async fn host_cancellation_reaches_the_upstream() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    let c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let url = gw.mcp.clone();
+    let session = c.session.clone();
+    let hanging = tokio::spawn(async move {
+        let mut h = RawClient::new(&url);
+        h.session = session;
+        h.post(&json!({"jsonrpc": "2.0", "id": "call-1", "method": "tools/call", "params": {"name": "fx__hang", "arguments": {}}}))
+            .await
+            .text()
+            .await
+            .unwrap()
+    });
+    // The call is in flight once the upstream has it; cancel until the upstream has seen it.
+    let mut seen = Value::Null;
+    let mut probe = RawClient::initialize(&gw.mcp, json!({})).await;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let r = c
+            .post(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "call-1", "reason": "user"}}))
+            .await;
+        assert_eq!(r.status(), 202);
+        let r = probe
+            .request(
+                "tools/call",
+                json!({"name": "fx__cancellations", "arguments": {}}),
+            )
+            .await;
+        seen = serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        if !seen.as_array().unwrap().is_empty() {
+            break;
+        }
+    }
+    let ids = seen.as_array().unwrap();
+    assert_eq!(
+        ids.len(),
+        1,
+        "one cancellation reached the upstream: {seen}"
+    );
+    assert!(
+        ids[0].is_i64(),
+        "under the gateway's upstream-side id, not the host's \"call-1\": {seen}"
+    );
+    // The host's request is answered (with an error) rather than left hanging.
+    let answer = tokio::time::timeout(Duration::from_secs(5), hanging)
+        .await
+        .expect("cancelled call answered")
+        .unwrap();
+    assert!(answer.contains("call-1"), "{answer}");
+}
