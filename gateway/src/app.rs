@@ -203,29 +203,41 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Applies upstream changes made through other replicas' admin APIs (Postgres LISTEN/NOTIFY):
-/// the changed upstream is re-read and restarted, started or stopped.
+/// the changed upstream is re-read and restarted, started or stopped. A reconcile every minute
+/// covers notifications lost while the listening connection was down.
 fn spawn_change_follower(registry: Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
+    use tokio::sync::broadcast::error::RecvError;
     let mut changes = registry.subscribe();
     let upstreams = Arc::downgrade(upstreams);
     tokio::spawn(async move {
+        let mut reconcile = tokio::time::interval(Duration::from_secs(60));
+        reconcile.tick().await;
         loop {
-            let names = match changes.recv().await {
-                Ok(name) => vec![name],
-                // Too many at once: re-read everything rather than miss one.
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    let Some(ups) = upstreams.upgrade() else {
-                        break;
-                    };
-                    let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
-                    if let Ok(recs) = registry.list_upstreams().await {
-                        all.extend(recs.into_iter().map(|r| r.name));
-                    }
-                    all
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            let everything = tokio::select! {
+                change = changes.recv() => match change {
+                    Ok(name) => Some(vec![name]),
+                    // Too many at once: re-read everything rather than miss one.
+                    Err(RecvError::Lagged(_)) => None,
+                    Err(RecvError::Closed) => break,
+                },
+                _ = reconcile.tick() => None,
             };
             let Some(ups) = upstreams.upgrade() else {
                 break;
+            };
+            let names = match everything {
+                Some(names) => names,
+                None => {
+                    let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
+                    match registry.list_upstreams().await {
+                        Ok(recs) => all.extend(recs.into_iter().map(|r| r.name)),
+                        // Without the list, "absent" cannot be told from "unreadable".
+                        Err(_) => continue,
+                    }
+                    all.sort();
+                    all.dedup();
+                    all
+                }
             };
             for name in names {
                 match registry.get_upstream(&name).await {
