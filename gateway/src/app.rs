@@ -135,6 +135,21 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     )
 }
 
+async fn explain_too_large(State(state): State<AppState>, resp: Response) -> Response {
+    if resp.status() != StatusCode::PAYLOAD_TOO_LARGE {
+        return resp;
+    }
+    let message = format!(
+        "request body larger than {} bytes (server.max_body_bytes)",
+        state.config.max_body_bytes
+    );
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Json(json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": message } })),
+    )
+        .into_response()
+}
+
 async fn healthz() -> &'static str {
     "ok"
 }
@@ -186,8 +201,10 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(state.clone(), count_requests))
-        // Bounded bodies: a huge POST is refused with 413 before it is read into memory.
+        // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
+        // body that says why.
         .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
+        .layer(middleware::map_response_with_state(state.clone(), explain_too_large))
         // Every log line of a request carries its id, and the client gets it back.
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {

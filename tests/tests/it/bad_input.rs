@@ -33,6 +33,11 @@ async fn malformed_unknown_oversized_and_foreign_requests_are_refused() {
 
     let r = c.post_bytes(vec![b' '; 70_000]).await;
     assert_eq!(r.status(), 413);
+    let body: Value = r.json().await.unwrap();
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("65536"),
+        "{body}"
+    );
 
     let mut stranger = RawClient::new(&gw.mcp);
     stranger.session = Some("not-a-session".into());
