@@ -87,6 +87,29 @@ pub async fn postgres_database() -> String {
     format!("{base}/{name}")
 }
 
+/// Starts a server that prints `listening on URL` as its first line; returns it and the URL.
+pub async fn spawn_reporting_url(cmd: &mut Command) -> (Child, String) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start server");
+    let line = tokio::time::timeout(
+        Duration::from_secs(60),
+        BufReader::new(child.stdout.take().unwrap())
+            .lines()
+            .next_line(),
+    )
+    .await
+    .expect("the server reports its address within 60 s")
+    .unwrap()
+    .expect("an address line");
+    (
+        child,
+        line.trim_start_matches("listening on ").trim().to_string(),
+    )
+}
+
 /// A running gateway process.
 pub struct Gateway {
     child: Child,

@@ -60,8 +60,10 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
         .any(|v| v.contains("text/event-stream"))
 }
 
-/// Finds the session a request names: 400 without the header, 404 for an unknown session.
+/// Finds the session a request names, after checking its protocol version header: 400 without the
+/// session header or with an unsupported version, 404 for an unknown session.
 async fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, TransportError> {
+    check_version(headers)?;
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
@@ -162,9 +164,6 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             )),
         )
             .into_response();
-    }
-    if let Err(r) = check_version(&headers) {
-        return r.into_response();
     }
     let session = match session_of(&state, &headers).await {
         Ok(s) => s,
@@ -374,9 +373,6 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
             "GET /mcp needs Accept: text/event-stream",
         )
         .into_response();
-    }
-    if let Err(r) = check_version(&headers) {
-        return r.into_response();
     }
     let session = match session_of(&state, &headers).await {
         Ok(s) => s,

@@ -10,26 +10,9 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use gateway_tests::RawClient;
+use gateway_tests::{spawn_reporting_url, RawClient};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-
-async fn start(cmd: &mut Command) -> (Child, String) {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start");
-    let line = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .next_line()
-        .await
-        .unwrap()
-        .expect("address line");
-    (child, line.trim_start_matches("listening on ").to_string())
-}
+use tokio::process::Command;
 
 struct Run {
     calls: usize,
@@ -115,7 +98,10 @@ async fn main() -> anyhow::Result<()> {
             },
         ),
         None => {
-            let (child, url) = start(&mut Command::new(bin_dir.join("conformance-fixture"))).await;
+            let (child, url) = spawn_reporting_url(
+                Command::new(bin_dir.join("conformance-fixture")).stderr(Stdio::null()),
+            )
+            .await;
             _fixture = Some(child);
             (
                 url,
@@ -132,12 +118,13 @@ async fn main() -> anyhow::Result<()> {
         &config,
         format!("[database]\nurl = \"sqlite://{}/gw.db?mode=rwc\"\n\n[[upstreams]]\nname = \"fx\"\ntransport = \"http\"\nurl = \"{upstream}\"\nprefix = \"never\"\n", dir.display()),
     )?;
-    let (_gateway, gateway) = start(
+    let (_gateway, gateway) = spawn_reporting_url(
         Command::new(bin_dir.join("mcp-gateway"))
             .arg("--config")
             .arg(&config)
             .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
-            .env("RUST_LOG", "warn"),
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::null()),
     )
     .await;
     let http = reqwest::Client::new();

@@ -2,12 +2,10 @@
 //! alone, and against the gateway with that fixture behind it under its original names. The
 //! fixture passing alone means a failure through the gateway is the gateway's.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use gateway_tests::{peer_path, peers, Gateway};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 /// Runs the suite against `url`; returns (successes, failures with their scenario and message).
@@ -53,18 +51,10 @@ async fn run_suite(url: &str) -> (usize, Vec<String>) {
 
 #[tokio::test]
 async fn conformance_suite_passes_alone_and_through_the_gateway() {
-    let mut fixture = Command::new(env!("CARGO_BIN_EXE_conformance-fixture"))
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let line = BufReader::new(fixture.stdout.take().unwrap())
-        .lines()
-        .next_line()
-        .await
-        .unwrap()
-        .unwrap();
-    let fixture_url = line.trim_start_matches("listening on ").to_string();
+    let (_fixture, fixture_url) = gateway_tests::spawn_reporting_url(&mut Command::new(env!(
+        "CARGO_BIN_EXE_conformance-fixture"
+    )))
+    .await;
 
     let (alone, failed) = run_suite(&fixture_url).await;
     assert!(failed.is_empty(), "the fixture alone fails: {failed:#?}");

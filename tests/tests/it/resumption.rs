@@ -3,23 +3,14 @@
 use futures::StreamExt;
 use gateway_tests::{Gateway, RawClient};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 #[tokio::test]
 async fn dropped_call_stream_is_resumed_with_last_event_id() {
-    let mut fixture = Command::new(env!("CARGO_BIN_EXE_conformance-fixture"))
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let line = BufReader::new(fixture.stdout.take().unwrap())
-        .lines()
-        .next_line()
-        .await
-        .unwrap()
-        .unwrap();
-    let url = line.trim_start_matches("listening on ").to_string();
+    let (_fixture, url) = gateway_tests::spawn_reporting_url(&mut Command::new(env!(
+        "CARGO_BIN_EXE_conformance-fixture"
+    )))
+    .await;
     let dir = gateway_tests::scratch();
     let gw = Gateway::start(&format!(
         "[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"c\"\ntransport = \"http\"\nurl = \"{url}\"\n",
