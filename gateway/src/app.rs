@@ -258,9 +258,8 @@ fn spawn_change_follower(registry: Arc<dyn Registry>, upstreams: &Arc<Upstreams>
             };
             for name in names {
                 match registry.get_upstream(&name).await {
-                    Ok(Some(rec)) => match serde_json::from_value::<UpstreamSpec>(rec.spec) {
-                        Ok(mut spec) => {
-                            spec.enabled = spec.enabled && rec.enabled;
+                    Ok(Some(rec)) => match UpstreamSpec::from_record(rec) {
+                        Ok(spec) => {
                             if ups.spec(&name).as_ref() != Some(&spec) {
                                 tracing::info!(upstream = %name, "upstream changed on another replica");
                                 ups.start(spec);
@@ -307,13 +306,11 @@ impl Application {
         }
         let hub = Hub::new(upstreams.clone(), registry.clone(), codec);
         for rec in registry.list_upstreams().await? {
-            match serde_json::from_value::<UpstreamSpec>(rec.spec) {
-                Ok(mut spec) => {
-                    spec.enabled = spec.enabled && rec.enabled;
-                    upstreams.start(spec)
-                }
+            let name = rec.name.clone();
+            match UpstreamSpec::from_record(rec) {
+                Ok(spec) => upstreams.start(spec),
                 Err(e) => {
-                    tracing::error!(upstream = %rec.name, error = %e, "stored upstream is invalid; skipped")
+                    tracing::error!(upstream = %name, error = %e, "stored upstream is invalid; skipped")
                 }
             }
         }

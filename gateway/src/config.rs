@@ -155,6 +155,13 @@ pub(crate) fn looks_secret(key: &str) -> bool {
 }
 
 impl UpstreamSpec {
+    /// The spec stored in a registry record; the record's own `enabled` flag can switch it off.
+    pub fn from_record(rec: registry::UpstreamRecord) -> Result<Self, serde_json::Error> {
+        let mut spec: UpstreamSpec = serde_json::from_value(rec.spec)?;
+        spec.enabled = spec.enabled && rec.enabled;
+        Ok(spec)
+    }
+
     /// Checks the spec; the message says what to fix.
     pub fn validate(&self) -> Result<(), String> {
         let name_ok = !self.name.is_empty()

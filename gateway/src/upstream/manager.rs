@@ -103,9 +103,19 @@ impl Upstreams {
             .map(|e| e.spec.clone())
     }
 
+    /// An upstream's request timeout (read on every call: no copy of the spec).
     pub fn timeout_of(&self, name: &str) -> Duration {
-        self.spec(name)
-            .and_then(|s| s.timeout_secs)
+        let secs = self
+            .entries
+            .lock()
+            .unwrap()
+            .get(name)
+            .and_then(|e| e.spec.timeout_secs);
+        self.timeout_from(secs)
+    }
+
+    fn timeout_from(&self, timeout_secs: Option<u64>) -> Duration {
+        timeout_secs
             .map(Duration::from_secs)
             .unwrap_or(self.config.request_timeout)
     }
@@ -157,8 +167,24 @@ impl Upstreams {
 
     /// Stops an upstream, closes its connections and removes its tools from the catalog.
     pub fn stop(&self, name: &str) {
+        if self.close(name) {
+            self.rebuild_view();
+        }
+    }
+
+    /// Stops everything (graceful shutdown), with one catalog rebuild rather than one per upstream.
+    pub fn stop_all(&self) {
+        let names: Vec<String> = self.entries.lock().unwrap().keys().cloned().collect();
+        for n in names {
+            self.close(&n);
+        }
+        self.rebuild_view();
+    }
+
+    /// Ends an upstream's supervisor and connections; whether there was such an upstream.
+    fn close(&self, name: &str) -> bool {
         let Some(entry) = self.entries.lock().unwrap().remove(name) else {
-            return;
+            return false;
         };
         entry.stop.send_replace(true);
         if let Some(c) = entry.shared.lock().unwrap().take() {
@@ -167,15 +193,7 @@ impl Upstreams {
         for (_, c) in entry.sessions.lock().unwrap().drain() {
             c.shutdown();
         }
-        self.rebuild_view();
-    }
-
-    /// Stops everything (graceful shutdown).
-    pub fn stop_all(&self) {
-        let names: Vec<String> = self.entries.lock().unwrap().keys().cloned().collect();
-        for n in names {
-            self.stop(&n);
-        }
+        true
     }
 
     async fn supervise(self: Arc<Self>, entry: Arc<Entry>, mut stop: watch::Receiver<bool>) {
@@ -282,10 +300,7 @@ impl Upstreams {
             "capabilities": caps,
             "clientInfo": { "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") },
         });
-        let timeout = spec
-            .timeout_secs
-            .map(Duration::from_secs)
-            .unwrap_or(self.config.request_timeout);
+        let timeout = self.timeout_from(spec.timeout_secs);
         let resp = conn
             .request("initialize", Some(params), None, timeout)
             .await
