@@ -172,18 +172,20 @@ impl Gateway {
         std::fs::read_to_string(self.dir.join("gateway.log")).unwrap_or_default()
     }
 
+    /// GETs a path of the gateway (e.g. `/admin/v1/health`) and parses its JSON.
+    pub async fn get_json(&self, path: &str) -> Value {
+        reqwest::get(format!("{}{path}", self.base))
+            .await
+            .expect("gateway answers")
+            .json()
+            .await
+            .expect("a JSON body")
+    }
+
     /// Waits (bounded) until the named upstreams are up.
     pub async fn wait_up(&self, names: &[&str]) {
-        let http = reqwest::Client::new();
         for _ in 0..240 {
-            let health: Value = http
-                .get(format!("{}/admin/v1/health", self.base))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let health = self.get_json("/admin/v1/health").await;
             let up = |n: &str| {
                 health
                     .as_array()

@@ -208,18 +208,7 @@ async fn call_tool(out: &Out, params: &Value) -> Result<Value, (i64, String)> {
                 "score": {"type": "number", "default": 95.5},
                 "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
                 "verified": {"type": "boolean", "default": true}}});
-            let r = out
-                .ask(
-                    "elicitation/create",
-                    json!({"message": "Please review your information", "requestedSchema": schema}),
-                )
-                .await
-                .map_err(|e| (-32603, e))?;
-            text(&format!(
-                "Elicitation completed: action={}, content={}",
-                r["action"].as_str().unwrap_or_default(),
-                r["content"]
-            ))
+            elicit_completed(out, "Please review your information", schema).await?
         }
         "test_elicitation_sep1330_enums" => {
             let schema = json!({"type": "object", "properties": {
@@ -228,23 +217,29 @@ async fn call_tool(out: &Out, params: &Value) -> Result<Value, (i64, String)> {
                 "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
                 "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
                 "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"}, {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}});
-            let r = out
-                .ask(
-                    "elicitation/create",
-                    json!({"message": "Please choose options", "requestedSchema": schema}),
-                )
-                .await
-                .map_err(|e| (-32603, e))?;
-            text(&format!(
-                "Elicitation completed: action={}, content={}",
-                r["action"].as_str().unwrap_or_default(),
-                r["content"]
-            ))
+            elicit_completed(out, "Please choose options", schema).await?
         }
         "json_schema_2020_12_tool" => text("ok"),
         "test_reconnection" => text("Reconnection test completed"),
         other => return Err((-32602, format!("unknown tool: {other}"))),
     })
+}
+
+/// Asks the host to fill `schema` and reports what it answered, as the SEP-1034 and SEP-1330
+/// scenarios expect.
+async fn elicit_completed(out: &Out, message: &str, schema: Value) -> Result<Value, (i64, String)> {
+    let r = out
+        .ask(
+            "elicitation/create",
+            json!({"message": message, "requestedSchema": schema}),
+        )
+        .await
+        .map_err(|e| (-32603, e))?;
+    Ok(text(&format!(
+        "Elicitation completed: action={}, content={}",
+        r["action"].as_str().unwrap_or_default(),
+        r["content"]
+    )))
 }
 
 fn resources() -> Value {

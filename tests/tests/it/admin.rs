@@ -73,27 +73,13 @@ async fn upstream_added_through_the_api_appears_in_open_sessions_and_goes_away()
         json!({"content": [{"type": "text", "text": "hello"}], "structuredContent": {"echoed": "hello"}, "_meta": {"fixture/result": true}})
     );
 
-    let catalog: Value = http
-        .get(format!("{}/admin/v1/catalog", gw.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let catalog = gw.get_json("/admin/v1/catalog").await;
     assert!(catalog
         .as_array()
         .unwrap()
         .iter()
         .any(|e| e["exposed"] == "fx__echo" && e["original"] == "echo"));
-    let openapi: Value = http
-        .get(format!("{}/admin/v1/openapi.json", gw.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let openapi = gw.get_json("/admin/v1/openapi.json").await;
     assert!(openapi["paths"]["/admin/v1/upstreams/{name}"]["delete"].is_object());
 
     assert_eq!(
