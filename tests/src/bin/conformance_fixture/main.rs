@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -39,10 +39,25 @@ struct Session {
     parked: HashMap<String, oneshot::Receiver<Value>>,
 }
 
+mod modern;
+
+/// An open `subscriptions/listen` stream (2026-07-28).
+struct Listener {
+    id: Value,
+    filter: Value,
+    tx: mpsc::UnboundedSender<Value>,
+}
+
 #[derive(Clone, Default)]
 struct App {
     sessions: Arc<Mutex<HashMap<String, Session>>>,
     seq: Arc<AtomicU64>,
+    listeners: Arc<Mutex<Vec<Listener>>>,
+    /// Toggled by the list-change trigger tools.
+    extra_tool: Arc<AtomicBool>,
+    extra_prompt: Arc<AtomicBool>,
+    /// Signs `requestState`; new on every start.
+    state_key: Arc<[u8; 32]>,
 }
 
 /// A channel to the host for one call: the POST's SSE stream.
@@ -351,6 +366,9 @@ async fn handle_post(State(app): State<App>, headers: HeaderMap, body: Bytes) ->
         )
             .into_response();
     };
+    if modern::is_modern(&headers, &msg) {
+        return modern::handle(&app, &headers, msg).await;
+    }
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let method = msg
         .get("method")
@@ -547,7 +565,13 @@ async fn main() -> anyhow::Result<()> {
     let addr = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:0".into());
-    let app = App::default();
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
+    key[16..].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
+    let app = App {
+        state_key: Arc::new(key),
+        ..Default::default()
+    };
     let router = Router::new()
         .route(
             "/mcp",
