@@ -82,7 +82,14 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
         }
     }
     if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
-        if !is_loopback_host(host) && !allowed(&state.config.allowed_hosts, host) {
+        // Another replica relaying a retry addresses this one by its advertised URL.
+        let advertised = state
+            .config
+            .advertise_url
+            .as_deref()
+            .and_then(|u| u.split("://").nth(1))
+            .is_some_and(|h| h.trim_end_matches('/') == host);
+        if !is_loopback_host(host) && !advertised && !allowed(&state.config.allowed_hosts, host) {
             return forbidden(&format!(
                 "host {host:?} is not allowed; add it to server.allowed_hosts"
             ));
@@ -340,6 +347,10 @@ impl Application {
                 if n > 0 {
                     tracing::info!(sessions = n, "idle sessions reaped");
                 }
+                let n = hub.expire_parked();
+                if n > 0 {
+                    tracing::info!(calls = n, "calls waiting for input given up");
+                }
             }
         });
         Ok(Self { listener, state })
@@ -374,6 +385,7 @@ impl Application {
             for s in hub.all() {
                 s.close_get_stream();
             }
+            hub.close_listeners();
         });
         let grace = state.config.shutdown_grace;
         tokio::select! {

@@ -258,6 +258,10 @@ struct RawServer {
     shutdown_grace_secs: Option<u64>,
     /// Key shared by replicas to encrypt session ids (a reference: `{ env = "..." }`).
     session_key: Option<ValueSource>,
+    /// This replica's own URL as other replicas reach it (`http://10.0.0.7:8080`).
+    advertise_url: Option<String>,
+    /// How long hosts may cache list results (2026-07-28 `ttlMs`).
+    list_ttl_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -285,6 +289,11 @@ pub struct Config {
     pub shutdown_grace: Duration,
     /// Shared by replicas so that any of them can serve any session; `None`: a random key.
     pub session_key: Option<Secret>,
+    /// This replica's URL for other replicas (where a pending multi round-trip call lives);
+    /// `None`: retries must come back to this replica.
+    pub advertise_url: Option<String>,
+    /// `ttlMs` on list results of the 2026-07-28 revision.
+    pub list_ttl_ms: u64,
     pub database_url: Secret,
     pub database_max_connections: u32,
     pub upstreams: Vec<UpstreamSpec>,
@@ -415,6 +424,11 @@ impl Config {
                     })
                     .transpose()?,
             },
+            advertise_url: var("ADVERTISE_URL")
+                .or(raw.server.advertise_url)
+                .map(|u| u.trim_end_matches('/').to_string())
+                .filter(|u| !u.is_empty()),
+            list_ttl_ms: raw.server.list_ttl_ms.unwrap_or(60_000),
             database_url: Secret::new(database_url),
             database_max_connections: raw.database.max_connections.unwrap_or(10),
             upstreams,

@@ -8,6 +8,12 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
+/// 2026-07-28: an HTTP header disagrees with the body (or is missing).
+pub const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the request needs a client capability the client did not declare.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// 2026-07-28: the requested protocol version is not served.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
 /// An upstream is down, closed the connection or cannot be reached.
 pub const UPSTREAM_UNAVAILABLE: i64 = -32000;
 /// An upstream did not answer within the request timeout.
@@ -159,5 +165,21 @@ mod tests {
         );
         assert_eq!(kind(&json!({"id":1,"method":"ping"})), Kind::Invalid);
         assert_eq!(kind(&json!([1])), Kind::Invalid);
+    }
+}
+
+/// The HTTP status of a 2026-07-28 answer carrying this error code (the revision's table);
+/// other errors travel with 200.
+pub fn http_status(code: i64) -> axum::http::StatusCode {
+    use axum::http::StatusCode;
+    match code {
+        METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        PARSE_ERROR
+        | INVALID_REQUEST
+        | INVALID_PARAMS
+        | HEADER_MISMATCH
+        | MISSING_CLIENT_CAPABILITY
+        | UNSUPPORTED_VERSION => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
     }
 }

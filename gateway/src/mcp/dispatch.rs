@@ -8,10 +8,10 @@ use registry::{EntryKind, Exposed};
 use serde_json::{json, Map, Value};
 
 use super::hub::Hub;
-use super::session::{id_key, Session};
+use super::session::{id_key, PendingClient, Session};
 use crate::jsonrpc::{self, RpcError};
 use crate::metrics::{self, Metrics};
-use crate::upstream::{CallCtx, CallError, ProgressRoute};
+use crate::upstream::{CallCtx, CallError, Connection, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
 
@@ -68,7 +68,8 @@ impl Dispatcher {
                     .ok_or_else(|| RpcError::invalid_params("level is required"))?;
                 *session.log_level.lock().unwrap() = Some(level.to_string());
                 for conn in self.hub.upstreams.session_connections(&session.id) {
-                    if conn.capabilities().get("logging").is_some() {
+                    // 2026-07-28 upstreams get the level with each request instead.
+                    if conn.capabilities().get("logging").is_some() && !conn.is_modern() {
                         conn.notify_request_free("logging/setLevel", json!({ "level": level }));
                     }
                 }
@@ -133,6 +134,10 @@ impl Dispatcher {
                     }
                     _ => {}
                 }
+                if method != "resources/read" && self.speaks_modern(&upstream) {
+                    // 2026-07-28 has no subscribe method: the subscription is the gateway's.
+                    return Ok(json!({}));
+                }
                 let mut result = self.forward(session, id, &upstream, method, p).await?;
                 if uri != original {
                     if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut)
@@ -192,7 +197,7 @@ impl Dispatcher {
         }
     }
 
-    fn list(
+    pub fn list(
         &self,
         kind: EntryKind,
         field: &str,
@@ -221,8 +226,11 @@ impl Dispatcher {
         mut params: Map<String, Value>,
     ) -> Result<Value, RpcError> {
         let ups = &self.hub.upstreams;
+        // A 2026-07-28 host declares capabilities per request; its shared per-session
+        // connections are opened with everything the gateway can relay.
+        let host_caps = (!session.modern).then_some(&session.client_caps);
         let conn = ups
-            .connection_for(upstream, &session.id, &session.client_caps)
+            .connection_for(upstream, &session.conn_key, host_caps)
             .await
             .map_err(|e| {
                 RpcError::new(
@@ -250,12 +258,145 @@ impl Dispatcher {
             params["_meta"]["progressToken"] = Value::from(key.clone());
             progress_key = Some(key);
         }
+        if conn.is_modern() {
+            set_envelope(&mut params, session);
+        } else {
+            strip_envelope(&mut params);
+        }
         let started = std::time::Instant::now();
+        let mut result = self
+            .call_upstream(session, id, upstream, &conn, method, &params)
+            .await;
+        // A 2026-07-28 upstream asks its questions in the result; a 2025 host is asked them on
+        // its session, and the call is retried with the answers.
+        let mut rounds = 0;
+        while !session.modern && is_input_required(&result) && rounds < MAX_INPUT_ROUNDS {
+            rounds += 1;
+            let r = result.expect("input required is a result");
+            let answers = self.ask_host(session, id, &r).await?;
+            params.insert("inputResponses".into(), Value::Object(answers));
+            match r.get("requestState") {
+                Some(st) => params.insert("requestState".into(), st.clone()),
+                None => params.remove("requestState"),
+            };
+            result = self
+                .call_upstream(session, id, upstream, &conn, method, &params)
+                .await;
+        }
+        if !session.modern && is_input_required(&result) {
+            result = Err(RpcError::new(
+                jsonrpc::INTERNAL_ERROR,
+                format!(
+                    "upstream {upstream} still asked for input after {MAX_INPUT_ROUNDS} rounds"
+                ),
+            ));
+        }
+        if let Some(k) = progress_key {
+            conn.progress.lock().unwrap().remove(&k);
+        }
+        self.metrics
+            .tool_calls
+            .with_label_values(&[upstream, method, metrics::outcome(&result)])
+            .observe(started.elapsed().as_secs_f64());
+        result
+    }
+
+    fn speaks_modern(&self, upstream: &str) -> bool {
+        self.hub.upstreams.is_modern(upstream)
+    }
+
+    /// Asks a 2025 host the questions of an `InputRequiredResult` on its session; the answers
+    /// by key, as the upstream's retry carries them.
+    async fn ask_host(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        result: &Value,
+    ) -> Result<Map<String, Value>, RpcError> {
+        let requests = result
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut waiting = Vec::new();
+        for (key, req) in requests {
+            let method = req
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let cap = match method {
+                "sampling/createMessage" => "sampling",
+                "elicitation/create" => "elicitation",
+                "roots/list" => "roots",
+                other => {
+                    return Err(RpcError::new(
+                        jsonrpc::INTERNAL_ERROR,
+                        format!("the upstream asked for an unknown input: {other}"),
+                    ))
+                }
+            };
+            if session.client_caps.get(cap).is_none() {
+                return Err(RpcError::new(
+                    jsonrpc::MISSING_CLIENT_CAPABILITY,
+                    format!("the tool needs the client's {cap} capability"),
+                )
+                .with_data(json!({ "requiredCapabilities": { cap: {} } })));
+            }
+            let down_id = session.next_request_id();
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            session.pending_client.lock().unwrap().insert(
+                id_key(&Value::from(down_id.clone())),
+                PendingClient::Gateway(tx),
+            );
+            let mut msg =
+                jsonrpc::request(Value::from(down_id), method, req.get("params").cloned());
+            if msg.get("params").is_none() {
+                msg["params"] = json!({});
+            }
+            session.send_related(Some(id), &msg);
+            waiting.push((key, rx));
+        }
+        let mut answers = Map::new();
+        for (key, rx) in waiting {
+            let resp = tokio::time::timeout(self.hub.upstreams.timeout_of_default(), rx)
+                .await
+                .map_err(|_| {
+                    RpcError::new(
+                        jsonrpc::UPSTREAM_TIMEOUT,
+                        "the client did not answer in time",
+                    )
+                })?
+                .map_err(|_| RpcError::new(jsonrpc::INTERNAL_ERROR, "the session ended"))?;
+            if let Some(e) = RpcError::from_response(&resp) {
+                return Err(RpcError::new(
+                    jsonrpc::INTERNAL_ERROR,
+                    format!("the client refused the upstream's request: {}", e.message),
+                ));
+            }
+            answers.insert(
+                key,
+                resp.get("result").cloned().unwrap_or_else(|| json!({})),
+            );
+        }
+        Ok(answers)
+    }
+
+    /// One request upstream for the host's call, in its routing context.
+    async fn call_upstream(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        upstream: &str,
+        conn: &Arc<Connection>,
+        method: &str,
+        params: &Map<String, Value>,
+    ) -> Result<Value, RpcError> {
+        let ups = &self.hub.upstreams;
         let ctx = CallCtx {
             session: session.id.clone(),
             downstream_id: id.clone(),
         };
-        let sent = conn.send_request(method, Some(Value::Object(params)), Some(ctx));
+        let sent = conn.send_request(method, Some(Value::Object(params.clone())), Some(ctx));
         let out = match sent {
             Ok((uid, rx)) => {
                 session
@@ -269,10 +410,7 @@ impl Dispatcher {
             }
             Err(e) => Err(e),
         };
-        if let Some(k) = progress_key {
-            conn.progress.lock().unwrap().remove(&k);
-        }
-        let result = match out {
+        match out {
             Ok(resp) => match RpcError::from_response(&resp) {
                 Some(e) => Err(e),
                 None => Ok(resp.get("result").cloned().unwrap_or_else(|| json!({}))),
@@ -284,11 +422,45 @@ impl Dispatcher {
             Err(e @ CallError::Timeout(..)) => {
                 Err(RpcError::new(jsonrpc::UPSTREAM_TIMEOUT, e.to_string()))
             }
-        };
-        self.metrics
-            .tool_calls
-            .with_label_values(&[upstream, method, metrics::outcome(&result)])
-            .observe(started.elapsed().as_secs_f64());
-        result
+        }
+    }
+}
+
+/// Rounds of questions a 2025 host answers for one call before the gateway gives up.
+const MAX_INPUT_ROUNDS: usize = 8;
+
+fn is_input_required(r: &Result<Value, RpcError>) -> bool {
+    matches!(r, Ok(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required"))
+}
+
+/// The 2026-07-28 envelope for a request to a 2026-07-28 upstream, on behalf of `session`: its
+/// capabilities and log level (a 2025 host that set no level gets every message, as in 2025).
+fn set_envelope(params: &mut Map<String, Value>, session: &Session) {
+    use super::modern::{CLIENT_CAPS, LOG_LEVEL};
+    let meta = params.entry("_meta").or_insert_with(|| json!({}));
+    if !meta.is_object() {
+        *meta = json!({});
+    }
+    meta[CLIENT_CAPS] = session.client_caps.clone();
+    let level = session.log_level.lock().unwrap().clone();
+    match (level, session.modern) {
+        (Some(l), _) => meta[LOG_LEVEL] = Value::from(l),
+        (None, false) => meta[LOG_LEVEL] = Value::from("debug"),
+        (None, true) => {}
+    }
+}
+
+/// What only 2026-07-28 servers understand, taken off a request to a 2025 upstream.
+fn strip_envelope(params: &mut Map<String, Value>) {
+    use super::modern::{CLIENT_CAPS, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
+    params.remove("inputResponses");
+    params.remove("requestState");
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+        for k in [PROTOCOL_VERSION, CLIENT_CAPS, CLIENT_INFO, LOG_LEVEL] {
+            meta.remove(k);
+        }
+        if meta.is_empty() {
+            params.remove("_meta");
+        }
     }
 }

@@ -2,12 +2,17 @@
 //! (requests to the host, progress, logs, updates, list changes) to the right session.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use registry::EntryKind;
 use serde_json::{json, Value};
 
-use super::session::{id_key, Session};
+use super::modern::{Flight, Listener};
+use super::session::{id_key, Ask, PendingClient, Session};
+
+/// The connection key of per-session upstream connections used by 2026-07-28 requests.
+pub const STATELESS_KEY: &str = "stateless";
 use super::session_id::{id_hash, SessionCodec, SessionState};
 use crate::jsonrpc;
 use crate::upstream::{CallCtx, Connection, InboundSink, Upstreams};
@@ -15,6 +20,13 @@ use registry::Registry;
 
 pub struct Hub {
     sessions: RwLock<HashMap<String, Arc<Session>>>,
+    /// 2026-07-28 requests in flight (and parked between rounds), for routing what upstreams
+    /// send during them. Never reachable as a session.
+    requests: RwLock<HashMap<String, Arc<Session>>>,
+    /// Calls waiting for a 2026-07-28 host's retry with its answers, by call id.
+    parked: Mutex<HashMap<String, (Flight, Instant)>>,
+    /// Open `subscriptions/listen` streams.
+    listeners: Mutex<Vec<Listener>>,
     pub upstreams: Arc<Upstreams>,
     pub codec: SessionCodec,
     registry: Arc<dyn Registry>,
@@ -28,6 +40,9 @@ impl Hub {
     ) -> Arc<Self> {
         let hub = Arc::new(Self {
             sessions: RwLock::default(),
+            requests: RwLock::default(),
+            parked: Mutex::default(),
+            listeners: Mutex::default(),
             upstreams: upstreams.clone(),
             codec,
             registry,
@@ -50,6 +65,18 @@ impl Hub {
                 for s in hub.all() {
                     s.send_unsolicited(&msg);
                 }
+                hub.listeners.lock().unwrap().retain(|l| {
+                    let wanted = match kind {
+                        EntryKind::Tool => l.tools,
+                        EntryKind::Prompt => l.prompts,
+                        EntryKind::Resource | EntryKind::ResourceTemplate => l.resources,
+                    };
+                    if wanted {
+                        l.send(method, json!({}))
+                    } else {
+                        !l.tx.is_closed()
+                    }
+                });
             }
         });
         hub
@@ -99,6 +126,78 @@ impl Hub {
                 .or_insert(s)
                 .clone(),
         )
+    }
+
+    /// The context of one 2026-07-28 request (see [`Session::stateless`]). Its per-session
+    /// upstream connections are shared by all such requests: they have no session to own one.
+    pub fn open_request(
+        &self,
+        caps: Value,
+        log_level: Option<String>,
+    ) -> (Arc<Session>, tokio::sync::mpsc::UnboundedReceiver<Ask>) {
+        let id = format!("req-{}", uuid::Uuid::new_v4().simple());
+        let (s, asks) = Session::stateless(id.clone(), caps, log_level, STATELESS_KEY.into());
+        let s = Arc::new(s);
+        self.requests.write().unwrap().insert(id, s.clone());
+        (s, asks)
+    }
+
+    pub fn close_request(&self, id: &str) {
+        self.requests.write().unwrap().remove(id);
+    }
+
+    /// Keeps a call until its host retries (or `for_` passes).
+    pub fn park(&self, call: String, flight: Flight, for_: Duration) {
+        self.parked
+            .lock()
+            .unwrap()
+            .insert(call, (flight, Instant::now() + for_));
+    }
+
+    pub fn unpark(&self, call: &str) -> Option<Flight> {
+        self.parked.lock().unwrap().remove(call).map(|(f, _)| f)
+    }
+
+    /// Gives up parked calls whose host never came back; returns how many.
+    pub fn expire_parked(&self) -> usize {
+        let now = Instant::now();
+        let expired: Vec<Flight> = {
+            let mut parked = self.parked.lock().unwrap();
+            let keys: Vec<String> = parked
+                .iter()
+                .filter(|(_, (_, until))| *until < now)
+                .map(|(k, _)| k.clone())
+                .collect();
+            keys.iter()
+                .filter_map(|k| parked.remove(k).map(|(f, _)| f))
+                .collect()
+        };
+        let n = expired.len();
+        for f in expired {
+            self.close_request(&f.session.id);
+            f.abandon();
+        }
+        n
+    }
+
+    pub fn add_listener(&self, l: Listener) {
+        self.listeners.lock().unwrap().push(l);
+    }
+
+    /// Ends every listen stream with its final result (shutdown).
+    pub fn close_listeners(&self) {
+        for l in self.listeners.lock().unwrap().drain(..) {
+            let _ = l.tx.send(jsonrpc::result(
+                l.id.clone(),
+                json!({ "resultType": "complete", "_meta": { super::modern::SUBSCRIPTION_ID: l.id } }),
+            ));
+        }
+    }
+
+    /// A session or 2026-07-28 request by id, for routing upstream messages.
+    fn lookup(&self, id: &str) -> Option<Arc<Session>> {
+        self.get(id)
+            .or_else(|| self.requests.read().unwrap().get(id).cloned())
     }
 
     /// Ends a session for good, on every replica.
@@ -156,7 +255,7 @@ impl Hub {
             downstream_id,
         }) = conn.context_for(related)
         {
-            return self.get(&session).map(|s| (s, Some(downstream_id)));
+            return self.lookup(&session).map(|s| (s, Some(downstream_id)));
         }
         conn.owner
             .as_deref()
@@ -193,12 +292,32 @@ impl Hub {
                 ));
             }
         }
+        if let Some(asks) = &session.asks {
+            // A 2026-07-28 host has no stream to be asked on: the request goes back to it in an
+            // input-required result, and its retry brings the answer.
+            let mut request = json!({ "method": method });
+            if let Some(p) = msg.get("params") {
+                request["params"] = p.clone();
+            }
+            let ask = Ask {
+                conn: conn.clone(),
+                upstream_id: id.clone(),
+                request,
+            };
+            if asks.send(ask).is_err() {
+                conn.send_raw(jsonrpc::error(
+                    id,
+                    jsonrpc::INTERNAL_ERROR,
+                    "the request ended",
+                ));
+            }
+            return;
+        }
         let down_id = session.next_request_id();
-        session
-            .pending_client
-            .lock()
-            .unwrap()
-            .insert(id_key(&Value::from(down_id.clone())), (conn.clone(), id));
+        session.pending_client.lock().unwrap().insert(
+            id_key(&Value::from(down_id.clone())),
+            PendingClient::Upstream(conn.clone(), id),
+        );
         let mut out = msg;
         out["id"] = Value::from(down_id);
         session.send_related(request.as_ref(), &out);
@@ -214,7 +333,7 @@ impl Hub {
                     .and_then(|t| t.as_str())
                     .and_then(|t| conn.progress.lock().unwrap().get(t).cloned());
                 if let Some(r) = route {
-                    if let Some(s) = self.get(&r.session) {
+                    if let Some(s) = self.lookup(&r.session) {
                         msg["params"]["progressToken"] = r.token;
                         s.send_related(Some(&r.downstream_id), &msg);
                     }
@@ -255,6 +374,14 @@ impl Hub {
                         s.send_unsolicited(&msg);
                     }
                 }
+                let params = msg["params"].clone();
+                self.listeners.lock().unwrap().retain(|l| {
+                    if l.uris.contains(&exposed) {
+                        l.send("notifications/resources/updated", params.clone())
+                    } else {
+                        !l.tx.is_closed()
+                    }
+                });
             }
             "notifications/cancelled" => {
                 // The upstream withdrew one of its requests to a host.
@@ -265,7 +392,9 @@ impl Hub {
                     let mut pending = s.pending_client.lock().unwrap();
                     let found = pending
                         .iter()
-                        .find(|(_, (c, id))| Arc::ptr_eq(c, conn) && *id == uid)
+                        .find(|(_, p)| {
+                            matches!(p, PendingClient::Upstream(c, id) if Arc::ptr_eq(c, conn) && *id == uid)
+                        })
                         .map(|(k, _)| k.clone());
                     if let Some(k) = found {
                         pending.remove(&k);
@@ -288,13 +417,17 @@ impl Hub {
     /// A host's answer to a request the gateway relayed: back to the upstream that asked.
     pub fn on_host_response(&self, session: &Session, mut msg: Value) {
         let Some(id) = msg.get("id") else { return };
-        let Some((conn, upstream_id)) = session.pending_client.lock().unwrap().remove(&id_key(id))
-        else {
-            tracing::debug!(session = %session.id, "response to no pending request");
-            return;
-        };
-        msg["id"] = upstream_id;
-        conn.send_raw(msg);
+        let pending = session.pending_client.lock().unwrap().remove(&id_key(id));
+        match pending {
+            Some(PendingClient::Upstream(conn, upstream_id)) => {
+                msg["id"] = upstream_id;
+                conn.send_raw(msg);
+            }
+            Some(PendingClient::Gateway(waiter)) => {
+                let _ = waiter.send(msg);
+            }
+            None => tracing::debug!(session = %session.id, "response to no pending request"),
+        }
     }
 }
 

@@ -7,9 +7,13 @@
 //! | [`session_id`] | encrypted self-describing session ids (any replica serves any session) |
 //! | [`dispatch`] | host requests by method: aggregation and forwarding |
 //! | [`hub`] | all sessions; routing of upstream-initiated messages to them |
+//! | [`modern`] | the 2026-07-28 revision: stateless requests, discover, listen, the input bridge |
+//! | [`request_state`] | the gateway's signed `requestState` |
 
 pub mod dispatch;
 pub mod hub;
+pub mod modern;
+pub mod request_state;
 pub mod session;
 pub mod session_id;
 pub mod transport;

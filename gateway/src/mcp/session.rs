@@ -44,16 +44,40 @@ struct Streams {
     finished: VecDeque<u64>,
 }
 
-/// A host's session.
+/// A request an upstream made of the host during a 2026-07-28 host's call: the host answers it
+/// in the `inputResponses` of its retry.
+pub struct Ask {
+    pub conn: Arc<Connection>,
+    /// The upstream's id for its request.
+    pub upstream_id: Value,
+    /// `{method, params}` as the host will see it in `inputRequests`.
+    pub request: Value,
+}
+
+/// Who waits for the host's answer to a request the gateway sent it.
+pub enum PendingClient {
+    /// An upstream's own request, relayed: the answer goes back to it under its id.
+    Upstream(Arc<Connection>, Value),
+    /// The gateway's own request (a 2026-07-28 upstream's input request, bridged).
+    Gateway(tokio::sync::oneshot::Sender<Value>),
+}
+
+/// A host's session, or (2026-07-28) the context of one stateless request.
 pub struct Session {
     pub id: String,
     pub protocol_version: String,
     pub client_caps: Value,
     pub log_level: Mutex<Option<String>>,
+    /// A 2026-07-28 request: no session, no stream of its own beyond the POST, input requests
+    /// go back in the result.
+    pub modern: bool,
+    /// The key of this host's per-session upstream connections.
+    pub conn_key: String,
+    /// Where an upstream's requests go for a 2026-07-28 request (see [`Ask`]).
+    pub asks: Option<mpsc::UnboundedSender<Ask>>,
     streams: Mutex<Streams>,
-    /// Requests the gateway relayed to the host for an upstream: host-side id → (connection,
-    /// the upstream's id).
-    pub pending_client: Mutex<HashMap<String, (Arc<Connection>, Value)>>,
+    /// Requests the gateway sent to the host, by the host-side id.
+    pub pending_client: Mutex<HashMap<String, PendingClient>>,
     /// The host's requests in flight upstream: host id → (connection, upstream id).
     pub inflight: Mutex<HashMap<String, (Arc<Connection>, i64)>>,
     /// Exposed resource URIs the host subscribed to.
@@ -70,10 +94,13 @@ pub fn id_key(id: &Value) -> String {
 impl Session {
     pub fn new(id: String, protocol_version: String, client_caps: Value) -> Self {
         Self {
+            conn_key: id.clone(),
             id,
             protocol_version,
             client_caps,
             log_level: Mutex::default(),
+            modern: false,
+            asks: None,
             streams: Mutex::new(Streams {
                 next: 1,
                 ..Default::default()
@@ -84,6 +111,23 @@ impl Session {
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
         }
+    }
+
+    /// The context of one 2026-07-28 request: its capabilities and log level come with it; the
+    /// returned receiver gets what upstreams ask of the host meanwhile.
+    pub fn stateless(
+        id: String,
+        client_caps: Value,
+        log_level: Option<String>,
+        conn_key: String,
+    ) -> (Self, mpsc::UnboundedReceiver<Ask>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut s = Self::new(id, super::modern::VERSION.into(), client_caps);
+        s.modern = true;
+        s.conn_key = conn_key;
+        s.asks = Some(tx);
+        *s.log_level.get_mut().unwrap() = log_level;
+        (s, rx)
     }
 
     pub fn touch(&self) {
@@ -253,7 +297,8 @@ impl Session {
         let rank = |l: &str| ORDER.iter().position(|x| *x == l).unwrap_or(0);
         match self.log_level.lock().unwrap().as_deref() {
             Some(min) => rank(level) >= rank(min),
-            None => true,
+            // 2025: no level set means every message; 2026-07-28: none unless asked for.
+            None => !self.modern,
         }
     }
 }

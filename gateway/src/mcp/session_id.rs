@@ -24,6 +24,8 @@ pub struct SessionState {
 
 pub struct SessionCodec {
     cipher: XChaCha20Poly1305,
+    /// Signs `requestState` (HMAC-SHA256): derived from the same shared secret, for another use.
+    state_key: [u8; 32],
     /// Whether the key is shared (configured) or this process's own.
     pub shared: bool,
 }
@@ -32,14 +34,27 @@ impl SessionCodec {
     /// From configured key material (any string; it is hashed to 256 bits), or a random key
     /// that only this process knows.
     pub fn new(key: Option<&str>) -> Self {
-        let (key, shared) = match key {
-            Some(k) => (Sha256::digest(k.as_bytes()), true),
-            None => (XChaCha20Poly1305::generate_key(&mut OsRng), false),
+        let (key, state_key, shared) = match key {
+            Some(k) => (
+                Sha256::digest(k.as_bytes()),
+                Sha256::digest(format!("mcp-gateway request-state\0{k}").as_bytes()),
+                true,
+            ),
+            None => (
+                XChaCha20Poly1305::generate_key(&mut OsRng),
+                XChaCha20Poly1305::generate_key(&mut OsRng),
+                false,
+            ),
         };
         Self {
             cipher: XChaCha20Poly1305::new(&key),
+            state_key: state_key.into(),
             shared,
         }
+    }
+
+    pub fn state_key(&self) -> &[u8] {
+        &self.state_key
     }
 
     pub fn issue(&self, state: &SessionState) -> String {

@@ -144,26 +144,12 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
         )
             .into_response();
     }
+    if super::modern::is_modern(&headers, &msg) {
+        return super::modern::post(state, headers, body, msg).await;
+    }
     let method = jsonrpc::method(&msg).unwrap_or_default();
     if kind == jsonrpc::Kind::Request && method == "initialize" {
         return initialize(&state, &msg);
-    }
-    if kind == jsonrpc::Kind::Request
-        && method == "server/discover"
-        && !headers.contains_key(SESSION_HEADER)
-    {
-        // 2026-07-28 hosts try this first; until that revision is served natively the answer
-        // makes them fall back to initialize.
-        let id = msg.get("id").cloned().unwrap_or(Value::Null);
-        return (
-            StatusCode::OK,
-            Json(jsonrpc::error(
-                id,
-                jsonrpc::METHOD_NOT_FOUND,
-                "server/discover is not supported; use initialize (2025-11-25)",
-            )),
-        )
-            .into_response();
     }
     let session = match session_of(&state, &headers).await {
         Ok(s) => s,
@@ -276,7 +262,7 @@ async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) 
         log_call(&state.dispatcher.metrics, &session, &method, &out, started);
         return Json(reply(id, out)).into_response();
     }
-    let (stream_no, mut rx) = session.open_stream(&id);
+    let (stream_no, rx) = session.open_stream(&id);
     let task_session = session.clone();
     tokio::spawn(async move {
         let out = state
@@ -293,25 +279,51 @@ async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) 
         let response = reply(id.clone(), out);
         task_session.finish_stream(stream_no, &id, &response);
     });
-    // Most calls bring nothing along: answer those with plain JSON, which is cheaper for both
-    // sides. A stream starts as soon as something else comes first, or when the call takes long
-    // enough that keep-alives matter.
+    answer(&session, stream_no, rx, false).await
+}
+
+/// Answers a request whose messages flow into stream `stream_no`: plain JSON when the final
+/// response comes first and soon (cheaper for both sides; for 2026-07-28 requests also the only
+/// way an error gets its HTTP status), else an SSE stream, which keep-alives hold open.
+pub async fn answer(
+    session: &Session,
+    stream_no: u64,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<StreamEvent>,
+    modern: bool,
+) -> Response {
     let first = tokio::time::timeout(JSON_WINDOW, rx.recv()).await;
     if let Ok(Some(ev)) = &first {
         if ev.last {
+            let status = if modern {
+                serde_json::from_str::<Value>(&ev.data)
+                    .ok()
+                    .and_then(|m| m.pointer("/error/code").and_then(Value::as_i64))
+                    .map_or(StatusCode::OK, jsonrpc::http_status)
+            } else {
+                StatusCode::OK
+            };
             return (
+                status,
                 [(header::CONTENT_TYPE, "application/json")],
                 ev.data.to_string(),
             )
                 .into_response();
         }
     }
-    let priming = (session.protocol_version.as_str() >= "2025-11-25")
+    // 2026-07-28 has no resumption: no priming event.
+    let priming = (!modern && session.protocol_version.as_str() >= "2025-11-25")
         .then(|| session.priming_event(stream_no));
     let first = first.ok().flatten();
     let events =
         stream::iter(priming.into_iter().chain(first)).chain(UnboundedReceiverStream::new(rx));
     sse_response(events)
+}
+
+/// An SSE stream of JSON-RPC messages without event ids (2026-07-28 `subscriptions/listen`).
+pub fn sse_of_messages(messages: impl Stream<Item = Value> + Send + 'static) -> Response {
+    Sse::new(messages.map(|m| Ok::<_, Infallible>(Event::default().data(m.to_string()))))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }
 
 fn reply(id: Value, out: Result<Value, RpcError>) -> Value {

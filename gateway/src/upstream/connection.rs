@@ -74,8 +74,12 @@ pub struct Connection {
     next_id: AtomicI64,
     closed: watch::Sender<bool>,
     close: Mutex<Option<Box<dyn FnOnce() + Send>>>,
-    /// The upstream's `initialize` result.
+    /// The upstream's `initialize` result (for a 2026-07-28 upstream: its `server/discover`
+    /// result, with `protocolVersion` added).
     pub init: OnceLock<Value>,
+    /// Set for a 2026-07-28 upstream: the client capabilities declared on requests that do not
+    /// carry a host's own.
+    modern_caps: OnceLock<Value>,
     /// In-flight calls made on behalf of a downstream session, by upstream request id.
     pub calls: Mutex<HashMap<i64, CallCtx>>,
     /// Progress tokens the gateway gave upstream → (session, the host's own token).
@@ -100,6 +104,7 @@ impl Connection {
             closed,
             close: Mutex::new(Some(parts.close)),
             init: OnceLock::new(),
+            modern_caps: OnceLock::new(),
             calls: Mutex::default(),
             progress: Mutex::default(),
         });
@@ -136,6 +141,15 @@ impl Connection {
             }
         });
         conn
+    }
+
+    /// Speaks 2026-07-28 from now on: every request carries the `_meta` envelope.
+    pub fn set_modern(&self, default_caps: Value) {
+        let _ = self.modern_caps.set(default_caps);
+    }
+
+    pub fn is_modern(&self) -> bool {
+        self.modern_caps.get().is_some()
     }
 
     pub fn is_closed(&self) -> bool {
@@ -181,6 +195,10 @@ impl Connection {
         if self.is_closed() {
             return Err(CallError::Closed(self.upstream.clone()));
         }
+        let params = match self.modern_caps.get() {
+            Some(caps) => Some(envelope(params, caps)),
+            None => params,
+        };
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         self.pending.lock().unwrap().insert(id, tx);
@@ -271,6 +289,28 @@ impl Connection {
         }
         None
     }
+}
+
+/// Adds the 2026-07-28 `_meta` envelope to request params, keeping what the caller set.
+pub fn envelope(params: Option<Value>, default_caps: &Value) -> Value {
+    use crate::mcp::modern::{CLIENT_CAPS, CLIENT_INFO, PROTOCOL_VERSION, VERSION};
+    let mut p = match params {
+        Some(Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    let meta = p
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if !meta.is_object() {
+        *meta = Value::Object(Default::default());
+    }
+    let m = meta.as_object_mut().expect("object");
+    m.insert(PROTOCOL_VERSION.into(), Value::from(VERSION));
+    m.entry(CLIENT_CAPS).or_insert_with(|| default_caps.clone());
+    m.entry(CLIENT_INFO).or_insert_with(
+        || serde_json::json!({ "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") }),
+    );
+    Value::Object(p)
 }
 
 impl Drop for Connection {

@@ -32,7 +32,50 @@ struct Shared {
     inbound: mpsc::UnboundedSender<Inbound>,
 }
 
+/// The 2026-07-28 routing headers of a message that carries the `_meta` envelope; `None` for
+/// a 2025 message.
+fn modern_headers(msg: &Value) -> Option<HeaderMap> {
+    let version = msg
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)?;
+    let mut h = HeaderMap::new();
+    h.insert(VERSION_HEADER, HeaderValue::from_str(version).ok()?);
+    let method = jsonrpc::method(msg)?;
+    h.insert("mcp-method", HeaderValue::from_str(method).ok()?);
+    let name = match method {
+        "tools/call" | "prompts/get" => msg.pointer("/params/name"),
+        "resources/read" => msg.pointer("/params/uri"),
+        _ => None,
+    };
+    if let Some(n) = name.and_then(Value::as_str) {
+        let plain = n.bytes().all(|b| (0x20..0x7f).contains(&b)) && n.trim() == n;
+        let v = if plain {
+            n.to_string()
+        } else {
+            use base64::Engine;
+            format!(
+                "=?base64?{}?=",
+                base64::engine::general_purpose::STANDARD.encode(n)
+            )
+        };
+        h.insert("mcp-name", HeaderValue::from_str(&v).ok()?);
+    }
+    Some(h)
+}
+
 impl Shared {
+    /// Headers for `msg`: a 2026-07-28 message gets its routing headers and no session.
+    fn headers_for(&self, msg: &Value) -> HeaderMap {
+        match modern_headers(msg) {
+            Some(m) => {
+                let mut h = self.headers.clone();
+                h.extend(m);
+                h
+            }
+            None => self.request_headers(),
+        }
+    }
+
     fn request_headers(&self) -> HeaderMap {
         let mut h = self.headers.clone();
         if let Some(s) = self.session.lock().unwrap().as_deref() {
@@ -86,6 +129,11 @@ pub fn connect(
             let s = writer_shared.clone();
             let is_init = jsonrpc::method(&msg) == Some("initialize");
             let starts_listening = jsonrpc::method(&msg) == Some("notifications/initialized");
+            if jsonrpc::method(&msg) == Some("subscriptions/listen") {
+                let s = writer_shared.clone();
+                tasks.spawn(async move { subscribe(&s, msg).await });
+                continue;
+            }
             if is_init {
                 // The session id comes with the initialize response: nothing else may go out
                 // before it is known.
@@ -134,7 +182,7 @@ async fn post(s: &Shared, msg: Value) {
     let resp = s
         .client
         .post(&s.url)
-        .headers(s.request_headers())
+        .headers(s.headers_for(&msg))
         .header(ACCEPT, "application/json, text/event-stream")
         .json(&msg)
         .send()
@@ -154,6 +202,14 @@ async fn post(s: &Shared, msg: Value) {
         return;
     }
     if !status.is_success() {
+        // A JSON-RPC error with a status (2026-07-28 maps codes to 400/404) is the answer itself.
+        let body = resp.bytes().await.unwrap_or_default();
+        if let Ok(m) = serde_json::from_slice::<Value>(&body) {
+            if id.is_some() && m.get("id").and_then(Value::as_i64) == id && m.get("error").is_some()
+            {
+                return s.deliver(m, id);
+            }
+        }
         return s.fail(id, format!("upstream answered HTTP {status}"));
     }
     if is_init {
@@ -293,6 +349,47 @@ async fn listen(s: &Shared) {
             }
             Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => return,
             Ok(r) if r.status() == StatusCode::NOT_FOUND => return,
+            _ => failures += 1,
+        }
+        if failures > 5 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250 * (1 << failures.min(4)))).await;
+    }
+}
+
+/// A 2026-07-28 `subscriptions/listen` stream: what the upstream announces (list changes) comes
+/// in here; reopened when it drops, given up when the upstream refuses it.
+async fn subscribe(s: &Shared, msg: Value) {
+    let mut failures = 0u32;
+    loop {
+        let r = s
+            .client
+            .post(&s.url)
+            .headers(s.headers_for(&msg))
+            .header(ACCEPT, "text/event-stream, application/json")
+            .json(&msg)
+            .send()
+            .await;
+        match r {
+            Ok(r) if r.status().is_success() => {
+                failures = 0;
+                let mut events = SseStream::from_bytes_stream(r.bytes_stream());
+                while let Some(Ok(ev)) = events.next().await {
+                    let Some(Ok(m)) = ev.data.map(|d| serde_json::from_str::<Value>(&d)) else {
+                        continue;
+                    };
+                    if jsonrpc::kind(&m) == jsonrpc::Kind::Notification
+                        && jsonrpc::method(&m) != Some("notifications/subscriptions/acknowledged")
+                    {
+                        s.deliver(m, None);
+                    }
+                }
+            }
+            Ok(r) if r.status().is_client_error() => {
+                tracing::info!(url = %s.url, status = %r.status(), "upstream offers no subscriptions/listen");
+                return;
+            }
             _ => failures += 1,
         }
         if failures > 5 {

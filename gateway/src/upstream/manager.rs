@@ -114,6 +114,19 @@ impl Upstreams {
         self.timeout_from(secs)
     }
 
+    /// The gateway's request timeout (for what no one upstream's setting covers).
+    pub fn timeout_of_default(&self) -> Duration {
+        self.config.request_timeout
+    }
+
+    /// Whether an upstream's current connection speaks 2026-07-28.
+    pub fn is_modern(&self, name: &str) -> bool {
+        let entry = self.entries.lock().unwrap().get(name).cloned();
+        entry
+            .and_then(|e| e.shared.lock().unwrap().clone())
+            .is_some_and(|c| c.is_modern())
+    }
+
     fn timeout_from(&self, timeout_secs: Option<u64>) -> Duration {
         timeout_secs
             .map(Duration::from_secs)
@@ -295,12 +308,17 @@ impl Upstreams {
         let caps = host_caps.unwrap_or_else(|| {
             json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": { "form": {}, "url": {} } })
         });
+        let timeout = self.timeout_from(spec.timeout_secs);
+        // Streamable HTTP upstreams are asked first whether they speak 2026-07-28; stdio ones
+        // are not (a 2025 server may ignore an unknown method and stall the start-up).
+        if spec.transport == TransportKind::Http && self.discover(&conn, &caps, timeout).await {
+            return Ok(conn);
+        }
         let params = json!({
             "protocolVersion": UPSTREAM_VERSIONS[0],
             "capabilities": caps,
             "clientInfo": { "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") },
         });
-        let timeout = self.timeout_from(spec.timeout_secs);
         let resp = conn
             .request("initialize", Some(params), None, timeout)
             .await
@@ -325,13 +343,67 @@ impl Upstreams {
         Ok(conn)
     }
 
+    /// Tries `server/discover`; true when the upstream speaks 2026-07-28 (the connection is then
+    /// set up for it, with a `subscriptions/listen` stream for its list changes).
+    async fn discover(&self, conn: &Arc<Connection>, caps: &Value, timeout: Duration) -> bool {
+        let params = super::connection::envelope(None, caps);
+        let Ok(resp) = conn
+            .request("server/discover", Some(params), None, timeout)
+            .await
+        else {
+            return false;
+        };
+        let Some(mut result) = resp.get("result").cloned() else {
+            return false;
+        };
+        let modern = result
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().any(|v| v == crate::mcp::modern::VERSION));
+        if !modern {
+            return false;
+        }
+        result["protocolVersion"] = json!(crate::mcp::modern::VERSION);
+        if let Some(info) = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo") {
+            result["serverInfo"] = info.clone();
+        }
+        let server_caps = result.get("capabilities").cloned().unwrap_or_default();
+        let _ = conn.init.set(result);
+        conn.set_modern(caps.clone());
+        let changed =
+            |k: &str| server_caps.pointer(&format!("/{k}/listChanged")) == Some(&json!(true));
+        let filter = json!({
+            "toolsListChanged": changed("tools"),
+            "promptsListChanged": changed("prompts"),
+            "resourcesListChanged": changed("resources"),
+        });
+        if filter
+            .as_object()
+            .is_some_and(|f| f.values().any(|v| v == true))
+        {
+            let params =
+                super::connection::envelope(Some(json!({ "notifications": filter })), caps);
+            conn.send_raw(jsonrpc::request(
+                json!("gw-listen"),
+                "subscriptions/listen",
+                Some(params),
+            ));
+        }
+        true
+    }
+
+    /// The HTTP client upstream connections use (also for relaying between replicas).
+    pub fn http_client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// The connection to use for a call from `session`: the shared one, or the session's own
     /// (opened on first use) for `per_session` upstreams.
     pub async fn connection_for(
         &self,
         upstream: &str,
         session: &str,
-        host_caps: &Value,
+        host_caps: Option<&Value>,
     ) -> Result<Arc<Connection>, UpstreamError> {
         let entry = self
             .entries
@@ -353,11 +425,7 @@ impl Upstreams {
             }
         }
         let conn = self
-            .connect(
-                &entry.spec,
-                Some(session.to_string()),
-                Some(host_caps.clone()),
-            )
+            .connect(&entry.spec, Some(session.to_string()), host_caps.cloned())
             .await?;
         let mut sessions = entry.sessions.lock().unwrap();
         if let Some(old) = sessions.insert(session.to_string(), conn.clone()) {

@@ -143,6 +143,40 @@ fn tools() -> Value {
     ])
 }
 
+/// What the elicitation fixtures ask: (message, requested schema).
+fn elicitation_of(tool: &str, params: &Value) -> (String, Value) {
+    match tool {
+        "test_elicitation_sep1034_defaults" => (
+            "Please review your information".into(),
+            json!({"type": "object", "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "default": true}}}),
+        ),
+        "test_elicitation_sep1330_enums" => (
+            "Please choose options".into(),
+            json!({"type": "object", "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}, {"const": "value3", "title": "Third Option"}]},
+                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"}, {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}}),
+        ),
+        _ => (
+            params
+                .pointer("/arguments/message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            json!({"type": "object", "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"}}, "required": ["username", "email"]}),
+        ),
+    }
+}
+
 async fn call_tool(out: &Out, params: &Value) -> Result<Value, (i64, String)> {
     let name = params["name"].as_str().unwrap_or_default();
     let args = &params["arguments"];
@@ -198,11 +232,10 @@ async fn call_tool(out: &Out, params: &Value) -> Result<Value, (i64, String)> {
                 .unwrap_or_default();
             text(&format!("LLM response: {answer}"))
         }
-        "test_elicitation" => {
-            let message = args["message"].as_str().unwrap_or_default();
-            let schema = json!({"type": "object", "properties": {
-                "username": {"type": "string", "description": "User's response"},
-                "email": {"type": "string", "description": "User's email address"}}, "required": ["username", "email"]});
+        "test_elicitation"
+        | "test_elicitation_sep1034_defaults"
+        | "test_elicitation_sep1330_enums" => {
+            let (message, schema) = elicitation_of(name, params);
             let r = out
                 .ask(
                     "elicitation/create",
@@ -210,51 +243,17 @@ async fn call_tool(out: &Out, params: &Value) -> Result<Value, (i64, String)> {
                 )
                 .await
                 .map_err(|e| (-32603, e))?;
-            text(&format!(
-                "User response: <action: {}, content: {}>",
-                r["action"].as_str().unwrap_or_default(),
-                r["content"]
-            ))
-        }
-        "test_elicitation_sep1034_defaults" => {
-            let schema = json!({"type": "object", "properties": {
-                "name": {"type": "string", "default": "John Doe"},
-                "age": {"type": "integer", "default": 30},
-                "score": {"type": "number", "default": 95.5},
-                "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
-                "verified": {"type": "boolean", "default": true}}});
-            elicit_completed(out, "Please review your information", schema).await?
-        }
-        "test_elicitation_sep1330_enums" => {
-            let schema = json!({"type": "object", "properties": {
-                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-                "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}, {"const": "value3", "title": "Third Option"}]},
-                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
-                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
-                "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"}, {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}});
-            elicit_completed(out, "Please choose options", schema).await?
+            let (action, content) = (r["action"].as_str().unwrap_or_default(), &r["content"]);
+            text(&if name == "test_elicitation" {
+                format!("User response: <action: {action}, content: {content}>")
+            } else {
+                format!("Elicitation completed: action={action}, content={content}")
+            })
         }
         "json_schema_2020_12_tool" => text("ok"),
         "test_reconnection" => text("Reconnection test completed"),
         other => return Err((-32602, format!("unknown tool: {other}"))),
     })
-}
-
-/// Asks the host to fill `schema` and reports what it answered, as the SEP-1034 and SEP-1330
-/// scenarios expect.
-async fn elicit_completed(out: &Out, message: &str, schema: Value) -> Result<Value, (i64, String)> {
-    let r = out
-        .ask(
-            "elicitation/create",
-            json!({"message": message, "requestedSchema": schema}),
-        )
-        .await
-        .map_err(|e| (-32603, e))?;
-    Ok(text(&format!(
-        "Elicitation completed: action={}, content={}",
-        r["action"].as_str().unwrap_or_default(),
-        r["content"]
-    )))
 }
 
 fn resources() -> Value {

@@ -352,6 +352,56 @@ async fn call_tool(
                 ),
             }
         }
+        // The 2025 scenarios' tools that ask the client, in this revision's way: a 2025 host
+        // behind the gateway is asked on its session and the gateway retries with the answers.
+        "test_sampling" => match answer(params, "llm") {
+            Some(a) => text(&format!(
+                "LLM response: {}",
+                a.get("content")
+                    .and_then(|c| c.get("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            )),
+            None => input_required(
+                json!({"llm": sample(params.pointer("/arguments/prompt").and_then(Value::as_str).unwrap_or_default(), 100)}),
+                None,
+            ),
+        },
+        "test_elicitation"
+        | "test_elicitation_sep1034_defaults"
+        | "test_elicitation_sep1330_enums" => match answer(params, "user") {
+            Some(a) => {
+                let action = a.get("action").and_then(Value::as_str).unwrap_or_default();
+                let content = a.get("content").cloned().unwrap_or(Value::Null);
+                text(&if name == "test_elicitation" {
+                    format!("User response: <action: {action}, content: {content}>")
+                } else {
+                    format!("Elicitation completed: action={action}, content={content}")
+                })
+            }
+            None => {
+                let (message, schema) = super::elicitation_of(name, params);
+                input_required(
+                    json!({"user": {"method": "elicitation/create", "params": {"message": message, "requestedSchema": schema}}}),
+                    None,
+                )
+            }
+        },
+        "test_tool_with_logging" => {
+            if params
+                .pointer(&format!("/_meta/{}", LOG_LEVEL.replace('/', "~1")))
+                .is_some()
+            {
+                for m in [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ] {
+                    let _ = tx.send(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": "fixture", "data": m}}));
+                }
+            }
+            text("Tool with logging executed successfully")
+        }
         "test_logging_tool" => {
             if let Some(level) = params
                 .pointer(&format!("/_meta/{}", LOG_LEVEL.replace('/', "~1")))

@@ -1,0 +1,537 @@
+//! MCP 2026-07-28 for hosts: stateless requests on the same `/mcp` endpoint as 2025 sessions.
+//! Each POST carries its own `_meta` envelope (protocol version, client capabilities); the
+//! answer is plain JSON with the revision's HTTP status, or an SSE stream when notifications come
+//! along. `server/discover`, cache hints on lists, `subscriptions/listen` streams, and the bridge
+//! for 2025 upstreams that ask the host something mid-call: their requests come back to the host
+//! as an `InputRequiredResult` with a signed `requestState`, and the retry's `inputResponses`
+//! answer the upstream call that is still waiting (see [`Flight`]).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::wrappers::UnboundedReceiverStream;
+
+use super::request_state::{self, Claim};
+use super::session::{Ask, Session};
+use super::transport;
+use crate::app::AppState;
+use crate::jsonrpc::{self, RpcError};
+
+pub const VERSION: &str = "2026-07-28";
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const CLIENT_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// How long a call waits for the host's retry with the answers before it is given up.
+const PARK_FOR: Duration = Duration::from_secs(300);
+/// Requests an upstream makes of the host in quick succession go out in one result.
+const ASK_GATHER: Duration = Duration::from_millis(30);
+
+/// Methods of the revision the gateway serves; anything else is 404 / -32601.
+const METHODS: [&str; 10] = [
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "subscriptions/listen",
+];
+
+/// Whether a POST is a 2026-07-28 request: it names no session, and it is not a 2025
+/// `initialize` (one without a version header, or with a 2025 one).
+pub fn is_modern(headers: &HeaderMap, msg: &Value) -> bool {
+    if headers.contains_key(transport::SESSION_HEADER) {
+        return false;
+    }
+    let header = headers
+        .get(transport::VERSION_HEADER)
+        .and_then(|v| v.to_str().ok());
+    jsonrpc::method(msg) != Some("initialize")
+        || header.is_some_and(|v| !transport::SUPPORTED_VERSIONS.contains(&v))
+}
+
+fn error_response(id: Value, e: RpcError) -> Response {
+    (jsonrpc::http_status(e.code), Json(e.to_message(id))).into_response()
+}
+
+/// `=?base64?...?=` carries header values plain ASCII cannot.
+fn decode_header(v: &str) -> Option<String> {
+    use base64::Engine;
+    match v
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(p) => base64::engine::general_purpose::STANDARD
+            .decode(p)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        None => Some(v.to_string()),
+    }
+}
+
+/// The checks of the revision, in the SDKs' order: the `_meta` envelope (-32602), the routing
+/// headers against the body (-32020), then the version (-32022).
+fn check_envelope(headers: &HeaderMap, method: &str, params: &Value) -> Result<(), RpcError> {
+    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+        return Err(RpcError::invalid_params(format!(
+            "params._meta must carry {PROTOCOL_VERSION} and {CLIENT_CAPS}"
+        )));
+    };
+    for key in [PROTOCOL_VERSION, CLIENT_CAPS] {
+        if !meta.contains_key(key) {
+            return Err(RpcError::invalid_params(format!(
+                "params._meta is missing {key}"
+            )));
+        }
+    }
+    let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
+    let mismatch = |what: &str| RpcError::new(jsonrpc::HEADER_MISMATCH, what.to_string());
+    let Some(version) = meta[PROTOCOL_VERSION].as_str() else {
+        return Err(RpcError::invalid_params(format!(
+            "{PROTOCOL_VERSION} must be a string"
+        )));
+    };
+    if header(transport::VERSION_HEADER) != Some(version) {
+        return Err(mismatch(
+            "the MCP-Protocol-Version header is missing or differs from _meta's protocol version",
+        ));
+    }
+    if header("mcp-method") != Some(method) {
+        return Err(mismatch(
+            "the Mcp-Method header is missing or differs from the method",
+        ));
+    }
+    let name_key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(body) = name_key.and_then(|k| params.get(k)).and_then(Value::as_str) {
+        if header("mcp-name").and_then(decode_header).as_deref() != Some(body) {
+            return Err(mismatch(
+                "the Mcp-Name header is missing or differs from the request's name",
+            ));
+        }
+    }
+    if version != VERSION {
+        return Err(RpcError::new(
+            jsonrpc::UNSUPPORTED_VERSION,
+            format!("protocol version {version} is not supported"),
+        )
+        .with_data(json!({ "supported": [VERSION], "requested": version })));
+    }
+    Ok(())
+}
+
+fn server_info() -> Value {
+    json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// List results may be cached by the host for `list_ttl_ms`; a change of the catalog reaches
+/// it as `list_changed` on its `subscriptions/listen` stream. Lists do not depend on who asks
+/// (until per-principal views arrive with authorization), so they are `public`.
+fn cacheable(state: &AppState, mut r: Value) -> Value {
+    r["resultType"] = json!("complete");
+    r["ttlMs"] = json!(state.config.list_ttl_ms);
+    r["cacheScope"] = json!("public");
+    r
+}
+
+fn discover(state: &AppState) -> Value {
+    json!({
+        "supportedVersions": [VERSION],
+        "capabilities": {
+            "tools": { "listChanged": true },
+            "resources": { "listChanged": true, "subscribe": true },
+            "prompts": { "listChanged": true },
+            "completions": {},
+            "logging": {},
+        },
+        "instructions": "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.",
+        "resultType": "complete",
+        "ttlMs": state.config.list_ttl_ms,
+        "cacheScope": "public",
+        "_meta": { SERVER_INFO: server_info() },
+    })
+}
+
+pub async fn post(state: AppState, headers: HeaderMap, body: Bytes, msg: Value) -> Response {
+    let id = match jsonrpc::kind(&msg) {
+        // This revision defines no client notifications; cancellation is closing the stream.
+        jsonrpc::Kind::Notification => return StatusCode::ACCEPTED.into_response(),
+        jsonrpc::Kind::Request => msg.get("id").cloned().unwrap_or(Value::Null),
+        _ => {
+            return error_response(
+                msg.get("id").cloned().unwrap_or(Value::Null),
+                RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "a 2026-07-28 client sends requests only",
+                ),
+            )
+        }
+    };
+    let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
+    if !METHODS.contains(&method.as_str()) {
+        return error_response(
+            id,
+            RpcError::new(
+                jsonrpc::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+            ),
+        );
+    }
+    let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
+    if let Err(e) = check_envelope(&headers, &method, &params) {
+        return error_response(id, e);
+    }
+    let d = &state.dispatcher;
+    let p = params.as_object();
+    let listed = match method.as_str() {
+        "server/discover" => Some(Ok(discover(&state))),
+        "tools/list" => Some(d.list(registry::EntryKind::Tool, "tools", p)),
+        "prompts/list" => Some(d.list(registry::EntryKind::Prompt, "prompts", p)),
+        "resources/list" => Some(d.list(registry::EntryKind::Resource, "resources", p)),
+        "resources/templates/list" => Some(d.list(
+            registry::EntryKind::ResourceTemplate,
+            "resourceTemplates",
+            p,
+        )),
+        "subscriptions/listen" => return listen(&state, id, &params),
+        _ => None,
+    };
+    if let Some(out) = listed {
+        return match out {
+            Ok(r) if method == "server/discover" => Json(jsonrpc::result(id, r)).into_response(),
+            Ok(r) => Json(jsonrpc::result(id, cacheable(&state, r))).into_response(),
+            Err(e) => error_response(id, e),
+        };
+    }
+    call(state, headers, body, id, method, params).await
+}
+
+/// A call in flight for a 2026-07-28 host, parked between rounds while the host answers what
+/// the upstream asked.
+pub struct Flight {
+    pub session: std::sync::Arc<Session>,
+    /// The host's id of the first round (upstream messages are routed under it).
+    downstream_id: Value,
+    method: String,
+    result: oneshot::Receiver<Result<Value, RpcError>>,
+    asks: mpsc::UnboundedReceiver<Ask>,
+    /// Questions sent to the host and not yet answered, by their `inputRequests` key.
+    pending: BTreeMap<String, Ask>,
+}
+
+impl Flight {
+    /// Fails the upstream's open questions (the host never answered): its call can end.
+    pub fn abandon(self) {
+        for ask in self.pending.into_values() {
+            ask.conn.send_raw(jsonrpc::error(
+                ask.upstream_id,
+                jsonrpc::INTERNAL_ERROR,
+                "the client did not answer in time",
+            ));
+        }
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
+async fn call(
+    state: AppState,
+    headers: HeaderMap,
+    body: Bytes,
+    id: Value,
+    method: String,
+    params: Value,
+) -> Response {
+    if let Some(token) = params
+        .get("requestState")
+        .and_then(Value::as_str)
+        .filter(|t| request_state::is_ours(t))
+    {
+        let Some(claim) = request_state::open(state.hub.codec.state_key(), token) else {
+            return error_response(
+                id,
+                RpcError::invalid_params("requestState failed its integrity check"),
+            );
+        };
+        if claim.expires < now_secs() {
+            return error_response(
+                id,
+                RpcError::invalid_params("requestState has expired: call again without it"),
+            );
+        }
+        if let Some(flight) = state.hub.unpark(&claim.call) {
+            if flight.method != method {
+                state.hub.park(claim.call.clone(), flight, PARK_FOR);
+                return error_response(
+                    id,
+                    RpcError::invalid_params("requestState belongs to another method"),
+                );
+            }
+            return resume(state, id, params, claim, flight).await;
+        }
+        if let Some(owner) = claim
+            .replica
+            .as_deref()
+            .filter(|r| Some(*r) != state.config.advertise_url.as_deref())
+        {
+            return relay(&state, owner, &headers, body).await;
+        }
+        return error_response(
+            id,
+            RpcError::invalid_params(
+                "the call this requestState belongs to is no longer pending (it expired or its \
+                 replica stopped): call again without requestState",
+            ),
+        );
+    }
+    let meta = &params["_meta"];
+    let caps = meta.get(CLIENT_CAPS).cloned().unwrap_or_else(|| json!({}));
+    let level = meta
+        .get(LOG_LEVEL)
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let (session, asks) = state.hub.open_request(caps, level);
+    let (tx, result) = oneshot::channel();
+    let task_state = state.clone();
+    let task_session = session.clone();
+    let task_id = id.clone();
+    let task_method = method.clone();
+    tokio::spawn(async move {
+        let out = task_state
+            .dispatcher
+            .dispatch(&task_session, &task_id, &task_method, params.as_object())
+            .await;
+        let _ = tx.send(out);
+    });
+    let flight = Flight {
+        session,
+        downstream_id: id.clone(),
+        method,
+        result,
+        asks,
+        pending: BTreeMap::new(),
+    };
+    drive(state, id, flight, None).await
+}
+
+/// The retry of a parked call: the answers go to the upstream, and the call goes on.
+async fn resume(
+    state: AppState,
+    id: Value,
+    params: Value,
+    claim: Claim,
+    mut flight: Flight,
+) -> Response {
+    let answers = match params.get("inputResponses") {
+        None => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => {
+            state.hub.park(claim.call, flight, PARK_FOR);
+            return error_response(
+                id,
+                RpcError::invalid_params("inputResponses must be an object"),
+            );
+        }
+    };
+    let keys: Vec<String> = flight.pending.keys().cloned().collect();
+    for key in keys {
+        let Some(answer) = answers.get(&key).filter(|a| a.is_object()) else {
+            continue;
+        };
+        let ask = flight.pending.remove(&key).expect("key listed");
+        ask.conn
+            .send_raw(jsonrpc::result(ask.upstream_id, answer.clone()));
+    }
+    drive(state, id, flight, Some(claim.call)).await
+}
+
+/// Waits for the call's result or the upstream's next questions, and answers the host: the
+/// result, or an `InputRequiredResult` (the call parked until the retry).
+async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<String>) -> Response {
+    let session = flight.session.clone();
+    let (stream_no, rx) = session.open_stream(&flight.downstream_id);
+    let downstream_id = flight.downstream_id.clone();
+    let task_session = session.clone();
+    let task_id = id.clone();
+    tokio::spawn(async move {
+        let message = loop {
+            if !flight.pending.is_empty() {
+                break input_required(&state, &task_id, flight, call);
+            }
+            tokio::select! {
+                out = &mut flight.result => {
+                    state.hub.close_request(&flight.session.id);
+                    let out = out.unwrap_or_else(|_| Err(RpcError::new(jsonrpc::INTERNAL_ERROR, "the call ended without a result")));
+                    break match out {
+                        Ok(mut r) => {
+                            if r.get("resultType").is_none() {
+                                r["resultType"] = json!("complete");
+                            }
+                            jsonrpc::result(task_id.clone(), r)
+                        }
+                        Err(e) => e.to_message(task_id.clone()),
+                    };
+                }
+                Some(ask) = flight.asks.recv() => {
+                    let mut got = vec![ask];
+                    let until = tokio::time::Instant::now() + ASK_GATHER;
+                    while let Ok(Some(more)) = tokio::time::timeout_at(until, flight.asks.recv()).await {
+                        got.push(more);
+                    }
+                    for ask in got {
+                        flight.pending.insert(flight.session.next_request_id(), ask);
+                    }
+                }
+            }
+        };
+        task_session.finish_stream(stream_no, &downstream_id, &message);
+    });
+    transport::answer(&session, stream_no, rx, true).await
+}
+
+/// Parks the call and builds the result that asks the host its questions.
+fn input_required(state: &AppState, id: &Value, flight: Flight, call: Option<String>) -> Value {
+    let requests: Map<String, Value> = flight
+        .pending
+        .iter()
+        .map(|(k, a)| (k.clone(), a.request.clone()))
+        .collect();
+    let call = call.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
+    let claim = Claim {
+        call: call.clone(),
+        replica: state.config.advertise_url.clone(),
+        expires: now_secs() + PARK_FOR.as_secs(),
+    };
+    let token = request_state::seal(state.hub.codec.state_key(), &claim);
+    state.hub.park(call, flight, PARK_FOR);
+    jsonrpc::result(
+        id.clone(),
+        json!({ "resultType": "input_required", "inputRequests": requests, "requestState": token }),
+    )
+}
+
+/// Hands a retry to the replica whose call it continues, and its answer back.
+async fn relay(state: &AppState, owner: &str, headers: &HeaderMap, body: Bytes) -> Response {
+    let mut req = state
+        .hub
+        .upstreams
+        .http_client()
+        .post(format!("{owner}/mcp"))
+        .body(body);
+    for (name, value) in headers {
+        let n = name.as_str();
+        if n.starts_with("mcp-") || matches!(n, "content-type" | "accept" | "authorization") {
+            req = req.header(name, value);
+        }
+    }
+    match req.send().await {
+        Ok(resp) => {
+            let mut out = Response::builder().status(resp.status().as_u16());
+            if let Some(ct) = resp.headers().get(reqwest::header::CONTENT_TYPE) {
+                out = out.header("content-type", ct.as_bytes());
+            }
+            out.body(Body::from_stream(resp.bytes_stream()))
+                .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
+        }
+        Err(e) => {
+            tracing::warn!(replica = owner, error = %e, "cannot reach the replica that holds a pending call");
+            error_response(
+                Value::Null,
+                RpcError::new(
+                    jsonrpc::UPSTREAM_UNAVAILABLE,
+                    "the replica that holds this call cannot be reached: call again without requestState",
+                ),
+            )
+        }
+    }
+}
+
+/// What a `subscriptions/listen` stream asked for and the gateway honours.
+pub struct Listener {
+    pub id: Value,
+    pub tools: bool,
+    pub prompts: bool,
+    pub resources: bool,
+    /// Exposed URIs whose `resources/updated` the host wants.
+    pub uris: Vec<String>,
+    pub tx: mpsc::UnboundedSender<Value>,
+}
+
+impl Listener {
+    /// Sends a notification tagged with the subscription; false once the host has gone.
+    pub fn send(&self, method: &str, mut params: Value) -> bool {
+        params["_meta"][SUBSCRIPTION_ID] = self.id.clone();
+        self.tx
+            .send(jsonrpc::notification(method, Some(params)))
+            .is_ok()
+    }
+}
+
+fn listen(state: &AppState, id: Value, params: &Value) -> Response {
+    let asked = params.get("notifications").cloned().unwrap_or_default();
+    let flag = |k: &str| asked.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let uris: Vec<String> = asked
+        .get("resourceSubscriptions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let (tx, rx) = mpsc::unbounded_channel();
+    let listener = Listener {
+        id,
+        tools: flag("toolsListChanged"),
+        prompts: flag("promptsListChanged"),
+        resources: flag("resourcesListChanged"),
+        uris,
+        tx,
+    };
+    let mut honoured = Map::new();
+    for (key, on) in [
+        ("toolsListChanged", listener.tools),
+        ("promptsListChanged", listener.prompts),
+        ("resourcesListChanged", listener.resources),
+    ] {
+        if on {
+            honoured.insert(key.into(), json!(true));
+        }
+    }
+    if !listener.uris.is_empty() {
+        honoured.insert("resourceSubscriptions".into(), json!(listener.uris));
+    }
+    listener.send(
+        "notifications/subscriptions/acknowledged",
+        json!({ "notifications": honoured }),
+    );
+    state.hub.add_listener(listener);
+    let events = UnboundedReceiverStream::new(rx);
+    transport::sse_of_messages(events)
+}
+
+/// Keeps the time a parked call may wait.
+pub fn deadline(for_: Duration) -> Instant {
+    Instant::now() + for_
+}
