@@ -2,18 +2,32 @@
 
 Usage: python_client.py URL MODE CALLS_JSON
 MODE is "default" (2026-07-28 first, falls back) or "legacy" (initialize). CALLS_JSON is a list of
-[tool, arguments]. Prints {"tools": [...names], "results": [...first text of each call]}.
+[tool, arguments]. Elicitations are accepted, every string field answered with "Ada" (and they
+are counted). Prints {"version": negotiated revision, "tools": [...names], "results": [...first
+text of each call], "elicitations": n}.
 """
 import asyncio
 import json
 import sys
 
+import mcp_types as types
 from mcp import Client
+
+elicitations = 0
+
+
+async def answer_elicitation(context, params):
+    global elicitations
+    elicitations += 1
+    schema = getattr(params, "requested_schema", None) or {}
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    content = {k: "Ada" for k, v in props.items() if v.get("type") == "string"}
+    return types.ElicitResult(action="accept", content=content)
 
 
 async def main(url: str, mode: str, calls: list) -> None:
     kwargs = {} if mode == "default" else {"mode": mode}
-    async with Client(url, **kwargs) as client:
+    async with Client(url, elicitation_callback=answer_elicitation, **kwargs) as client:
         tools = await client.list_tools()
         results = []
         for name, args in calls:
@@ -21,7 +35,16 @@ async def main(url: str, mode: str, calls: list) -> None:
             if r.is_error:
                 raise SystemExit(f"{name} failed: {r.content}")
             results.append(r.content[0].text if r.content else "")
-        print(json.dumps({"tools": [t.name for t in tools.tools], "results": results}))
+        print(
+            json.dumps(
+                {
+                    "version": client.protocol_version,
+                    "tools": [t.name for t in tools.tools],
+                    "results": results,
+                    "elicitations": elicitations,
+                }
+            )
+        )
 
 
 asyncio.run(main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3])))

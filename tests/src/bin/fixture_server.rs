@@ -1,6 +1,7 @@
 //! A small stdio MCP server for failure tests: `echo`, `hang` (never answers), `crash` (exits
 //! mid-call), `sleep`, `pid`, `add_tool` (adds a tool and sends `tools/list_changed`),
-//! `cancellations` (the request ids the client cancelled so far), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
+//! `cancellations` (the request ids the client cancelled so far), `ask_name` (asks the client
+//! with `elicitation/create` mid-call, the 2025 way, and greets whom it names), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
 //! byte-faithful passthrough can be checked. Raw JSON on purpose: it must not normalise anything.
 
 use std::io::{BufRead, Write};
@@ -23,7 +24,8 @@ fn tools() -> Value {
         { "name": "pid", "description": "Returns the server's process id", "inputSchema": { "type": "object" } },
         { "name": "sleep", "description": "Answers after `ms` milliseconds", "inputSchema": { "type": "object", "properties": { "ms": { "type": "integer" } } } },
         { "name": "add_tool", "description": "Adds a tool named `name`", "inputSchema": { "type": "object", "properties": { "name": { "type": "string" } } } },
-        { "name": "cancellations", "description": "Request ids cancelled so far", "inputSchema": { "type": "object" } }
+        { "name": "cancellations", "description": "Request ids cancelled so far", "inputSchema": { "type": "object" } },
+        { "name": "ask_name", "description": "Asks the user's name, then greets them", "inputSchema": { "type": "object" } }
     ])
 }
 
@@ -32,6 +34,9 @@ fn main() {
     let mut out = std::io::stdout();
     let mut added: Vec<Value> = Vec::new();
     let mut cancelled: Vec<Value> = Vec::new();
+    // Our elicitation requests → the call waiting for their answer.
+    let mut asking: std::collections::HashMap<String, Value> = Default::default();
+    let mut asked = 0u64;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
@@ -43,6 +48,19 @@ fn main() {
         let Some(id) = msg.get("id").cloned() else {
             continue;
         };
+        if msg.get("method").is_none() {
+            // The client's answer to an `ask_name` question.
+            if let Some(call) = id.as_str().and_then(|k| asking.remove(k)) {
+                let name = msg
+                    .pointer("/result/content/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("nobody");
+                let r = json!({ "jsonrpc": "2.0", "id": call, "result": { "content": [{ "type": "text", "text": format!("Hello, {name}!") }] } });
+                let _ = writeln!(out, "{r}");
+                let _ = out.flush();
+            }
+            continue;
+        }
         let method = msg
             .get("method")
             .and_then(Value::as_str)
@@ -80,6 +98,17 @@ fn main() {
                 }
                 "cancellations" => {
                     json!({ "content": [{ "type": "text", "text": Value::Array(cancelled.clone()).to_string() }] })
+                }
+                "ask_name" => {
+                    asked += 1;
+                    let key = format!("ask-{asked}");
+                    asking.insert(key.clone(), id.clone());
+                    let q = json!({ "jsonrpc": "2.0", "id": key, "method": "elicitation/create", "params": {
+                        "message": "What is your name?",
+                        "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] } } });
+                    let _ = writeln!(out, "{q}");
+                    let _ = out.flush();
+                    continue;
                 }
                 "crash" => std::process::exit(3),
                 "sleep" => {

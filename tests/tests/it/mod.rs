@@ -10,6 +10,7 @@ mod real_peers;
 mod registry_suite;
 mod replicas;
 mod resumption;
+mod revisions;
 
 /// The fixture upstream built with these tests.
 pub fn fixture_bin() -> &'static str {

@@ -114,6 +114,13 @@ env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
             gw.log()
         );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        // The SDK's default mode speaks 2026-07-28 with the gateway, whatever its upstreams speak.
+        let revision = if mode == "default" {
+            "2026-07-28"
+        } else {
+            "2025-11-25"
+        };
+        assert_eq!(v["version"], revision, "{mode}");
         let tools: Vec<&str> = v["tools"]
             .as_array()
             .unwrap()
