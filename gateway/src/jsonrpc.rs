@@ -141,6 +141,22 @@ impl std::fmt::Display for RpcError {
 
 impl std::error::Error for RpcError {}
 
+/// The HTTP status of a 2026-07-28 answer carrying this error code (the revision's table);
+/// other errors travel with 200.
+pub fn http_status(code: i64) -> axum::http::StatusCode {
+    use axum::http::StatusCode;
+    match code {
+        METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        PARSE_ERROR
+        | INVALID_REQUEST
+        | INVALID_PARAMS
+        | HEADER_MISMATCH
+        | MISSING_CLIENT_CAPABILITY
+        | UNSUPPORTED_VERSION => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,21 +181,5 @@ mod tests {
         );
         assert_eq!(kind(&json!({"id":1,"method":"ping"})), Kind::Invalid);
         assert_eq!(kind(&json!([1])), Kind::Invalid);
-    }
-}
-
-/// The HTTP status of a 2026-07-28 answer carrying this error code (the revision's table);
-/// other errors travel with 200.
-pub fn http_status(code: i64) -> axum::http::StatusCode {
-    use axum::http::StatusCode;
-    match code {
-        METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        PARSE_ERROR
-        | INVALID_REQUEST
-        | INVALID_PARAMS
-        | HEADER_MISMATCH
-        | MISSING_CLIENT_CAPABILITY
-        | UNSUPPORTED_VERSION => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
     }
 }

@@ -110,8 +110,7 @@ impl Host {
         let body = text
             .lines()
             .filter_map(|l| l.strip_prefix("data:"))
-            .filter(|d| !d.trim().is_empty())
-            .last()
+            .rfind(|d| !d.trim().is_empty())
             .map(str::to_string)
             .unwrap_or(text);
         (status, serde_json::from_str(&body).unwrap())
