@@ -66,6 +66,13 @@ fn error_response(id: Value, e: RpcError) -> Response {
     (jsonrpc::http_status(e.code), Json(e.to_message(id))).into_response()
 }
 
+/// Like [`error_response`], counted under the request's method.
+fn refuse(state: &AppState, method: &str, id: Value, e: RpcError) -> Response {
+    let out: Result<(), RpcError> = Err(e);
+    transport::count(&state.dispatcher.metrics, method, &out);
+    error_response(id, out.err().expect("an error"))
+}
+
 /// `=?base64?...?=` carries header values plain ASCII cannot.
 fn decode_header(v: &str) -> Option<String> {
     use base64::Engine;
@@ -86,7 +93,8 @@ fn decode_header(v: &str) -> Option<String> {
 fn check_envelope(headers: &HeaderMap, method: &str, params: &Value) -> Result<(), RpcError> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
         return Err(RpcError::invalid_params(format!(
-            "params._meta must carry {PROTOCOL_VERSION} and {CLIENT_CAPS}"
+            "params._meta must carry {PROTOCOL_VERSION} and {CLIENT_CAPS} (2026-07-28); \
+             for a 2025 revision, send initialize first and then the Mcp-Session-Id header"
         )));
     };
     for key in [PROTOCOL_VERSION, CLIENT_CAPS] {
@@ -184,7 +192,9 @@ pub async fn post(state: AppState, headers: HeaderMap, body: Bytes, msg: Value) 
     };
     let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
     if !METHODS.contains(&method.as_str()) {
-        return error_response(
+        return refuse(
+            &state,
+            &method,
             id,
             RpcError::new(
                 jsonrpc::METHOD_NOT_FOUND,
@@ -194,7 +204,7 @@ pub async fn post(state: AppState, headers: HeaderMap, body: Bytes, msg: Value) 
     }
     let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
     if let Err(e) = check_envelope(&headers, &method, &params) {
-        return error_response(id, e);
+        return refuse(&state, &method, id, e);
     }
     let d = &state.dispatcher;
     let p = params.as_object();
@@ -208,10 +218,14 @@ pub async fn post(state: AppState, headers: HeaderMap, body: Bytes, msg: Value) 
             "resourceTemplates",
             p,
         )),
-        "subscriptions/listen" => return listen(&state, id, &params),
+        "subscriptions/listen" => {
+            transport::count(&state.dispatcher.metrics, &method, &Ok::<_, RpcError>(()));
+            return listen(&state, id, &params);
+        }
         _ => None,
     };
     if let Some(out) = listed {
+        transport::count(&state.dispatcher.metrics, &method, &out);
         return match out {
             Ok(r) if method == "server/discover" => Json(jsonrpc::result(id, r)).into_response(),
             Ok(r) => Json(jsonrpc::result(id, cacheable(&state, r))).into_response(),
@@ -382,6 +396,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                 out = &mut flight.result => {
                     state.hub.close_request(&flight.session.id);
                     let out = out.unwrap_or_else(|_| Err(RpcError::new(jsonrpc::INTERNAL_ERROR, "the call ended without a result")));
+                    transport::count(&state.dispatcher.metrics, &flight.method, &out);
                     break match out {
                         Ok(mut r) => {
                             if r.get("resultType").is_none() {

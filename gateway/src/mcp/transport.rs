@@ -335,7 +335,8 @@ fn reply(id: Value, out: Result<Value, RpcError>) -> Value {
 
 /// Methods counted under their own name; anything else a client sends is `other`, so a
 /// misbehaving client cannot grow the metrics without bound.
-const KNOWN_METHODS: [&str; 14] = [
+const KNOWN_METHODS: [&str; 15] = [
+    "subscriptions/listen",
     "ping",
     "tools/list",
     "tools/call",
@@ -352,13 +353,8 @@ const KNOWN_METHODS: [&str; 14] = [
     "server/discover",
 ];
 
-fn log_call(
-    metrics: &crate::metrics::Metrics,
-    session: &Session,
-    method: &str,
-    out: &Result<Value, RpcError>,
-    started: std::time::Instant,
-) {
+/// Counts a host request by method and outcome.
+pub fn count<T>(metrics: &crate::metrics::Metrics, method: &str, out: &Result<T, RpcError>) {
     let label = KNOWN_METHODS
         .iter()
         .find(|m| **m == method)
@@ -368,6 +364,16 @@ fn log_call(
         .mcp_requests
         .with_label_values(&[label, crate::metrics::outcome(out)])
         .inc();
+}
+
+fn log_call(
+    metrics: &crate::metrics::Metrics,
+    session: &Session,
+    method: &str,
+    out: &Result<Value, RpcError>,
+    started: std::time::Instant,
+) {
+    count(metrics, method, out);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     match out {
         Ok(_) => tracing::debug!(session = %session.id, method, ms, "request ok"),

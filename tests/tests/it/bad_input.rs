@@ -48,13 +48,27 @@ async fn malformed_unknown_oversized_and_foreign_requests_are_refused() {
             .status(),
         404
     );
+    // Without a session a request is a 2026-07-28 one: `ping` does not exist there, and a
+    // request without the `_meta` envelope is told what is missing, for either revision.
     stranger.session = None;
     assert_eq!(
         stranger
             .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
             .await
             .status(),
-        400
+        404
+    );
+    let r = stranger
+        .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .await;
+    assert_eq!(r.status(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["id"], 2);
+    assert_eq!(body["error"]["code"], -32602);
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("_meta") && message.contains("initialize"),
+        "{message}"
     );
 
     let r = c
