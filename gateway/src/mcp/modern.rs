@@ -68,9 +68,8 @@ fn error_response(id: Value, e: RpcError) -> Response {
 
 /// Like [`error_response`], counted under the request's method.
 fn refuse(state: &AppState, method: &str, id: Value, e: RpcError) -> Response {
-    let out: Result<(), RpcError> = Err(e);
-    transport::count(&state.dispatcher.metrics, method, &out);
-    error_response(id, out.err().expect("an error"))
+    transport::count(&state.dispatcher.metrics, method, &Err::<(), _>(e.clone()));
+    error_response(id, e)
 }
 
 /// `=?base64?...?=` carries header values plain ASCII cannot.
