@@ -447,3 +447,26 @@ fn is_root() -> bool {
         })
         .unwrap_or(false)
 }
+
+/// Runs `clients/python_client.py` (the official Python SDK) against `url` in `mode`
+/// (`default` or `legacy`) with `calls` ([tool, arguments] pairs); its JSON report. `context` is
+/// shown when it fails (a gateway's log).
+pub async fn python_client(url: &str, mode: &str, calls: &Value, context: &str) -> Value {
+    let out = Command::new(peers().join("venv/bin/python"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/clients/python_client.py"
+        ))
+        .args([url, mode, &calls.to_string()])
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), out)
+        .await
+        .expect("python client finishes")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python {mode}: {}\n{context}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}

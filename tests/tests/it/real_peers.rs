@@ -96,24 +96,7 @@ env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
         ["time__get_current_time", {"timezone": "UTC"}],
         ["memory__create_entities", {"entities": [{"name": entity, "entityType": "thing", "observations": ["works"]}]}],
         ]);
-        let out = Command::new(p.join("venv/bin/python"))
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/clients/python_client.py"
-            ))
-            .args([&gw.mcp, mode, &calls.to_string()])
-            .output();
-        let out = tokio::time::timeout(Duration::from_secs(120), out)
-            .await
-            .expect("python client finishes")
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "python {mode}: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            gw.log()
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = gateway_tests::python_client(&gw.mcp, mode, &calls, &gw.log()).await;
         // The SDK's default mode speaks 2026-07-28 with the gateway, whatever its upstreams speak.
         let revision = if mode == "default" {
             "2026-07-28"

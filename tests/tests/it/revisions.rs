@@ -3,31 +3,9 @@
 //! and a 2026-07-28 upstream that answers "input required"; a raw 2026 host's tampered
 //! `requestState` refused; a retry that lands on another replica continues the call there.
 
-use std::time::Duration;
-
-use gateway_tests::{peers, Gateway};
+use gateway_tests::Gateway;
 use serde_json::{json, Value};
 use tokio::process::Command;
-
-async fn python(url: &str, mode: &str, calls: Value) -> Value {
-    let out = Command::new(peers().join("venv/bin/python"))
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/clients/python_client.py"
-        ))
-        .args([url, mode, &calls.to_string()])
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(120), out)
-        .await
-        .expect("python client finishes")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "python {mode}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 #[tokio::test]
 async fn python_client_in_both_modes_gets_input_requests_bridged_both_ways() {
@@ -60,7 +38,7 @@ async fn python_client_in_both_modes_gets_input_requests_bridged_both_ways() {
         ["fx__echo", {"message": "plain"}],
     ]);
     for (mode, revision) in [("default", "2026-07-28"), ("legacy", "2025-11-25")] {
-        let v = python(&gw.mcp, mode, calls.clone()).await;
+        let v = gateway_tests::python_client(&gw.mcp, mode, &calls, "").await;
         assert_eq!(v["version"], revision, "{mode}: {v}\n{}", gw.log());
         // A 2025 upstream's elicitation/create reaches a 2026 host as an InputRequiredResult,
         // and a 2026 upstream's InputRequiredResult reaches a 2025 host as elicitation/create:
