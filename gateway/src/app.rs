@@ -83,13 +83,15 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
     }
     if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
         // Another replica relaying a retry addresses this one by its advertised URL.
-        let advertised = state
-            .config
-            .advertise_url
-            .as_deref()
-            .and_then(|u| u.split("://").nth(1))
-            .is_some_and(|h| h.trim_end_matches('/') == host);
-        if !is_loopback_host(host) && !advertised && !allowed(&state.config.allowed_hosts, host) {
+        let advertised = || {
+            state
+                .config
+                .advertise_url
+                .as_deref()
+                .and_then(|u| u.split("://").nth(1))
+                .is_some_and(|h| h.trim_end_matches('/') == host)
+        };
+        if !is_loopback_host(host) && !advertised() && !allowed(&state.config.allowed_hosts, host) {
             return forbidden(&format!(
                 "host {host:?} is not allowed; add it to server.allowed_hosts"
             ));

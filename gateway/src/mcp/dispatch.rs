@@ -134,7 +134,7 @@ impl Dispatcher {
                     }
                     _ => {}
                 }
-                if method != "resources/read" && self.speaks_modern(&upstream) {
+                if method != "resources/read" && self.hub.upstreams.is_modern(&upstream) {
                     // 2026-07-28 has no subscribe method: the subscription is the gateway's.
                     return Ok(json!({}));
                 }
@@ -299,10 +299,6 @@ impl Dispatcher {
             .with_label_values(&[upstream, method, metrics::outcome(&result)])
             .observe(started.elapsed().as_secs_f64());
         result
-    }
-
-    fn speaks_modern(&self, upstream: &str) -> bool {
-        self.hub.upstreams.is_modern(upstream)
     }
 
     /// Asks a 2025 host the questions of an `InputRequiredResult` on its session; the answers

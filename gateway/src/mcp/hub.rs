@@ -65,18 +65,15 @@ impl Hub {
                 for s in hub.all() {
                     s.send_unsolicited(&msg);
                 }
-                hub.listeners.lock().unwrap().retain(|l| {
-                    let wanted = match kind {
+                hub.notify_listeners(
+                    |l| match kind {
                         EntryKind::Tool => l.tools,
                         EntryKind::Prompt => l.prompts,
                         EntryKind::Resource | EntryKind::ResourceTemplate => l.resources,
-                    };
-                    if wanted {
-                        l.send(method, json!({}))
-                    } else {
-                        !l.tx.is_closed()
-                    }
-                });
+                    },
+                    method,
+                    &json!({}),
+                );
             }
         });
         hub
@@ -182,6 +179,18 @@ impl Hub {
 
     pub fn add_listener(&self, l: Listener) {
         self.listeners.lock().unwrap().push(l);
+    }
+
+    /// Sends a notification on the listen streams that asked for it; drops streams whose host
+    /// has gone.
+    fn notify_listeners(&self, wants: impl Fn(&Listener) -> bool, method: &str, params: &Value) {
+        self.listeners.lock().unwrap().retain(|l| {
+            if wants(l) {
+                l.send(method, params.clone())
+            } else {
+                !l.tx.is_closed()
+            }
+        });
     }
 
     /// Ends every listen stream with its final result (shutdown).
@@ -374,14 +383,11 @@ impl Hub {
                         s.send_unsolicited(&msg);
                     }
                 }
-                let params = msg["params"].clone();
-                self.listeners.lock().unwrap().retain(|l| {
-                    if l.uris.contains(&exposed) {
-                        l.send("notifications/resources/updated", params.clone())
-                    } else {
-                        !l.tx.is_closed()
-                    }
-                });
+                self.notify_listeners(
+                    |l| l.uris.contains(&exposed),
+                    "notifications/resources/updated",
+                    &msg["params"],
+                );
             }
             "notifications/cancelled" => {
                 // The upstream withdrew one of its requests to a host.

@@ -7,7 +7,7 @@
 //! answer the upstream call that is still waiting (see [`Flight`]).
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
@@ -142,10 +142,6 @@ fn check_envelope(headers: &HeaderMap, method: &str, params: &Value) -> Result<(
     Ok(())
 }
 
-fn server_info() -> Value {
-    json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
-}
-
 /// List results may be cached by the host for `list_ttl_ms`; a change of the catalog reaches
 /// it as `list_changed` on its `subscriptions/listen` stream. Lists do not depend on who asks
 /// (until per-principal views arrive with authorization), so they are `public`.
@@ -159,18 +155,12 @@ fn cacheable(state: &AppState, mut r: Value) -> Value {
 fn discover(state: &AppState) -> Value {
     json!({
         "supportedVersions": [VERSION],
-        "capabilities": {
-            "tools": { "listChanged": true },
-            "resources": { "listChanged": true, "subscribe": true },
-            "prompts": { "listChanged": true },
-            "completions": {},
-            "logging": {},
-        },
-        "instructions": "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.",
+        "capabilities": transport::capabilities(),
+        "instructions": transport::INSTRUCTIONS,
         "resultType": "complete",
         "ttlMs": state.config.list_ttl_ms,
         "cacheScope": "public",
-        "_meta": { SERVER_INFO: server_info() },
+        "_meta": { SERVER_INFO: transport::server_info() },
     })
 }
 
@@ -543,9 +533,4 @@ fn listen(state: &AppState, id: Value, params: &Value) -> Response {
     state.hub.add_listener(listener);
     let events = UnboundedReceiverStream::new(rx);
     transport::sse_of_messages(events)
-}
-
-/// Keeps the time a parked call may wait.
-pub fn deadline(for_: Duration) -> Instant {
-    Instant::now() + for_
 }

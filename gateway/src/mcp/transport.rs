@@ -168,6 +168,24 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
     }
 }
 
+/// What the gateway tells hosts of either revision about itself.
+pub const INSTRUCTIONS: &str =
+    "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.";
+
+pub fn capabilities() -> Value {
+    json!({
+        "tools": { "listChanged": true },
+        "resources": { "subscribe": true, "listChanged": true },
+        "prompts": { "listChanged": true },
+        "logging": {},
+        "completions": {},
+    })
+}
+
+pub fn server_info() -> Value {
+    json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
+}
+
 fn initialize(state: &AppState, msg: &Value) -> Response {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let params = msg.get("params");
@@ -198,15 +216,9 @@ fn initialize(state: &AppState, msg: &Value) -> Response {
     tracing::info!(session = %super::hub::short(&sid), version, "session initialized");
     let result = json!({
         "protocolVersion": version,
-        "capabilities": {
-            "tools": { "listChanged": true },
-            "resources": { "subscribe": true, "listChanged": true },
-            "prompts": { "listChanged": true },
-            "logging": {},
-            "completions": {},
-        },
-        "serverInfo": { "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") },
-        "instructions": "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.",
+        "capabilities": capabilities(),
+        "serverInfo": server_info(),
+        "instructions": INSTRUCTIONS,
     });
     let mut resp = Json(jsonrpc::result(id, result)).into_response();
     resp.headers_mut().insert(
