@@ -19,6 +19,8 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
+use crate::audit::Auditor;
+use crate::auth::{Authenticator, Principal, RoleBook};
 use crate::metrics::Metrics;
 
 use crate::config::{Config, UpstreamSpec};
@@ -35,6 +37,7 @@ pub struct AppState {
     pub registry: Arc<dyn Registry>,
     pub hub: Arc<Hub>,
     pub dispatcher: Arc<Dispatcher>,
+    pub auth: Arc<Authenticator>,
 }
 
 /// A built gateway: bound, not yet serving.
@@ -100,16 +103,22 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
     next.run(req).await
 }
 
-/// Until the admin API has authentication it answers loopback peers only.
+/// The admin API answers loopback peers only unless `server.admin_remote`; with authentication
+/// on, it also needs a principal with the admin right.
 async fn guard_admin(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    req: Request,
+    mut req: Request,
     next: Next,
 ) -> Response {
     if !state.config.admin_remote && !peer.ip().is_loopback() {
         return forbidden("the admin API answers loopback clients only (server.admin_remote)");
     }
+    if state.auth.required() {
+        return crate::auth::middleware::require_admin(State(state), req, next).await;
+    }
+    req.extensions_mut()
+        .insert(Arc::new(Principal::anonymous()));
     next.run(req).await
 }
 
@@ -195,17 +204,31 @@ pub fn router(state: AppState) -> Router {
         crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
     // DNS-rebinding protection covers what a browser page could abuse; probes and scrapers call
     // with the pod's IP as Host and must not be refused.
-    let guarded = Router::new()
+    let mcp = Router::new()
         .route(
             "/mcp",
             get(transport::get)
                 .post(transport::post)
                 .delete(transport::delete),
         )
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::middleware::require_principal,
+        ));
+    let guarded = Router::new()
+        .merge(mcp)
         .merge(admin)
         .route_layer(middleware::from_fn_with_state(state.clone(), guard_origin));
     Router::new()
         .merge(guarded)
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(crate::auth::middleware::resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(crate::auth::middleware::resource_metadata),
+        )
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
@@ -288,6 +311,36 @@ fn spawn_change_follower(registry: Arc<dyn Registry>, upstreams: &Arc<Upstreams>
     });
 }
 
+/// Keeps the role book and the token checker in step with changes made on other replicas (and
+/// re-reads the roles every minute, for notifications lost while the listener was away).
+fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>) {
+    let mut changes = registry.subscribe_access();
+    let auth = Arc::downgrade(auth);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        every.tick().await;
+        loop {
+            let change = tokio::select! {
+                c = changes.recv() => match c {
+                    Ok(c) => Some(c),
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => None,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                },
+                _ = every.tick() => None,
+            };
+            let Some(auth) = auth.upgrade() else { break };
+            if let Some(id) = change.as_deref().and_then(|c| c.strip_prefix("token:")) {
+                auth.tokens.forget(id);
+                continue;
+            }
+            if let Err(e) = auth.roles.reload(registry.as_ref()).await {
+                tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");
+            }
+            auth.limits.trim();
+        }
+    });
+}
+
 impl Application {
     /// Opens the registry, seeds the config's upstreams, starts every upstream and binds.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
@@ -308,6 +361,13 @@ impl Application {
                 .put_upstream(&spec.name, &serde_json::to_value(spec)?, "config")
                 .await?;
         }
+        for role in &config.roles {
+            registry
+                .put_role(&role.name, &serde_json::to_value(role)?, "config")
+                .await?;
+        }
+        let roles = Arc::new(RoleBook::new());
+        roles.reload(registry.as_ref()).await?;
         let upstreams = Upstreams::new(config.clone(), registry.clone());
         let codec = SessionCodec::new(config.session_key.as_ref().map(|k| k.expose()));
         if !codec.shared {
@@ -324,10 +384,37 @@ impl Application {
             }
         }
         spawn_change_follower(registry.clone(), &upstreams);
+        let auth = Arc::new(Authenticator::new(
+            config.auth.clone(),
+            roles,
+            registry.clone(),
+            upstreams.http_client().clone(),
+        ));
+        if auth.required() {
+            tracing::info!(
+                issuers = config.auth.issuers.len(),
+                resource = config.auth.resource.as_deref().unwrap_or(""),
+                "authentication required: OAuth access tokens and personal access tokens"
+            );
+        } else {
+            tracing::warn!(
+                "AUTHENTICATION IS OFF (auth.mode = none): every caller may call every tool and \
+                 use the admin API from loopback. For local development only; set auth.mode = \
+                 \"required\" anywhere else."
+            );
+        }
+        spawn_access_follower(registry.clone(), &auth);
+        let metrics = Arc::new(Metrics::new());
+        let audit = Arc::new(Auditor::start(
+            registry.clone(),
+            config.audit.clone(),
+            metrics.clone(),
+        ));
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.list_page_size,
-            metrics: Arc::new(Metrics::new()),
+            metrics,
+            audit,
         });
         let listener = TcpListener::bind(config.listen).await?;
         let state = AppState {
@@ -335,6 +422,7 @@ impl Application {
             registry,
             hub,
             dispatcher,
+            auth,
         };
         let reaper_hub = Arc::downgrade(&state.hub);
         let idle = state.config.session_idle;
@@ -397,6 +485,7 @@ impl Application {
                 tokio::time::sleep(grace).await;
             } => tracing::warn!(?grace, "shutdown deadline passed; unfinished requests dropped"),
         }
+        state.dispatcher.audit.close().await;
         state.hub.upstreams.stop_all();
         tracing::info!("stopped");
         Ok(())

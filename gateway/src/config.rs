@@ -240,7 +240,126 @@ struct RawConfig {
     mcp_servers_file: Option<PathBuf>,
     #[serde(default)]
     upstreams: Vec<UpstreamSpec>,
+    #[serde(default)]
+    auth: RawAuth,
+    #[serde(default)]
+    audit: RawAudit,
+    /// Roles seeded into the registry at start-up (the admin API manages more).
+    #[serde(default)]
+    roles: Vec<crate::auth::RoleSpec>,
 }
+
+/// Who may call: `none` (local development: everyone may do everything) or `required` (a bearer
+/// token on every request: an OAuth access token or a personal access token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMode {
+    #[default]
+    None,
+    Required,
+}
+
+/// An OAuth authorization server whose access tokens the gateway accepts.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssuerConfig {
+    /// Its `iss` value (and where its metadata is found).
+    pub issuer: String,
+    /// Where its keys are; default: `jwks_uri` of its metadata.
+    pub jwks_url: Option<String>,
+    /// Roles every principal of this issuer gets.
+    #[serde(default)]
+    pub roles: Vec<String>,
+}
+
+/// `claim` contains `value` (or equals it; `*`: the claim is present) → the principal gets `role`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleMapping {
+    pub claim: String,
+    pub value: String,
+    pub role: String,
+}
+
+/// Requests per second per principal, with bursts up to `burst`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawAuth {
+    mode: Option<AuthMode>,
+    resource: Option<String>,
+    #[serde(default)]
+    issuers: Vec<IssuerConfig>,
+    #[serde(default)]
+    required_scopes: Vec<String>,
+    #[serde(default)]
+    role_mappings: Vec<RoleMapping>,
+    leeway_secs: Option<u64>,
+    jwks_ttl_secs: Option<u64>,
+    jwks_min_refresh_secs: Option<u64>,
+    rate_limit: Option<RateLimit>,
+}
+
+/// Authentication and authorization settings.
+#[derive(Debug, Clone)]
+pub struct AuthConfig {
+    pub mode: AuthMode,
+    /// The gateway's resource URL (RFC 8707): the audience its access tokens must name.
+    pub resource: Option<String>,
+    pub issuers: Vec<IssuerConfig>,
+    pub required_scopes: Vec<String>,
+    pub role_mappings: Vec<RoleMapping>,
+    /// Clock skew allowed on `exp` / `nbf`.
+    pub leeway: Duration,
+    /// Keys are re-read after this long.
+    pub jwks_ttl: Duration,
+    /// A token with an unknown key id refreshes the keys at most this often per issuer.
+    pub jwks_min_refresh: Duration,
+    pub rate_limit: Option<RateLimit>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawAudit {
+    redact_keys: Option<Vec<String>>,
+    max_argument_bytes: Option<usize>,
+    queue: Option<usize>,
+    batch: Option<usize>,
+    shutdown_flush_secs: Option<u64>,
+}
+
+/// Audit log settings.
+#[derive(Debug, Clone)]
+pub struct AuditConfig {
+    /// Argument keys containing one of these (case-insensitive) have their values redacted.
+    pub redact_keys: Vec<String>,
+    /// Arguments longer than this (as JSON) are cut.
+    pub max_argument_bytes: usize,
+    /// Entries waiting to be written; when full, calls wait (backpressure, never a drop).
+    pub queue: usize,
+    /// Rows per write.
+    pub batch: usize,
+    /// How long shutdown waits for the last entries to be written.
+    pub shutdown_flush: Duration,
+}
+
+const DEFAULT_REDACT: [&str; 9] = [
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "authorization",
+    "credential",
+    "private_key",
+];
 
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -297,6 +416,9 @@ pub struct Config {
     pub database_url: Secret,
     pub database_max_connections: u32,
     pub upstreams: Vec<UpstreamSpec>,
+    pub auth: AuthConfig,
+    pub audit: AuditConfig,
+    pub roles: Vec<crate::auth::RoleSpec>,
     /// The process environment (or a test's), used to resolve secret references.
     pub env: HashMap<String, String>,
 }
@@ -389,6 +511,67 @@ impl Config {
                 "server.list_page_size must be > 0".into(),
             ));
         }
+        let auth_mode = match var("AUTH_MODE").as_deref() {
+            None => raw.auth.mode.unwrap_or_default(),
+            Some("none") => AuthMode::None,
+            Some("required") => AuthMode::Required,
+            Some(other) => {
+                return Err(ConfigError::Invalid(format!(
+                    "{ENV_PREFIX}AUTH_MODE must be none or required (got {other:?})"
+                )))
+            }
+        };
+        let resource = var("AUTH_RESOURCE")
+            .or(raw.auth.resource)
+            .filter(|r| !r.is_empty());
+        if !raw.auth.issuers.is_empty() && resource.is_none() {
+            return Err(ConfigError::Invalid(
+                "auth.resource (the gateway's public URL, e.g. https://mcp.example.com/mcp) is \
+                 required with auth.issuers: access tokens must name it as their audience"
+                    .into(),
+            ));
+        }
+        let mut role_names = std::collections::HashSet::new();
+        for r in &raw.roles {
+            r.validate().map_err(ConfigError::Invalid)?;
+            if !role_names.insert(r.name.clone()) {
+                return Err(ConfigError::Invalid(format!(
+                    "role {:?} is defined twice",
+                    r.name
+                )));
+            }
+        }
+        if let Some(l) = raw.auth.rate_limit {
+            if l.per_second == 0 || l.burst == 0 {
+                return Err(ConfigError::Invalid(
+                    "auth.rate_limit: per_second and burst must be > 0".into(),
+                ));
+            }
+        }
+        let auth = AuthConfig {
+            mode: auth_mode,
+            resource,
+            issuers: raw.auth.issuers,
+            required_scopes: raw.auth.required_scopes,
+            role_mappings: raw.auth.role_mappings,
+            leeway: Duration::from_secs(raw.auth.leeway_secs.unwrap_or(30)),
+            jwks_ttl: Duration::from_secs(raw.auth.jwks_ttl_secs.unwrap_or(300)),
+            jwks_min_refresh: Duration::from_secs(raw.auth.jwks_min_refresh_secs.unwrap_or(10)),
+            rate_limit: raw.auth.rate_limit,
+        };
+        let audit = AuditConfig {
+            redact_keys: raw
+                .audit
+                .redact_keys
+                .unwrap_or_else(|| DEFAULT_REDACT.iter().map(|s| s.to_string()).collect())
+                .into_iter()
+                .map(|k| k.to_ascii_lowercase())
+                .collect(),
+            max_argument_bytes: raw.audit.max_argument_bytes.unwrap_or(4096),
+            queue: raw.audit.queue.unwrap_or(65_536).max(1),
+            batch: raw.audit.batch.unwrap_or(500).max(1),
+            shutdown_flush: Duration::from_secs(raw.audit.shutdown_flush_secs.unwrap_or(30)),
+        };
         Ok(Config {
             listen,
             allowed_origins: raw.server.allowed_origins,
@@ -432,6 +615,9 @@ impl Config {
             database_url: Secret::new(database_url),
             database_max_connections: raw.database.max_connections.unwrap_or(10),
             upstreams,
+            auth,
+            audit,
+            roles: raw.roles,
             env,
         })
     }

@@ -19,6 +19,11 @@ pub const UPSTREAM_UNAVAILABLE: i64 = -32000;
 /// An upstream did not answer within the request timeout.
 pub const UPSTREAM_TIMEOUT: i64 = -32001;
 
+/// The request carries no valid credentials (HTTP 401/403 carry the detail).
+pub const UNAUTHORIZED: i64 = -32040;
+/// The caller is over its rate limit (HTTP 429 with Retry-After).
+pub const RATE_LIMITED: i64 = -32029;
+
 /// What a message is, by its shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

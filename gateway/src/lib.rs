@@ -13,6 +13,8 @@
 
 pub mod admin;
 pub mod app;
+pub mod audit;
+pub mod auth;
 pub mod config;
 pub mod jsonrpc;
 pub mod mcp;

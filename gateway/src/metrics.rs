@@ -19,6 +19,14 @@ pub struct Metrics {
     pub http_requests: IntCounterVec,
     pub mcp_requests: IntCounterVec,
     pub tool_calls: HistogramVec,
+    /// Requests refused by authentication, by reason.
+    pub auth_refused: IntCounterVec,
+    pub rate_limited: prometheus::IntCounter,
+    /// Audit entries written, and failed write attempts (each retried).
+    pub audit_written: prometheus::IntCounter,
+    pub audit_write_errors: prometheus::IntCounter,
+    /// Audit entries waiting to be written.
+    pub audit_queue: IntGauge,
     upstream_up: IntGaugeVec,
     upstream_restarts: IntGaugeVec,
     sessions: IntGauge,
@@ -48,6 +56,29 @@ impl Metrics {
             &["upstream", "method", "outcome"],
         )
         .unwrap();
+        let auth_refused = IntCounterVec::new(
+            Opts::new(
+                "auth_refused_total",
+                "Requests refused by authentication, by reason",
+            ),
+            &["reason"],
+        )
+        .unwrap();
+        let rate_limited = prometheus::IntCounter::new(
+            "rate_limited_total",
+            "Requests refused with 429 by the per-principal rate limit",
+        )
+        .unwrap();
+        let audit_written =
+            prometheus::IntCounter::new("audit_entries_written_total", "Audit rows written")
+                .unwrap();
+        let audit_write_errors = prometheus::IntCounter::new(
+            "audit_write_errors_total",
+            "Failed audit batch writes (each batch is retried until written)",
+        )
+        .unwrap();
+        let audit_queue =
+            IntGauge::new("audit_queue_entries", "Audit entries waiting to be written").unwrap();
         let upstream_up = IntGaugeVec::new(
             Opts::new("upstream_up", "1 when the upstream is connected"),
             &["upstream"],
@@ -71,6 +102,11 @@ impl Metrics {
             Box::new(http_requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(mcp_requests.clone()),
             Box::new(tool_calls.clone()),
+            Box::new(auth_refused.clone()),
+            Box::new(rate_limited.clone()),
+            Box::new(audit_written.clone()),
+            Box::new(audit_write_errors.clone()),
+            Box::new(audit_queue.clone()),
             Box::new(upstream_up.clone()),
             Box::new(upstream_restarts.clone()),
             Box::new(sessions.clone()),
@@ -83,6 +119,11 @@ impl Metrics {
             http_requests,
             mcp_requests,
             tool_calls,
+            auth_refused,
+            rate_limited,
+            audit_written,
+            audit_write_errors,
+            audit_queue,
             upstream_up,
             upstream_restarts,
             sessions,

@@ -12,7 +12,11 @@
 //! | [`model`] | records: upstreams, catalog entries, sync reports |
 //! | [`view`] | exposed names and URIs, and resolution back to the upstream's own |
 //! | [`hash`] | content hashes |
+//! | [`access`] | roles and personal access tokens (hashes only) |
+//! | [`audit`] | the hash-chained audit log and its verification |
 
+pub mod access;
+pub mod audit;
 pub mod error;
 pub mod hash;
 pub mod model;
@@ -20,6 +24,8 @@ pub mod sql;
 pub mod store;
 pub mod view;
 
+pub use access::{AccessStore, RoleRecord, TokenRecord};
+pub use audit::{AuditEntry, AuditQuery, AuditRow, AuditStore, VerifyReport};
 pub use error::{RegistryError, Result};
 pub use model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 pub use sql::{OpenOptions, SqlRegistry};

@@ -27,6 +27,8 @@ pub struct SqlRegistry {
     /// Identifies this process's own notifications, which it has already acted on.
     origin: String,
     changes: tokio::sync::broadcast::Sender<String>,
+    /// Roles and tokens changed elsewhere (`role:NAME`, `token:ID`).
+    access_changes: tokio::sync::broadcast::Sender<String>,
     listener: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -68,7 +70,7 @@ fn backend_of(url: &str) -> Result<&'static str> {
     }
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -100,6 +102,7 @@ impl SqlRegistry {
         migrator.run(&pool).await?;
         let origin = format!("{:x}", std::process::id() as u64 ^ now_ms() as u64);
         let (changes, _) = tokio::sync::broadcast::channel(256);
+        let (access_changes, _) = tokio::sync::broadcast::channel(256);
         let listener = if backend == "postgres" {
             let mut listener = sqlx::postgres::PgListener::connect(url)
                 .await
@@ -109,6 +112,7 @@ impl SqlRegistry {
                 .await
                 .map_err(|e| RegistryError::from_sqlx(e, "listener"))?;
             let tx = changes.clone();
+            let access_tx = access_changes.clone();
             let me = origin.clone();
             Some(tokio::spawn(async move {
                 // `recv` reconnects by itself after a lost connection; notifications sent while
@@ -117,7 +121,14 @@ impl SqlRegistry {
                     match listener.recv().await {
                         Ok(n) => {
                             if let Some((from, name)) = n.payload().split_once(' ') {
-                                if from != me {
+                                if from == me {
+                                    continue;
+                                }
+                                // Upstream names have no ':' (validated), so the prefix is
+                                // unambiguous.
+                                if name.contains(':') {
+                                    let _ = access_tx.send(name.to_string());
+                                } else {
                                     let _ = tx.send(name.to_string());
                                 }
                             }
@@ -137,12 +148,14 @@ impl SqlRegistry {
             backend,
             origin,
             changes,
+            access_changes,
             listener,
         })
     }
 
-    /// Tells the other replicas that an upstream changed (Postgres only).
-    async fn announce(&self, name: &str) -> Result<()> {
+    /// Tells the other replicas that an upstream (`NAME`), a role (`role:NAME`) or a token
+    /// (`token:ID`) changed (Postgres only).
+    pub(crate) async fn announce(&self, name: &str) -> Result<()> {
         if self.backend == "postgres" {
             sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(CHANNEL)
@@ -152,6 +165,10 @@ impl SqlRegistry {
                 .map_err(|e| RegistryError::from_sqlx(e, "notify"))?;
         }
         Ok(())
+    }
+
+    pub(crate) fn backend_name(&self) -> &'static str {
+        self.backend
     }
 
     pub fn pool(&self) -> &AnyPool {
@@ -429,6 +446,10 @@ impl Registry for SqlRegistry {
 
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
         self.changes.subscribe()
+    }
+
+    fn subscribe_access(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.access_changes.subscribe()
     }
 
     async fn catalog(&self) -> Result<Vec<CatalogEntry>> {

@@ -4,12 +4,14 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::access::AccessStore;
+use crate::audit::AuditStore;
 use crate::error::Result;
 use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 
-/// Storage of upstreams and their catalog.
+/// Storage of upstreams and their catalog, roles and tokens, and the audit log.
 #[async_trait]
-pub trait Registry: Send + Sync + 'static {
+pub trait Registry: AccessStore + AuditStore + Send + Sync + 'static {
     /// Which backend this is (`postgres` or `sqlite`), for logs and health output.
     fn backend(&self) -> &'static str;
     /// Connections in the pool: (open, idle).
@@ -57,4 +59,6 @@ pub trait Registry: Send + Sync + 'static {
     /// Names of upstreams that another replica created, changed or deleted (Postgres
     /// LISTEN/NOTIFY). A single-process backend never sends anything.
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String>;
+    /// Roles (`role:NAME`) and tokens (`token:ID`) another replica changed.
+    fn subscribe_access(&self) -> tokio::sync::broadcast::Receiver<String>;
 }

@@ -4,11 +4,13 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use registry::{EntryKind, Exposed};
+use registry::{AuditEntry, EntryKind, Exposed};
 use serde_json::{json, Map, Value};
 
 use super::hub::Hub;
 use super::session::{id_key, PendingClient, Session};
+use crate::audit::Auditor;
+use crate::auth::Access;
 use crate::jsonrpc::{self, RpcError};
 use crate::metrics::{self, Metrics};
 use crate::upstream::{CallCtx, CallError, Connection, ProgressRoute};
@@ -19,13 +21,43 @@ pub struct Dispatcher {
     pub hub: Arc<Hub>,
     pub page_size: usize,
     pub metrics: Arc<Metrics>,
+    pub audit: Arc<Auditor>,
 }
 
-fn page<'a>(
-    items: &'a [Exposed],
+/// What routing a call learned, for its audit entry.
+#[derive(Default)]
+struct Routed {
+    upstream: Option<String>,
+    /// The caller may not use the target (answered as if it did not exist).
+    denied: bool,
+}
+
+/// The error of an unknown tool or prompt; a denied one gets the same, so that a caller cannot
+/// learn what exists beyond its rights.
+fn unknown(kind: EntryKind, name: &str) -> RpcError {
+    RpcError::invalid_params(format!(
+        "unknown {}: {name}",
+        if kind == EntryKind::Tool {
+            "tool"
+        } else {
+            "prompt"
+        }
+    ))
+}
+
+fn resource_not_found(uri: &str) -> RpcError {
+    RpcError::new(
+        jsonrpc::INVALID_PARAMS,
+        format!("resource not found: {uri}"),
+    )
+    .with_data(json!({ "uri": uri }))
+}
+
+fn page<'a, T>(
+    items: &'a [T],
     params: Option<&Map<String, Value>>,
     size: usize,
-) -> Result<(&'a [Exposed], Option<String>), RpcError> {
+) -> Result<(&'a [T], Option<String>), RpcError> {
     let start = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
         Some(Value::String(c)) => c
@@ -48,6 +80,7 @@ fn exposed_definition(e: &Exposed) -> Value {
 }
 
 impl Dispatcher {
+    /// Answers a host request; calls are audited.
     pub async fn dispatch(
         &self,
         session: &Arc<Session>,
@@ -55,6 +88,79 @@ impl Dispatcher {
         method: &str,
         params: Option<&Map<String, Value>>,
     ) -> Result<Value, RpcError> {
+        let mut routed = Routed::default();
+        if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+            return self.route(session, id, method, params, &mut routed).await;
+        }
+        let started = std::time::Instant::now();
+        let out = self.route(session, id, method, params, &mut routed).await;
+        self.record(session, method, params, routed, &out, started)
+            .await;
+        out
+    }
+
+    async fn record(
+        &self,
+        session: &Session,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+        routed: Routed,
+        out: &Result<Value, RpcError>,
+        started: std::time::Instant,
+    ) {
+        let principal = session.principal();
+        let (outcome, class) = match out {
+            _ if routed.denied => ("denied", Some("forbidden")),
+            Ok(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => {
+                ("error", Some("tool_error"))
+            }
+            Ok(_) => ("ok", None),
+            Err(e) => ("error", Some(crate::audit::error_class(e.code))),
+        };
+        let target_key = if method == "resources/read" {
+            "uri"
+        } else {
+            "name"
+        };
+        let session_ref = if session.modern {
+            session.id.clone()
+        } else {
+            super::session_id::id_hash(&session.id)[..16].to_string()
+        };
+        self.audit
+            .record(AuditEntry {
+                at: crate::auth::pat::now_ms(),
+                principal: principal.key(),
+                token_id: principal.token_id.clone(),
+                session: Some(session_ref),
+                action: method.to_string(),
+                upstream: routed.upstream,
+                target: params
+                    .and_then(|p| p.get(target_key))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                outcome: outcome.into(),
+                error_class: class.map(str::to_string),
+                latency_ms: started.elapsed().as_millis() as i64,
+                arguments: if method == "resources/read" {
+                    None
+                } else {
+                    self.audit
+                        .arguments(params.and_then(|p| p.get("arguments")))
+                },
+            })
+            .await;
+    }
+
+    async fn route(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+        routed: &mut Routed,
+    ) -> Result<Value, RpcError> {
+        let access = session.principal().access.clone();
         match method {
             "ping" => Ok(json!({})),
             "initialize" => Err(RpcError::new(
@@ -75,12 +181,15 @@ impl Dispatcher {
                 }
                 Ok(json!({}))
             }
-            "tools/list" => self.list(EntryKind::Tool, "tools", params),
-            "prompts/list" => self.list(EntryKind::Prompt, "prompts", params),
-            "resources/list" => self.list(EntryKind::Resource, "resources", params),
-            "resources/templates/list" => {
-                self.list(EntryKind::ResourceTemplate, "resourceTemplates", params)
-            }
+            "tools/list" => self.list(EntryKind::Tool, "tools", params, &access),
+            "prompts/list" => self.list(EntryKind::Prompt, "prompts", params, &access),
+            "resources/list" => self.list(EntryKind::Resource, "resources", params, &access),
+            "resources/templates/list" => self.list(
+                EntryKind::ResourceTemplate,
+                "resourceTemplates",
+                params,
+                &access,
+            ),
             "tools/call" | "prompts/get" => {
                 let kind = if method == "tools/call" {
                     EntryKind::Tool
@@ -92,16 +201,14 @@ impl Dispatcher {
                     .and_then(Value::as_str)
                     .ok_or_else(|| RpcError::invalid_params("name is required"))?;
                 let view = self.hub.upstreams.view();
-                let e = view.resolve(kind, name).ok_or_else(|| {
-                    RpcError::invalid_params(format!(
-                        "unknown {}: {name}",
-                        if kind == EntryKind::Tool {
-                            "tool"
-                        } else {
-                            "prompt"
-                        }
-                    ))
-                })?;
+                let e = view
+                    .resolve(kind, name)
+                    .ok_or_else(|| unknown(kind, name))?;
+                if !access.allows(kind, &e.entry.upstream, name) {
+                    routed.denied = true;
+                    return Err(unknown(kind, name));
+                }
+                routed.upstream = Some(e.entry.upstream.clone());
                 let mut p = params.cloned().unwrap_or_default();
                 p.insert("name".into(), Value::from(e.entry.key.clone()));
                 let upstream = e.entry.upstream.clone();
@@ -115,14 +222,15 @@ impl Dispatcher {
                     .ok_or_else(|| RpcError::invalid_params("uri is required"))?
                     .to_string();
                 let view = self.hub.upstreams.view();
-                let (upstream, original) = view.resolve_resource_uri(&uri).ok_or_else(|| {
-                    RpcError::new(
-                        jsonrpc::INVALID_PARAMS,
-                        format!("resource not found: {uri}"),
-                    )
-                    .with_data(json!({ "uri": uri }))
-                })?;
+                let (upstream, original) = view
+                    .resolve_resource_uri(&uri)
+                    .ok_or_else(|| resource_not_found(&uri))?;
                 drop(view);
+                if !access.allows(EntryKind::Resource, &upstream, &uri) {
+                    routed.denied = true;
+                    return Err(resource_not_found(&uri));
+                }
+                routed.upstream = Some(upstream.clone());
                 let mut p = params.cloned().unwrap_or_default();
                 p.insert("uri".into(), Value::from(original.clone()));
                 match method {
@@ -159,9 +267,10 @@ impl Dispatcher {
                 let (upstream, new_ref) = match r.get("type").and_then(Value::as_str) {
                     Some("ref/prompt") => {
                         let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-                        let e = view.resolve(EntryKind::Prompt, name).ok_or_else(|| {
-                            RpcError::invalid_params(format!("unknown prompt: {name}"))
-                        })?;
+                        let e = view
+                            .resolve(EntryKind::Prompt, name)
+                            .filter(|e| access.allows(EntryKind::Prompt, &e.entry.upstream, name))
+                            .ok_or_else(|| unknown(EntryKind::Prompt, name))?;
                         let mut nr = r.clone();
                         nr["name"] = Value::from(e.entry.key.clone());
                         (e.entry.upstream.clone(), nr)
@@ -172,6 +281,7 @@ impl Dispatcher {
                             .resolve(EntryKind::ResourceTemplate, uri)
                             .map(|e| (e.entry.upstream.clone(), e.entry.key.clone()))
                             .or_else(|| view.resolve_resource_uri(uri))
+                            .filter(|(up, _)| access.allows(EntryKind::Resource, up, uri))
                             .ok_or_else(|| {
                                 RpcError::invalid_params(format!("unknown resource: {uri}"))
                             })?;
@@ -197,18 +307,25 @@ impl Dispatcher {
         }
     }
 
+    /// One page of what the caller may see of `kind`.
     pub fn list(
         &self,
         kind: EntryKind,
         field: &str,
         params: Option<&Map<String, Value>>,
+        access: &Access,
     ) -> Result<Value, RpcError> {
         let view = self.hub.upstreams.view();
-        let (items, next) = page(view.list(kind), params, self.page_size)?;
+        let visible: Vec<&Exposed> = view
+            .list(kind)
+            .iter()
+            .filter(|e| access.allows(kind, &e.entry.upstream, &e.exposed))
+            .collect();
+        let (items, next) = page(&visible, params, self.page_size)?;
         let mut out = Map::new();
         out.insert(
             field.into(),
-            Value::Array(items.iter().map(exposed_definition).collect()),
+            Value::Array(items.iter().map(|e| exposed_definition(e)).collect()),
         );
         if let Some(n) = next {
             out.insert("nextCursor".into(), Value::from(n));

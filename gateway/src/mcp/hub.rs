@@ -11,9 +11,8 @@ use serde_json::{json, Value};
 use super::modern::{Flight, Listener};
 use super::session::{id_key, Ask, PendingClient, Session};
 
-/// The connection key of per-session upstream connections used by 2026-07-28 requests.
-pub const STATELESS_KEY: &str = "stateless";
 use super::session_id::{id_hash, SessionCodec, SessionState};
+use crate::auth::Principal;
 use crate::jsonrpc;
 use crate::upstream::{CallCtx, Connection, InboundSink, Upstreams};
 use registry::Registry;
@@ -80,16 +79,23 @@ impl Hub {
     }
 
     /// Creates a session; its id carries its state, encrypted.
-    pub fn create(&self, protocol_version: &str, client_caps: serde_json::Value) -> Arc<Session> {
+    pub fn create(
+        &self,
+        protocol_version: &str,
+        client_caps: serde_json::Value,
+        principal: Arc<Principal>,
+    ) -> Arc<Session> {
         let state = SessionState {
             protocol_version: protocol_version.into(),
             client_caps,
+            owner: principal.key(),
         };
         let id = self.codec.issue(&state);
-        let s = Arc::new(Session::new(
+        let s = Arc::new(Session::owned(
             id.clone(),
             state.protocol_version,
             state.client_caps,
+            principal,
         ));
         self.sessions.write().unwrap().insert(id, s.clone());
         s
@@ -97,22 +103,30 @@ impl Hub {
 
     /// The session with this id: one this replica holds, or one another replica created that is
     /// rebuilt from its id (unless its host ended it). Per-session upstream connections are
-    /// reopened on first use.
-    pub async fn find(&self, id: &str) -> Option<Arc<Session>> {
+    /// reopened on first use. A session is found only for the principal it belongs to.
+    pub async fn find(&self, id: &str, principal: Arc<Principal>) -> Option<Arc<Session>> {
         if let Some(s) = self.get(id) {
+            if s.owner != principal.key() {
+                return None;
+            }
+            s.set_principal(principal);
             return Some(s);
         }
         let state = self.codec.open(id)?;
+        if state.owner != principal.key() {
+            return None;
+        }
         match self.registry.is_session_terminated(&id_hash(id)).await {
             Ok(true) => return None,
             Ok(false) => {}
             // Availability over strictness: a session that cannot be checked is served.
             Err(e) => tracing::warn!(error = %e, "cannot check whether a session was ended"),
         }
-        let s = Arc::new(Session::new(
+        let s = Arc::new(Session::owned(
             id.to_string(),
             state.protocol_version,
             state.client_caps,
+            principal,
         ));
         tracing::info!(session = %short(id), "session restored from its id");
         Some(
@@ -126,14 +140,17 @@ impl Hub {
     }
 
     /// The context of one 2026-07-28 request (see [`Session::stateless`]). Its per-session
-    /// upstream connections are shared by all such requests: they have no session to own one.
+    /// upstream connections are shared by all requests of the same principal: they have no
+    /// session to own one.
     pub fn open_request(
         &self,
         caps: Value,
         log_level: Option<String>,
+        principal: Arc<Principal>,
     ) -> (Arc<Session>, tokio::sync::mpsc::UnboundedReceiver<Ask>) {
         let id = format!("req-{}", uuid::Uuid::new_v4().simple());
-        let (s, asks) = Session::stateless(id.clone(), caps, log_level, STATELESS_KEY.into());
+        let key = format!("principal:{}", principal.key());
+        let (s, asks) = Session::stateless(id.clone(), caps, log_level, key, principal);
         let s = Arc::new(s);
         self.requests.write().unwrap().insert(id, s.clone());
         (s, asks)

@@ -21,6 +21,7 @@ use super::request_state::{self, Claim};
 use super::session::{Ask, Session};
 use super::transport;
 use crate::app::AppState;
+use crate::auth::Principal;
 use crate::jsonrpc::{self, RpcError};
 
 pub const VERSION: &str = "2026-07-28";
@@ -143,12 +144,16 @@ fn check_envelope(headers: &HeaderMap, method: &str, params: &Value) -> Result<(
 }
 
 /// List results may be cached by the host for `list_ttl_ms`; a change of the catalog reaches
-/// it as `list_changed` on its `subscriptions/listen` stream. Lists do not depend on who asks
-/// (until per-principal views arrive with authorization), so they are `public`.
+/// it as `list_changed` on its `subscriptions/listen` stream. With authentication on, lists
+/// depend on who asks (roles), so a shared cache must not keep them: `private`.
 fn cacheable(state: &AppState, mut r: Value) -> Value {
     r["resultType"] = json!("complete");
     r["ttlMs"] = json!(state.config.list_ttl_ms);
-    r["cacheScope"] = json!("public");
+    r["cacheScope"] = json!(if state.auth.required() {
+        "private"
+    } else {
+        "public"
+    });
     r
 }
 
@@ -164,7 +169,13 @@ fn discover(state: &AppState) -> Value {
     })
 }
 
-pub async fn post(state: AppState, headers: HeaderMap, body: Bytes, msg: Value) -> Response {
+pub async fn post(
+    state: AppState,
+    principal: std::sync::Arc<Principal>,
+    headers: HeaderMap,
+    body: Bytes,
+    msg: Value,
+) -> Response {
     let id = match jsonrpc::kind(&msg) {
         // This revision defines no client notifications; cancellation is closing the stream.
         jsonrpc::Kind::Notification => return StatusCode::ACCEPTED.into_response(),
@@ -197,19 +208,21 @@ pub async fn post(state: AppState, headers: HeaderMap, body: Bytes, msg: Value) 
     }
     let d = &state.dispatcher;
     let p = params.as_object();
+    let access = &principal.access;
     let listed = match method.as_str() {
         "server/discover" => Some(Ok(discover(&state))),
-        "tools/list" => Some(d.list(registry::EntryKind::Tool, "tools", p)),
-        "prompts/list" => Some(d.list(registry::EntryKind::Prompt, "prompts", p)),
-        "resources/list" => Some(d.list(registry::EntryKind::Resource, "resources", p)),
+        "tools/list" => Some(d.list(registry::EntryKind::Tool, "tools", p, access)),
+        "prompts/list" => Some(d.list(registry::EntryKind::Prompt, "prompts", p, access)),
+        "resources/list" => Some(d.list(registry::EntryKind::Resource, "resources", p, access)),
         "resources/templates/list" => Some(d.list(
             registry::EntryKind::ResourceTemplate,
             "resourceTemplates",
             p,
+            access,
         )),
         "subscriptions/listen" => {
             transport::count(&state.dispatcher.metrics, &method, &Ok::<_, RpcError>(()));
-            return listen(&state, id, &params);
+            return listen(&state, id, &params, &principal);
         }
         _ => None,
     };
@@ -221,7 +234,7 @@ pub async fn post(state: AppState, headers: HeaderMap, body: Bytes, msg: Value) 
             Err(e) => error_response(id, e),
         };
     }
-    call(state, headers, body, id, method, params).await
+    call(state, principal, headers, body, id, method, params).await
 }
 
 /// A call in flight for a 2026-07-28 host, parked between rounds while the host answers what
@@ -259,6 +272,7 @@ fn now_secs() -> u64 {
 
 async fn call(
     state: AppState,
+    principal: std::sync::Arc<Principal>,
     headers: HeaderMap,
     body: Bytes,
     id: Value,
@@ -283,6 +297,14 @@ async fn call(
             );
         }
         if let Some(flight) = state.hub.unpark(&claim.call) {
+            if flight.session.owner != principal.key() {
+                state.hub.park(claim.call.clone(), flight, PARK_FOR);
+                return error_response(
+                    id,
+                    RpcError::invalid_params("requestState belongs to another caller"),
+                );
+            }
+            flight.session.set_principal(principal);
             if flight.method != method {
                 state.hub.park(claim.call.clone(), flight, PARK_FOR);
                 return error_response(
@@ -313,7 +335,7 @@ async fn call(
         .get(LOG_LEVEL)
         .and_then(Value::as_str)
         .map(str::to_string);
-    let (session, asks) = state.hub.open_request(caps, level);
+    let (session, asks) = state.hub.open_request(caps, level, principal);
     let (tx, result) = oneshot::channel();
     let task_state = state.clone();
     let task_session = session.clone();
@@ -491,7 +513,8 @@ impl Listener {
     }
 }
 
-fn listen(state: &AppState, id: Value, params: &Value) -> Response {
+fn listen(state: &AppState, id: Value, params: &Value, principal: &Principal) -> Response {
+    let view = state.hub.upstreams.view();
     let asked = params.get("notifications").cloned().unwrap_or_default();
     let flag = |k: &str| asked.get(k).and_then(Value::as_bool).unwrap_or(false);
     let uris: Vec<String> = asked
@@ -500,10 +523,19 @@ fn listen(state: &AppState, id: Value, params: &Value) -> Response {
         .map(|a| {
             a.iter()
                 .filter_map(Value::as_str)
+                // Updates of what the caller may not read are not sent (nor acknowledged).
+                .filter(|uri| {
+                    view.resolve_resource_uri(uri).is_some_and(|(up, _)| {
+                        principal
+                            .access
+                            .allows(registry::EntryKind::Resource, &up, uri)
+                    })
+                })
                 .map(str::to_string)
                 .collect()
         })
         .unwrap_or_default();
+    drop(view);
     let (tx, rx) = mpsc::unbounded_channel();
     let listener = Listener {
         id,

@@ -12,6 +12,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::auth::Principal;
 use crate::upstream::Connection;
 
 /// Events kept per stream for resumption.
@@ -73,6 +74,10 @@ pub struct Session {
     pub modern: bool,
     /// The key of this host's per-session upstream connections.
     pub conn_key: String,
+    /// The key of the principal that opened the session: no one else may use it.
+    pub owner: String,
+    /// Who calls now (re-authenticated on every request: roles may have changed).
+    principal: std::sync::RwLock<Arc<Principal>>,
     /// Where an upstream's requests go for a 2026-07-28 request (see [`Ask`]).
     pub asks: Option<mpsc::UnboundedSender<Ask>>,
     streams: Mutex<Streams>,
@@ -93,7 +98,24 @@ pub fn id_key(id: &Value) -> String {
 
 impl Session {
     pub fn new(id: String, protocol_version: String, client_caps: Value) -> Self {
+        Self::owned(
+            id,
+            protocol_version,
+            client_caps,
+            Arc::new(Principal::anonymous()),
+        )
+    }
+
+    /// A session that belongs to `principal`.
+    pub fn owned(
+        id: String,
+        protocol_version: String,
+        client_caps: Value,
+        principal: Arc<Principal>,
+    ) -> Self {
         Self {
+            owner: principal.key(),
+            principal: std::sync::RwLock::new(principal),
             conn_key: id.clone(),
             id,
             protocol_version,
@@ -120,14 +142,24 @@ impl Session {
         client_caps: Value,
         log_level: Option<String>,
         conn_key: String,
+        principal: Arc<Principal>,
     ) -> (Self, mpsc::UnboundedReceiver<Ask>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut s = Self::new(id, super::modern::VERSION.into(), client_caps);
+        let mut s = Self::owned(id, super::modern::VERSION.into(), client_caps, principal);
         s.modern = true;
         s.conn_key = conn_key;
         s.asks = Some(tx);
         *s.log_level.get_mut().unwrap() = log_level;
         (s, rx)
+    }
+
+    pub fn principal(&self) -> Arc<Principal> {
+        self.principal.read().unwrap().clone()
+    }
+
+    /// The caller of the current request (same owner; its roles may have changed).
+    pub fn set_principal(&self, p: Arc<Principal>) {
+        *self.principal.write().unwrap() = p;
     }
 
     pub fn touch(&self) {

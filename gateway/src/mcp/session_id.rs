@@ -20,6 +20,9 @@ pub struct SessionState {
     pub protocol_version: String,
     #[serde(rename = "c")]
     pub client_caps: Value,
+    /// The key of the principal the session belongs to.
+    #[serde(rename = "o", default)]
+    pub owner: String,
 }
 
 pub struct SessionCodec {

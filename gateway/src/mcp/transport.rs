@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -17,6 +17,7 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 
 use super::session::{Session, StreamEvent};
 use crate::app::AppState;
+use crate::auth::Principal;
 use crate::jsonrpc::{self, RpcError};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -62,7 +63,12 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 
 /// Finds the session a request names, after checking its protocol version header: 400 without the
 /// session header or with an unsupported version, 404 for an unknown session.
-async fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session>, TransportError> {
+/// Another principal's session is "not found" too: its existence is not revealed.
+async fn session_of(
+    state: &AppState,
+    headers: &HeaderMap,
+    principal: Arc<Principal>,
+) -> Result<Arc<Session>, TransportError> {
     check_version(headers)?;
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return Err(rpc_error(
@@ -71,7 +77,7 @@ async fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Session
             "missing Mcp-Session-Id header: send initialize first",
         ));
     };
-    match state.hub.find(id).await {
+    match state.hub.find(id, principal).await {
         Some(s) => {
             s.touch();
             Ok(s)
@@ -111,7 +117,12 @@ fn sse_response(events: impl Stream<Item = StreamEvent> + Send + 'static) -> Res
         .into_response()
 }
 
-pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn post(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Arc<Principal>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let msg: Value = match serde_json::from_slice(&body) {
         Ok(m) => m,
         Err(_) => {
@@ -145,13 +156,13 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             .into_response();
     }
     if super::modern::is_modern(&headers, &msg) {
-        return super::modern::post(state, headers, body, msg).await;
+        return super::modern::post(state, principal, headers, body, msg).await;
     }
     let method = jsonrpc::method(&msg).unwrap_or_default();
     if kind == jsonrpc::Kind::Request && method == "initialize" {
-        return initialize(&state, &msg);
+        return initialize(&state, &msg, principal);
     }
-    let session = match session_of(&state, &headers).await {
+    let session = match session_of(&state, &headers, principal).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
@@ -186,7 +197,7 @@ pub fn server_info() -> Value {
     json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
 }
 
-fn initialize(state: &AppState, msg: &Value) -> Response {
+fn initialize(state: &AppState, msg: &Value, principal: Arc<Principal>) -> Response {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let params = msg.get("params");
     let Some(requested) = params
@@ -212,7 +223,7 @@ fn initialize(state: &AppState, msg: &Value) -> Response {
         .and_then(|p| p.get("capabilities"))
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let sid = state.hub.create(version, caps).id.clone();
+    let sid = state.hub.create(version, caps, principal).id.clone();
     tracing::info!(session = %super::hub::short(&sid), version, "session initialized");
     let result = json!({
         "protocolVersion": version,
@@ -395,7 +406,11 @@ fn log_call(
     }
 }
 
-pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Arc<Principal>>,
+    headers: HeaderMap,
+) -> Response {
     if !accepts_sse(&headers) {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -404,7 +419,7 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
         )
         .into_response();
     }
-    let session = match session_of(&state, &headers).await {
+    let session = match session_of(&state, &headers, principal).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
@@ -420,8 +435,12 @@ pub async fn get(State(state): State<AppState>, headers: HeaderMap) -> Response 
     }
 }
 
-pub async fn delete(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let session = match session_of(&state, &headers).await {
+pub async fn delete(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Arc<Principal>>,
+    headers: HeaderMap,
+) -> Response {
+    let session = match session_of(&state, &headers, principal).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };

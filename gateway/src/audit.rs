@@ -1,0 +1,173 @@
+//! The audit trail: every `tools/call`, `resources/read`, `prompts/get` and admin change becomes
+//! an [`AuditEntry`], logged as a structured line (target `audit`) and written to the registry's
+//! hash-chained log in batches by one background writer.
+//!
+//! Nothing is dropped: the queue is bounded and a full queue makes callers wait (backpressure);
+//! a failed write is retried until it succeeds; shutdown waits for the queue to drain (up to
+//! `audit.shutdown_flush_secs`, after which the unwritten entries exist only in the log lines).
+
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use registry::{AuditEntry, Registry};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::config::AuditConfig;
+use crate::metrics::Metrics;
+
+pub struct Auditor {
+    tx: RwLock<Option<mpsc::Sender<AuditEntry>>>,
+    writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    config: AuditConfig,
+}
+
+const REDACTED: &str = "[REDACTED]";
+
+impl Auditor {
+    pub fn start(registry: Arc<dyn Registry>, config: AuditConfig, metrics: Arc<Metrics>) -> Self {
+        let (tx, mut rx) = mpsc::channel::<AuditEntry>(config.queue);
+        let batch = config.batch;
+        let writer = tokio::spawn(async move {
+            let mut buf = Vec::with_capacity(batch);
+            while rx.recv_many(&mut buf, batch).await > 0 {
+                metrics.audit_queue.set(rx.len() as i64);
+                let mut backoff = Duration::from_millis(100);
+                loop {
+                    match registry.append_audit(&buf).await {
+                        Ok(()) => {
+                            metrics.audit_written.inc_by(buf.len() as u64);
+                            break;
+                        }
+                        Err(e) => {
+                            metrics.audit_write_errors.inc();
+                            tracing::warn!(error = %e, entries = buf.len(), retry_in = ?backoff, "audit write failed; retrying");
+                            tokio::time::sleep(backoff).await;
+                            backoff = (backoff * 2).min(Duration::from_secs(5));
+                        }
+                    }
+                }
+                buf.clear();
+            }
+            metrics.audit_queue.set(0);
+        });
+        Self {
+            tx: RwLock::new(Some(tx)),
+            writer: Mutex::new(Some(writer)),
+            config,
+        }
+    }
+
+    /// Records an entry; waits while the queue is full.
+    pub async fn record(&self, e: AuditEntry) {
+        tracing::info!(
+            target: "audit",
+            principal = %e.principal,
+            token_id = e.token_id.as_deref().unwrap_or(""),
+            session = e.session.as_deref().unwrap_or(""),
+            action = %e.action,
+            upstream = e.upstream.as_deref().unwrap_or(""),
+            target_name = e.target.as_deref().unwrap_or(""),
+            outcome = %e.outcome,
+            error_class = e.error_class.as_deref().unwrap_or(""),
+            latency_ms = e.latency_ms,
+            arguments = e.arguments.as_deref().unwrap_or(""),
+            "audit"
+        );
+        let tx = self.tx.read().unwrap().clone();
+        match tx {
+            Some(tx) => {
+                if tx.send(e).await.is_err() {
+                    tracing::error!("audit writer is gone; entry only in the log");
+                }
+            }
+            None => tracing::error!("audit entry after shutdown; entry only in the log"),
+        }
+    }
+
+    /// Arguments as stored: secrets redacted by key, cut to `max_argument_bytes`.
+    pub fn arguments(&self, v: Option<&Value>) -> Option<String> {
+        let mut v = v?.clone();
+        redact(&mut v, &self.config.redact_keys);
+        let text = v.to_string();
+        let max = self.config.max_argument_bytes;
+        if text.len() <= max {
+            return Some(text);
+        }
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Some(format!(
+            "{}…[truncated, {} bytes in all]",
+            &text[..cut],
+            text.len()
+        ))
+    }
+
+    /// Stops taking entries and waits until every queued one is written.
+    pub async fn close(&self) {
+        self.tx.write().unwrap().take();
+        let writer = self.writer.lock().unwrap().take();
+        if let Some(w) = writer {
+            let abort = w.abort_handle();
+            match tokio::time::timeout(self.config.shutdown_flush, w).await {
+                Ok(_) => tracing::info!("audit log flushed"),
+                Err(_) => {
+                    abort.abort();
+                    tracing::error!(
+                        waited = ?self.config.shutdown_flush,
+                        "audit entries could not be written before shutdown; they are in the audit log lines only"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn redact(v: &mut Value, keys: &[String]) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m.iter_mut() {
+                let lk = k.to_ascii_lowercase();
+                if keys.iter().any(|p| lk.contains(p.as_str())) {
+                    *val = Value::from(REDACTED);
+                } else {
+                    redact(val, keys);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| redact(x, keys)),
+        _ => {}
+    }
+}
+
+/// The class of a JSON-RPC error code, for the audit log and its queries.
+pub fn error_class(code: i64) -> &'static str {
+    use crate::jsonrpc as j;
+    match code {
+        j::INVALID_PARAMS => "invalid_params",
+        j::METHOD_NOT_FOUND => "method_not_found",
+        j::UPSTREAM_UNAVAILABLE => "upstream_unavailable",
+        j::UPSTREAM_TIMEOUT => "upstream_timeout",
+        j::MISSING_CLIENT_CAPABILITY => "missing_capability",
+        j::INTERNAL_ERROR => "internal",
+        _ => "upstream_error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_at_any_depth() {
+        let mut v =
+            serde_json::json!({"q": "x", "apiKey": "k", "nested": [{"Password": "p", "ok": 1}]});
+        redact(&mut v, &["apikey".into(), "password".into()]);
+        assert_eq!(
+            v,
+            serde_json::json!({"q": "x", "apiKey": REDACTED, "nested": [{"Password": REDACTED, "ok": 1}]})
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! OAuth access tokens (JWTs) checked against their issuer's keys: the issuer must be one the
+//! config trusts, the key comes from its JWKS (fetched, cached for `jwks_ttl`, re-fetched when a
+//! token names an unknown key id, at most once per `jwks_min_refresh`), the algorithm must be the
+//! key's own (never `none`, never HMAC with a public key), and `iss`, `aud` (the gateway's
+//! resource URL, RFC 8707), `exp` and `nbf` are checked with a small leeway.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+
+use crate::config::{AuthConfig, IssuerConfig};
+
+/// Why a token was refused (the message goes to the client in `error_description`).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TokenError {
+    #[error("{0}")]
+    Invalid(String),
+    /// The issuer's keys cannot be fetched right now.
+    #[error("the token's issuer cannot be reached to check the token")]
+    KeysUnavailable,
+}
+
+fn invalid(m: impl Into<String>) -> TokenError {
+    TokenError::Invalid(m.into())
+}
+
+struct Key {
+    key: DecodingKey,
+    alg: Algorithm,
+}
+
+#[derive(Default)]
+struct KeySet {
+    keys: HashMap<String, Key>,
+    fetched: Option<Instant>,
+    /// The last fetch attempt, successful or not (bounds refreshes).
+    attempted: Option<Instant>,
+}
+
+struct Issuer {
+    config: IssuerConfig,
+    keys: tokio::sync::RwLock<KeySet>,
+    /// One fetch at a time per issuer.
+    fetching: tokio::sync::Mutex<()>,
+}
+
+pub struct Verifier {
+    issuers: Vec<Issuer>,
+    audience: Option<String>,
+    leeway: Duration,
+    ttl: Duration,
+    min_refresh: Duration,
+    http: reqwest::Client,
+}
+
+/// The algorithm a JWK is for: its `alg`, or the one its key type implies.
+fn alg_of(jwk: &Jwk) -> Option<Algorithm> {
+    if let Some(a) = jwk.common.key_algorithm {
+        return Algorithm::try_from(a).ok();
+    }
+    match &jwk.algorithm {
+        AlgorithmParameters::RSA(_) => Some(Algorithm::RS256),
+        AlgorithmParameters::EllipticCurve(p) => match p.curve {
+            EllipticCurve::P256 => Some(Algorithm::ES256),
+            EllipticCurve::P384 => Some(Algorithm::ES384),
+            _ => None,
+        },
+        AlgorithmParameters::OctetKeyPair(_) => Some(Algorithm::EdDSA),
+        // A shared secret is never published as a verification key; other types are unknown.
+        _ => None,
+    }
+}
+
+/// The keys of a JWKS document usable for signatures; others (encryption keys, unknown types)
+/// are skipped rather than failing the whole set.
+fn parse_jwks(doc: &Value) -> HashMap<String, Key> {
+    let mut out = HashMap::new();
+    let Some(keys) = doc.get("keys").and_then(Value::as_array) else {
+        return out;
+    };
+    for (i, k) in keys.iter().enumerate() {
+        if k.get("use")
+            .and_then(Value::as_str)
+            .is_some_and(|u| u != "sig")
+        {
+            continue;
+        }
+        let Ok(jwk) = serde_json::from_value::<Jwk>(k.clone()) else {
+            continue;
+        };
+        let (Some(alg), Ok(key)) = (alg_of(&jwk), DecodingKey::from_jwk(&jwk)) else {
+            continue;
+        };
+        let kid = jwk.common.key_id.clone().unwrap_or_else(|| format!("#{i}"));
+        out.insert(kid, Key { key, alg });
+    }
+    out
+}
+
+/// The part of a JWT's payload read before its signature is checked: only to pick the issuer.
+fn unverified_issuer(token: &str) -> Option<String> {
+    use base64::Engine;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    v.get("iss")?.as_str().map(str::to_string)
+}
+
+/// The scopes a token grants (`scope`: space-separated, or `scp`: a list).
+pub fn scopes(claims: &Map<String, Value>) -> Vec<String> {
+    match (claims.get("scope"), claims.get("scp")) {
+        (Some(Value::String(s)), _) => s.split_whitespace().map(str::to_string).collect(),
+        (_, Some(Value::Array(a))) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        (_, Some(Value::String(s))) => s.split_whitespace().map(str::to_string).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Verifier {
+    pub fn new(config: &AuthConfig, http: reqwest::Client) -> Self {
+        Self {
+            issuers: config
+                .issuers
+                .iter()
+                .map(|c| Issuer {
+                    config: c.clone(),
+                    keys: tokio::sync::RwLock::default(),
+                    fetching: tokio::sync::Mutex::new(()),
+                })
+                .collect(),
+            audience: config.resource.clone(),
+            leeway: config.leeway,
+            ttl: config.jwks_ttl,
+            min_refresh: config.jwks_min_refresh,
+            http,
+        }
+    }
+
+    pub fn has_issuers(&self) -> bool {
+        !self.issuers.is_empty()
+    }
+
+    /// Checks a token; its claims and the issuer's config when it is good.
+    pub async fn verify(
+        &self,
+        token: &str,
+    ) -> Result<(Map<String, Value>, &IssuerConfig), TokenError> {
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|e| invalid(format!("not a usable JWT: {e}")))?;
+        let iss = unverified_issuer(token).ok_or_else(|| invalid("the token has no issuer"))?;
+        let issuer = self
+            .issuers
+            .iter()
+            .find(|i| i.config.issuer == iss)
+            .ok_or_else(|| invalid(format!("issuer {iss} is not trusted")))?;
+        let kid = header.kid.clone();
+        let (key, alg) = self.key(issuer, kid.as_deref()).await?;
+        if header.alg != alg {
+            return Err(invalid(format!(
+                "the token is signed with {:?} but its key is for {alg:?}",
+                header.alg
+            )));
+        }
+        let mut v = Validation::new(alg);
+        v.leeway = self.leeway.as_secs();
+        v.validate_nbf = true;
+        v.set_issuer(&[&issuer.config.issuer]);
+        match &self.audience {
+            Some(aud) => v.set_audience(&[aud]),
+            None => v.validate_aud = false,
+        }
+        v.set_required_spec_claims(&["exp", "iss", "aud"]);
+        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &v).map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind as K;
+            invalid(match e.kind() {
+                K::ExpiredSignature => "the token has expired".to_string(),
+                K::ImmatureSignature => "the token is not valid yet (nbf)".into(),
+                K::InvalidAudience => format!(
+                    "the token is not for this resource (aud must be {})",
+                    self.audience.as_deref().unwrap_or("")
+                ),
+                K::InvalidIssuer => "wrong issuer".into(),
+                K::InvalidSignature => "bad signature".into(),
+                K::MissingRequiredClaim(c) => format!("the token has no {c} claim"),
+                other => format!("invalid token: {other:?}"),
+            })
+        })?;
+        Ok((data.claims, &issuer.config))
+    }
+
+    /// The key a token names, from the cache or a fresh fetch.
+    async fn key(
+        &self,
+        issuer: &Issuer,
+        kid: Option<&str>,
+    ) -> Result<(DecodingKey, Algorithm), TokenError> {
+        let pick = |set: &KeySet| -> Option<(DecodingKey, Algorithm)> {
+            let k = match kid {
+                Some(kid) => set.keys.get(kid),
+                // Without a kid, only an unambiguous set will do.
+                None if set.keys.len() == 1 => set.keys.values().next(),
+                None => None,
+            }?;
+            Some((k.key.clone(), k.alg))
+        };
+        {
+            let set = issuer.keys.read().await;
+            let fresh = set.fetched.is_some_and(|t| t.elapsed() < self.ttl);
+            if fresh {
+                if let Some(k) = pick(&set) {
+                    return Ok(k);
+                }
+            }
+        }
+        let _one = issuer.fetching.lock().await;
+        {
+            let set = issuer.keys.read().await;
+            let fresh = set.fetched.is_some_and(|t| t.elapsed() < self.ttl);
+            let recently = set
+                .attempted
+                .is_some_and(|t| t.elapsed() < self.min_refresh);
+            if let Some(k) = pick(&set).filter(|_| fresh) {
+                return Ok(k);
+            }
+            // An unknown kid does not make every request fetch the keys again.
+            if recently && fresh {
+                return Err(invalid(
+                    "the token's key id is not one of the issuer's keys",
+                ));
+            }
+        }
+        let fetched = self.fetch(&issuer.config).await;
+        let mut set = issuer.keys.write().await;
+        set.attempted = Some(Instant::now());
+        match fetched {
+            Ok(keys) => {
+                tracing::info!(issuer = %issuer.config.issuer, keys = keys.len(), "issuer keys fetched");
+                set.keys = keys;
+                set.fetched = Some(Instant::now());
+            }
+            Err(e) => {
+                tracing::warn!(issuer = %issuer.config.issuer, error = %e, "cannot fetch the issuer's keys");
+                // Stale keys are better than none while the issuer is unreachable.
+                return pick(&set).ok_or(TokenError::KeysUnavailable);
+            }
+        }
+        pick(&set).ok_or_else(|| invalid("the token's key id is not one of the issuer's keys"))
+    }
+
+    async fn fetch(&self, issuer: &IssuerConfig) -> Result<HashMap<String, Key>, String> {
+        let url = match &issuer.jwks_url {
+            Some(u) => u.clone(),
+            None => self.discover_jwks(&issuer.issuer).await?,
+        };
+        let doc: Value = self
+            .http
+            .get(&url)
+            .timeout(Duration::from_secs(10))
+            .send()
+            .await
+            .and_then(|r| r.error_for_status())
+            .map_err(|e| format!("{url}: {e}"))?
+            .json()
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        Ok(parse_jwks(&doc))
+    }
+
+    /// `jwks_uri` from the issuer's metadata (RFC 8414, then OpenID Connect discovery).
+    async fn discover_jwks(&self, issuer: &str) -> Result<String, String> {
+        let base = issuer.trim_end_matches('/');
+        let (origin, path) = match base.find("://").map(|i| i + 3) {
+            Some(i) => match base[i..].find('/') {
+                Some(j) => base.split_at(i + j),
+                None => (base, ""),
+            },
+            None => return Err(format!("issuer {issuer} is not a URL")),
+        };
+        let candidates = [
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{base}/.well-known/openid-configuration"),
+        ];
+        let mut last = String::new();
+        for url in candidates {
+            let got = self
+                .http
+                .get(&url)
+                .timeout(Duration::from_secs(10))
+                .send()
+                .await
+                .and_then(|r| r.error_for_status());
+            match got {
+                Ok(r) => {
+                    let meta: Value = r.json().await.map_err(|e| format!("{url}: {e}"))?;
+                    if let Some(j) = meta.get("jwks_uri").and_then(Value::as_str) {
+                        return Ok(j.to_string());
+                    }
+                    last = format!("{url} names no jwks_uri");
+                }
+                Err(e) => last = format!("{url}: {e}"),
+            }
+        }
+        Err(last)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_from_either_claim() {
+        let m = |v: Value| v.as_object().unwrap().clone();
+        assert_eq!(scopes(&m(serde_json::json!({"scope": "a b"}))), ["a", "b"]);
+        assert_eq!(scopes(&m(serde_json::json!({"scp": ["a"]}))), ["a"]);
+        assert!(scopes(&m(serde_json::json!({}))).is_empty());
+    }
+
+    #[test]
+    fn jwks_keeps_signing_keys_only() {
+        let doc = serde_json::json!({"keys": [
+            {"kty": "RSA", "kid": "s", "use": "sig", "alg": "RS256", "e": "AQAB",
+             "n": "uG_RU0hPkGfYINxK6Rr_MRjdYMRKpyqUAiGNRyOg11rSmDSzZPPKXcJpGPMCK_Ah74KFYflzCSOd4T2eYDo485_Pe7jv_wnAmQXYwr382_lfXhtc7C27NVCurLWQ-Cu24FivvBhDzshA5XFkZXErDnsowdfaXy3Ar-WQQLVmOh_Zwa7xn1mB-U_w2X7LlxEZ_HFa9xM9d31KNE0cJTsF6P6xTmeFj1DMpTloQXT9n4VuGqFO28v9YgX1084t5g0-ZD8AgNnjL_cWxyBnbBSDzY8Nn8-4hHh5H899g-BjTqcQPPTywRGoyISIOWpvlSNwF4n7SBNuNl8_zT4sKhPOJQ"},
+            {"kty": "RSA", "kid": "e", "use": "enc", "e": "AQAB", "n": "AQAB"},
+            {"kty": "oct", "kid": "h", "k": "c2VjcmV0"},
+            {"kty": "weird"}
+        ]});
+        let keys = parse_jwks(&doc);
+        assert_eq!(keys.keys().collect::<Vec<_>>(), ["s"]);
+        assert_eq!(keys["s"].alg, Algorithm::RS256);
+    }
+
+    #[test]
+    fn issuer_is_read_before_verification_only_to_pick_keys() {
+        use base64::Engine;
+        let enc = |v: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v);
+        let t = format!(
+            "{}.{}.sig",
+            enc(r#"{"alg":"none"}"#),
+            enc(r#"{"iss":"https://i"}"#)
+        );
+        assert_eq!(unverified_issuer(&t).as_deref(), Some("https://i"));
+        assert!(
+            jsonwebtoken::decode_header(&t).is_err(),
+            "alg none is not an algorithm"
+        );
+    }
+}

@@ -1,0 +1,234 @@
+//! The HTTP side of authentication: a layer that turns the bearer token into a [`Principal`]
+//! (a request extension) or answers 401 / 403 / 429 / 503 with the headers the MCP
+//! authorization spec asks for, and the Protected Resource Metadata document (RFC 9728).
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::{AuthError, Principal};
+use crate::app::AppState;
+use crate::jsonrpc;
+
+const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// The gateway's resource URL: configured, or what the request reached.
+fn resource_url(state: &AppState, headers: &HeaderMap) -> String {
+    if let Some(r) = &state.config.auth.resource {
+        return r.clone();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = headers
+        .get("x-forwarded-proto")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("http");
+    format!("{scheme}://{host}/mcp")
+}
+
+/// Where the metadata of `resource` is: the well-known path inserted before the resource's path.
+fn metadata_url(resource: &str) -> String {
+    let start = resource.find("://").map_or(0, |i| i + 3);
+    match resource[start..].find('/') {
+        Some(i) => {
+            let (origin, path) = resource.split_at(start + i);
+            format!("{origin}{METADATA_PATH}{}", path.trim_end_matches('/'))
+        }
+        None => format!("{resource}{METADATA_PATH}"),
+    }
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "'")
+}
+
+/// The one place an [`AuthError`] becomes a response.
+pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response {
+    let meta = metadata_url(&resource_url(state, headers));
+    let (status, challenge) = match e {
+        AuthError::Missing => (
+            StatusCode::UNAUTHORIZED,
+            Some(format!("Bearer resource_metadata=\"{meta}\"")),
+        ),
+        AuthError::InvalidToken(m) => (
+            StatusCode::UNAUTHORIZED,
+            Some(format!(
+                "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{meta}\"",
+                quote(m)
+            )),
+        ),
+        AuthError::InsufficientScope => (
+            StatusCode::FORBIDDEN,
+            Some(format!(
+                "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{meta}\"",
+                quote(&state.config.auth.required_scopes.join(" "))
+            )),
+        ),
+        AuthError::Forbidden => (StatusCode::FORBIDDEN, None),
+        AuthError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, None),
+        AuthError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, None),
+    };
+    let code = match e {
+        AuthError::RateLimited(_) => jsonrpc::RATE_LIMITED,
+        AuthError::Unavailable => jsonrpc::UPSTREAM_UNAVAILABLE,
+        _ => jsonrpc::UNAUTHORIZED,
+    };
+    let mut resp = (
+        status,
+        Json(jsonrpc::error(serde_json::Value::Null, code, e.to_string())),
+    )
+        .into_response();
+    if let Some(c) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
+    }
+    match e {
+        AuthError::RateLimited(secs) => {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*secs));
+        }
+        AuthError::Unavailable => {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(5u64));
+        }
+        _ => {}
+    }
+    resp
+}
+
+async fn principal_of(state: &AppState, headers: &HeaderMap) -> Result<Principal, AuthError> {
+    let p = state.auth.authenticate(bearer(headers)).await?;
+    if let Err(wait) = state.auth.limits.check(&p.key()) {
+        state.dispatcher.metrics.rate_limited.inc();
+        return Err(AuthError::RateLimited(
+            wait.as_secs_f64().ceil().max(1.0) as u64
+        ));
+    }
+    Ok(p)
+}
+
+/// In front of `/mcp`: every request names its principal.
+pub async fn require_principal(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    match principal_of(&state, req.headers()).await {
+        Ok(p) => {
+            req.extensions_mut().insert(Arc::new(p));
+            next.run(req).await
+        }
+        Err(e) => {
+            state
+                .dispatcher
+                .metrics
+                .auth_refused
+                .with_label_values(&[e.label()])
+                .inc();
+            refuse(&state, req.headers(), &e)
+        }
+    }
+}
+
+/// In front of the admin API: the admin right.
+pub async fn require_admin(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    match principal_of(&state, req.headers()).await {
+        Ok(p) if p.access.admin() => {
+            req.extensions_mut().insert(Arc::new(p));
+            next.run(req).await
+        }
+        Ok(_) => refuse(&state, req.headers(), &AuthError::Forbidden),
+        Err(e) => {
+            state
+                .dispatcher
+                .metrics
+                .auth_refused
+                .with_label_values(&[e.label()])
+                .inc();
+            refuse(&state, req.headers(), &e)
+        }
+    }
+}
+
+impl AuthError {
+    /// A bounded label for metrics.
+    pub fn label(&self) -> &'static str {
+        match self {
+            AuthError::Missing => "missing",
+            AuthError::InvalidToken(_) => "invalid_token",
+            AuthError::InsufficientScope => "insufficient_scope",
+            AuthError::Forbidden => "forbidden",
+            AuthError::Unavailable => "unavailable",
+            AuthError::RateLimited(_) => "rate_limited",
+        }
+    }
+}
+
+/// Protected Resource Metadata (RFC 9728): which authorization servers issue tokens for the
+/// gateway, and which scopes it knows.
+pub async fn resource_metadata(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if !state.auth.required() {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({ "error": "authentication is off (auth.mode = none)" })),
+        )
+            .into_response();
+    }
+    let a = &state.config.auth;
+    Json(json!({
+        "resource": resource_url(&state, &headers),
+        "authorization_servers": a.issuers.iter().map(|i| i.issuer.clone()).collect::<Vec<_>>(),
+        "scopes_supported": a.required_scopes,
+        "bearer_methods_supported": ["header"],
+        "resource_name": "MCP Gateway",
+    }))
+    .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_url_inserts_the_well_known_path() {
+        assert_eq!(
+            metadata_url("https://gw.example.com/mcp"),
+            "https://gw.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            metadata_url("https://gw.example.com"),
+            "https://gw.example.com/.well-known/oauth-protected-resource"
+        );
+    }
+
+    #[test]
+    fn bearer_tokens_are_read_case_insensitively() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer abc"),
+        );
+        assert_eq!(bearer(&h), Some("abc"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(bearer(&h), None);
+    }
+}

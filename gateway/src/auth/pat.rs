@@ -1,0 +1,160 @@
+//! Personal access tokens: `mcpgw_<id>_<secret>`. The id is public (it names the token in lists
+//! and logs); only the sha256 of the whole token is stored. Every use is checked against the
+//! registry, so a revocation on any replica takes effect on every replica at once; when the
+//! database is unreachable, a token verified in the last few minutes is still accepted.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use registry::{Registry, TokenRecord};
+use sha2::{Digest, Sha256};
+
+pub const PREFIX: &str = "mcpgw_";
+/// How long a verified token is trusted while the database is unreachable.
+const OUTAGE_GRACE: Duration = Duration::from_secs(300);
+/// `last_used_at` is written at most this often per token.
+const TOUCH_EVERY: Duration = Duration::from_secs(60);
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or_default()
+}
+
+/// A new token: (the token, its id, its hash).
+pub fn generate() -> (String, String, String) {
+    let id = uuid::Uuid::new_v4().simple().to_string()[..12].to_string();
+    let secret = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    let token = format!("{PREFIX}{id}_{secret}");
+    let hash = hash(&token);
+    (token, id, hash)
+}
+
+pub fn hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// The id of a token that looks like one of ours.
+pub fn id_of(token: &str) -> Option<&str> {
+    let rest = token.strip_prefix(PREFIX)?;
+    let (id, secret) = rest.split_once('_')?;
+    (id.len() == 12 && !secret.is_empty()).then_some(id)
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Why a token was refused.
+#[derive(Debug, PartialEq)]
+pub enum Refusal {
+    Unknown,
+    Revoked,
+    Expired,
+    /// The database cannot be asked and the token was not recently verified.
+    Unavailable,
+}
+
+/// Checks tokens against the registry.
+#[derive(Default)]
+pub struct TokenChecker {
+    /// Recently verified tokens, for database outages: id → (record, when verified).
+    recent: Mutex<HashMap<String, (TokenRecord, Instant)>>,
+    touched: Mutex<HashMap<String, Instant>>,
+}
+
+impl TokenChecker {
+    pub async fn check(
+        &self,
+        registry: &std::sync::Arc<dyn Registry>,
+        token: &str,
+    ) -> Result<TokenRecord, Refusal> {
+        let id = id_of(token).ok_or(Refusal::Unknown)?;
+        let rec = match registry.get_token(id).await {
+            Ok(Some(rec)) => rec,
+            Ok(None) => return Err(Refusal::Unknown),
+            Err(e) if e.is_transient() => {
+                let recent = self.recent.lock().unwrap();
+                match recent.get(id) {
+                    Some((rec, at)) if at.elapsed() < OUTAGE_GRACE => {
+                        tracing::warn!(
+                            token = id,
+                            "database unavailable: token accepted from the last check"
+                        );
+                        rec.clone()
+                    }
+                    _ => return Err(Refusal::Unavailable),
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read a token");
+                return Err(Refusal::Unavailable);
+            }
+        };
+        if !same(&rec.token_hash, &hash(token)) {
+            return Err(Refusal::Unknown);
+        }
+        if rec.revoked_at.is_some() {
+            self.forget(id);
+            return Err(Refusal::Revoked);
+        }
+        let now = now_ms();
+        if rec.expires_at.is_some_and(|e| e <= now) {
+            return Err(Refusal::Expired);
+        }
+        self.recent
+            .lock()
+            .unwrap()
+            .insert(id.to_string(), (rec.clone(), Instant::now()));
+        let due = {
+            let mut touched = self.touched.lock().unwrap();
+            let due = touched.get(id).is_none_or(|t| t.elapsed() >= TOUCH_EVERY);
+            if due {
+                touched.insert(id.to_string(), Instant::now());
+            }
+            due
+        };
+        if due {
+            let registry = registry.clone();
+            let id = id.to_string();
+            tokio::spawn(async move {
+                if let Err(e) = registry.touch_token(&id, now).await {
+                    tracing::debug!(error = %e, "last-used time not written");
+                }
+            });
+        }
+        Ok(rec)
+    }
+
+    /// Drops what is remembered of a token (revoked here or on another replica).
+    pub fn forget(&self, id: &str) {
+        self.recent.lock().unwrap().remove(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_recognisable_and_hashed() {
+        let (token, id, h) = generate();
+        assert!(token.starts_with(PREFIX));
+        assert_eq!(id_of(&token), Some(id.as_str()));
+        assert_eq!(hash(&token), h);
+        assert_ne!(generate().0, token);
+        assert_eq!(id_of("mcpgw_short_x"), None);
+        assert_eq!(id_of("eyJhbGciOi.x.y"), None);
+        assert!(same("abc", "abc") && !same("abc", "abd") && !same("ab", "abc"));
+    }
+}

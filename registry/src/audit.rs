@@ -1,0 +1,318 @@
+//! The audit log: append-only rows, each carrying a hash chained to the row before it, so that an
+//! edited, deleted or inserted row breaks the chain at a place [`AuditStore::verify_audit`] names.
+//!
+//! Writers lock the chain's head row (`audit_head`) in the transaction that appends a batch, so
+//! several replicas sharing one Postgres append one batch at a time and the chain stays linear.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::error::{RegistryError, Result};
+use crate::sql::SqlRegistry;
+
+/// What happened, as the gateway reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct AuditEntry {
+    /// Milliseconds since the Unix epoch.
+    pub at: i64,
+    pub principal: String,
+    pub token_id: Option<String>,
+    pub session: Option<String>,
+    /// `tools/call`, `resources/read`, `prompts/get`, or `admin.<what>.<verb>`.
+    pub action: String,
+    pub upstream: Option<String>,
+    /// The tool or prompt name, resource URI, or admin object, as the caller named it.
+    pub target: Option<String>,
+    /// `ok`, `error` or `denied`.
+    pub outcome: String,
+    pub error_class: Option<String>,
+    pub latency_ms: i64,
+    /// The arguments as JSON text, secrets redacted, size-capped.
+    pub arguments: Option<String>,
+}
+
+/// A stored row: the entry, its place in the chain and its hashes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRow {
+    pub seq: i64,
+    #[serde(flatten)]
+    pub entry: AuditEntry,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+/// A filter over the log; newest first.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct AuditQuery {
+    pub principal: Option<String>,
+    pub target: Option<String>,
+    pub action: Option<String>,
+    /// From this time (ms since the epoch, inclusive).
+    pub since: Option<i64>,
+    /// Until this time (ms since the epoch, exclusive).
+    pub until: Option<i64>,
+    /// Only rows older than this sequence number (paging).
+    pub before_seq: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+/// The outcome of checking the chain.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VerifyReport {
+    pub ok: bool,
+    /// Rows checked.
+    pub checked: u64,
+    /// The last sequence number the head records.
+    pub head_seq: i64,
+    /// The first row where the chain breaks, and why.
+    pub first_broken: Option<BrokenLink>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BrokenLink {
+    pub seq: i64,
+    pub reason: String,
+}
+
+/// The hash of a row: its predecessor's hash and its own content.
+pub fn chain_hash(prev_hash: &str, seq: i64, entry: &AuditEntry) -> String {
+    let mut h = Sha256::new();
+    h.update(prev_hash.as_bytes());
+    h.update(b"\n");
+    h.update(seq.to_string().as_bytes());
+    h.update(b"\n");
+    h.update(serde_json::to_vec(entry).unwrap_or_default());
+    hex::encode(h.finalize())
+}
+
+#[async_trait]
+pub trait AuditStore: Send + Sync {
+    /// Appends the entries in order, chained, in one transaction.
+    async fn append_audit(&self, entries: &[AuditEntry]) -> Result<()>;
+    async fn query_audit(&self, q: &AuditQuery) -> Result<Vec<AuditRow>>;
+    /// Recomputes the whole chain and reports the first broken link.
+    async fn verify_audit(&self) -> Result<VerifyReport>;
+}
+
+const COLUMNS: &str = "seq, at, principal, token_id, session, action, upstream, target, outcome, \
+                       error_class, latency_ms, arguments, prev_hash, hash";
+/// Rows per INSERT statement (14 parameters each; well under every backend's limit).
+const ROWS_PER_INSERT: usize = 200;
+const VERIFY_PAGE: i64 = 2000;
+
+fn row_of(row: &AnyRow) -> Result<AuditRow> {
+    let get_s = |c: &str| row.try_get::<String, _>(c).map_err(RegistryError::Database);
+    let get_o = |c: &str| {
+        row.try_get::<Option<String>, _>(c)
+            .map_err(RegistryError::Database)
+    };
+    Ok(AuditRow {
+        seq: row.try_get("seq").map_err(RegistryError::Database)?,
+        entry: AuditEntry {
+            at: row.try_get("at").map_err(RegistryError::Database)?,
+            principal: get_s("principal")?,
+            token_id: get_o("token_id")?,
+            session: get_o("session")?,
+            action: get_s("action")?,
+            upstream: get_o("upstream")?,
+            target: get_o("target")?,
+            outcome: get_s("outcome")?,
+            error_class: get_o("error_class")?,
+            latency_ms: row.try_get("latency_ms").map_err(RegistryError::Database)?,
+            arguments: get_o("arguments")?,
+        },
+        prev_hash: get_s("prev_hash")?,
+        hash: get_s("hash")?,
+    })
+}
+
+#[async_trait]
+impl AuditStore for SqlRegistry {
+    async fn append_audit(&self, entries: &[AuditEntry]) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let err = |e| RegistryError::from_sqlx(e, "audit log");
+        let mut tx = self.pool().begin().await.map_err(err)?;
+        let lock = if self.backend_name() == "postgres" {
+            " FOR UPDATE"
+        } else {
+            ""
+        };
+        let head = sqlx::query(&format!(
+            "SELECT seq, hash FROM audit_head WHERE id = 1{lock}"
+        ))
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(err)?;
+        let mut seq: i64 = head.try_get("seq").map_err(RegistryError::Database)?;
+        let mut prev: String = head.try_get("hash").map_err(RegistryError::Database)?;
+        for chunk in entries.chunks(ROWS_PER_INSERT) {
+            let mut sql = format!("INSERT INTO audit_log ({COLUMNS}) VALUES ");
+            for i in 0..chunk.len() {
+                if i > 0 {
+                    sql.push(',');
+                }
+                let b = i * 14;
+                sql.push('(');
+                sql.push_str(
+                    &(1..=14)
+                        .map(|k| format!("${}", b + k))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                );
+                sql.push(')');
+            }
+            let mut q = sqlx::query(&sql);
+            for e in chunk {
+                seq += 1;
+                let hash = chain_hash(&prev, seq, e);
+                q = q
+                    .bind(seq)
+                    .bind(e.at)
+                    .bind(e.principal.clone())
+                    .bind(e.token_id.clone())
+                    .bind(e.session.clone())
+                    .bind(e.action.clone())
+                    .bind(e.upstream.clone())
+                    .bind(e.target.clone())
+                    .bind(e.outcome.clone())
+                    .bind(e.error_class.clone())
+                    .bind(e.latency_ms)
+                    .bind(e.arguments.clone())
+                    .bind(prev.clone())
+                    .bind(hash.clone());
+                prev = hash;
+            }
+            q.execute(&mut *tx).await.map_err(err)?;
+        }
+        sqlx::query("UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1")
+            .bind(seq)
+            .bind(prev)
+            .execute(&mut *tx)
+            .await
+            .map_err(err)?;
+        tx.commit().await.map_err(err)?;
+        Ok(())
+    }
+
+    async fn query_audit(&self, q: &AuditQuery) -> Result<Vec<AuditRow>> {
+        let mut sql = format!("SELECT {COLUMNS} FROM audit_log WHERE 1 = 1");
+        let mut n = 0;
+        let mut next = |col: &str, op: &str| {
+            n += 1;
+            format!(" AND {col} {op} ${n}")
+        };
+        if q.principal.is_some() {
+            sql += &next("principal", "=");
+        }
+        if q.target.is_some() {
+            sql += &next("target", "=");
+        }
+        if q.action.is_some() {
+            sql += &next("action", "=");
+        }
+        if q.since.is_some() {
+            sql += &next("at", ">=");
+        }
+        if q.until.is_some() {
+            sql += &next("at", "<");
+        }
+        if q.before_seq.is_some() {
+            sql += &next("seq", "<");
+        }
+        sql += &format!(" ORDER BY seq DESC LIMIT ${}", n + 1);
+        let mut query = sqlx::query(&sql);
+        for s in [&q.principal, &q.target, &q.action].into_iter().flatten() {
+            query = query.bind(s.clone());
+        }
+        for v in [q.since, q.until, q.before_seq].into_iter().flatten() {
+            query = query.bind(v);
+        }
+        query = query.bind(q.limit.unwrap_or(100).clamp(1, 10_000));
+        let rows = query
+            .fetch_all(self.pool())
+            .await
+            .map_err(|e| RegistryError::from_sqlx(e, "audit log"))?;
+        rows.iter().map(row_of).collect()
+    }
+
+    async fn verify_audit(&self) -> Result<VerifyReport> {
+        let err = |e| RegistryError::from_sqlx(e, "audit log");
+        let head = sqlx::query("SELECT seq, hash FROM audit_head WHERE id = 1")
+            .fetch_one(self.pool())
+            .await
+            .map_err(err)?;
+        let head_seq: i64 = head.try_get("seq").map_err(RegistryError::Database)?;
+        let head_hash: String = head.try_get("hash").map_err(RegistryError::Database)?;
+        let mut report = VerifyReport {
+            ok: true,
+            checked: 0,
+            head_seq,
+            first_broken: None,
+        };
+        let broken = |seq: i64, reason: String, report: &mut VerifyReport| {
+            report.ok = false;
+            report.first_broken = Some(BrokenLink { seq, reason });
+        };
+        let (mut expect_seq, mut prev) = (1i64, String::new());
+        loop {
+            let rows = sqlx::query(&format!(
+                "SELECT {COLUMNS} FROM audit_log WHERE seq >= $1 ORDER BY seq LIMIT $2"
+            ))
+            .bind(expect_seq)
+            .bind(VERIFY_PAGE)
+            .fetch_all(self.pool())
+            .await
+            .map_err(err)?;
+            if rows.is_empty() {
+                break;
+            }
+            for row in &rows {
+                let r = row_of(row)?;
+                if r.seq != expect_seq {
+                    broken(
+                        expect_seq,
+                        format!("row {expect_seq} is missing (next row is {})", r.seq),
+                        &mut report,
+                    );
+                    return Ok(report);
+                }
+                if r.prev_hash != prev {
+                    broken(
+                        r.seq,
+                        "prev_hash does not match the previous row's hash".into(),
+                        &mut report,
+                    );
+                    return Ok(report);
+                }
+                if chain_hash(&prev, r.seq, &r.entry) != r.hash {
+                    broken(
+                        r.seq,
+                        "the row's content does not match its hash (edited)".into(),
+                        &mut report,
+                    );
+                    return Ok(report);
+                }
+                report.checked += 1;
+                prev = r.hash;
+                expect_seq += 1;
+            }
+        }
+        if expect_seq - 1 != head_seq || prev != head_hash {
+            broken(
+                expect_seq,
+                format!(
+                    "the chain ends at row {} but the head records row {head_seq} (rows removed \
+                     from the end, or the head edited)",
+                    expect_seq - 1
+                ),
+                &mut report,
+            );
+        }
+        Ok(report)
+    }
+}

@@ -1,0 +1,79 @@
+// A real OpenID provider (npm `oidc-provider`) for the gateway's auth tests.
+//
+// Usage: node idp.mjs CLIENTS_JSON
+//   CLIENTS_JSON: [{"client_id", "client_secret", "scope", "ttl"?}] — client-credentials clients;
+//   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds).
+// Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
+// Access tokens are RS256 JWTs (`at+jwt`) whose `aud` is the `resource` parameter (RFC 8707).
+// `POST /test/rotate` replaces the signing key by a new one (the old one leaves the JWKS) and
+// answers with the new `kid`.
+import http from 'node:http';
+import crypto from 'node:crypto';
+import Provider from 'oidc-provider';
+
+const clients = JSON.parse(process.argv[2] || '[]');
+const ttlOf = Object.fromEntries(clients.map((c) => [c.client_id, c.ttl ?? 300]));
+
+function newKey() {
+  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = privateKey.export({ format: 'jwk' });
+  return { ...jwk, kid: crypto.randomUUID(), alg: 'RS256', use: 'sig' };
+}
+
+function build(issuer, key) {
+  const provider = new Provider(issuer, {
+    clients: clients.map((c) => ({
+      client_id: c.client_id,
+      client_secret: c.client_secret,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      scope: c.scope,
+    })),
+    scopes: [...new Set(clients.flatMap((c) => c.scope.split(' ')))],
+    jwks: { keys: [key] },
+    features: {
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      devInteractions: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        // Without a `resource` parameter the token is for this made-up API, not the gateway.
+        defaultResource: () => 'https://no-resource-given.invalid/',
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, resource, client) => ({
+          scope: client.scope,
+          audience: resource,
+          accessTokenTTL: ttlOf[client.clientId] ?? 300,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      },
+    },
+  });
+  provider.proxy = true;
+  return provider;
+}
+
+let handler = null;
+let currentKid = null;
+const server = http.createServer((req, res) => {
+  if (req.method === 'POST' && req.url === '/test/rotate') {
+    const key = newKey();
+    handler = build(issuer, key).callback();
+    currentKid = key.kid;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ kid: currentKid }));
+    return;
+  }
+  handler(req, res);
+});
+let issuer;
+server.listen(0, '127.0.0.1', () => {
+  issuer = `http://127.0.0.1:${server.address().port}`;
+  const key = newKey();
+  currentKid = key.kid;
+  handler = build(issuer, key).callback();
+  console.log(`issuer ${issuer}`);
+});
+process.on('SIGTERM', () => process.exit(0));
