@@ -1,8 +1,14 @@
 //! Admin REST API under `/admin/v1`: upstreams (create, read, update, delete; changes take effect
-//! at once), their health, and the catalog. The OpenAPI document is generated from this code by
-//! `utoipa` and served at `/admin/v1/openapi.json`.
+//! at once), their health, the catalog, roles and personal access tokens ([`access`]), and the
+//! audit log ([`audit`]). Every change is audited. The OpenAPI document is generated from this
+//! code by `utoipa` and served at `/admin/v1/openapi.json`.
 
-use axum::extract::{Path, Query, State};
+mod access;
+mod audit;
+
+use std::sync::Arc;
+
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -13,6 +19,7 @@ use serde_json::{json, Value};
 use utoipa::OpenApi;
 
 use crate::app::AppState;
+use crate::auth::Principal;
 use crate::config::UpstreamSpec;
 use crate::upstream::Health;
 
@@ -108,7 +115,15 @@ pub struct CatalogQuery {
         update_upstream,
         delete_upstream,
         catalog,
-        health
+        health,
+        access::list_tokens,
+        access::create_token,
+        access::revoke_token,
+        access::list_roles,
+        access::put_role,
+        access::delete_role,
+        audit::query,
+        audit::verify
     )
 )]
 struct ApiDoc;
@@ -126,11 +141,64 @@ pub fn router() -> Router<AppState> {
                 .delete(delete_upstream),
         )
         .route("/admin/v1/catalog", get(catalog))
+        .route(
+            "/admin/v1/tokens",
+            get(access::list_tokens).post(access::create_token),
+        )
+        .route(
+            "/admin/v1/tokens/{id}",
+            axum::routing::delete(access::revoke_token),
+        )
+        .route("/admin/v1/roles", get(access::list_roles))
+        .route(
+            "/admin/v1/roles/{name}",
+            axum::routing::put(access::put_role).delete(access::delete_role),
+        )
+        .route("/admin/v1/audit", get(audit::query))
+        .route("/admin/v1/audit/verify", get(audit::verify))
         .route("/admin/v1/health", get(health))
         .route(
             "/admin/v1/openapi.json",
             get(|| async { Json(ApiDoc::openapi()) }),
         )
+}
+
+/// Records an admin change (or its failure) in the audit log and passes the outcome on.
+pub(crate) async fn audited<T>(
+    state: &AppState,
+    p: &Principal,
+    action: &str,
+    target: &str,
+    args: Option<&Value>,
+    started: std::time::Instant,
+    out: Result<T, AdminError>,
+) -> Result<T, AdminError> {
+    let (outcome, class) = match &out {
+        Ok(_) => ("ok", None),
+        Err(AdminError::BadRequest(_)) => ("error", Some("bad_request")),
+        Err(AdminError::NotFound(_)) => ("error", Some("not_found")),
+        Err(AdminError::Conflict(_)) => ("error", Some("conflict")),
+        Err(AdminError::Unavailable) => ("error", Some("unavailable")),
+        Err(AdminError::Internal) => ("error", Some("internal")),
+    };
+    state
+        .dispatcher
+        .audit
+        .record(registry::AuditEntry {
+            at: crate::auth::pat::now_ms(),
+            principal: p.key(),
+            token_id: p.token_id.clone(),
+            session: None,
+            action: action.into(),
+            upstream: None,
+            target: Some(target.into()),
+            outcome: outcome.into(),
+            error_class: class.map(str::to_string),
+            latency_ms: started.elapsed().as_millis() as i64,
+            arguments: state.dispatcher.audit.arguments(args),
+        })
+        .await;
+    out
 }
 
 fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
@@ -172,19 +240,40 @@ async fn list_upstreams(
     responses((status = 201, body = UpstreamView), (status = 400), (status = 409)))]
 async fn create_upstream(
     State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
     Json(body): Json<Value>,
 ) -> Result<(StatusCode, Json<UpstreamView>), AdminError> {
-    let spec = parse_spec(body)?;
-    let rec = state
-        .registry
-        .create_upstream(
-            &spec.name,
-            &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?,
-            "api",
-        )
-        .await?;
-    state.hub.upstreams.start(spec);
-    Ok((StatusCode::CREATED, Json(view_of(&state, rec)?)))
+    let started = std::time::Instant::now();
+    let name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let out = async {
+        let spec = parse_spec(body.clone())?;
+        let rec = state
+            .registry
+            .create_upstream(
+                &spec.name,
+                &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?,
+                "api",
+            )
+            .await?;
+        state.hub.upstreams.start(spec);
+        view_of(&state, rec)
+    }
+    .await;
+    let view = audited(
+        &state,
+        &p,
+        "admin.upstream.create",
+        &name,
+        Some(&body),
+        started,
+        out,
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(view)))
 }
 
 /// One upstream.
@@ -206,9 +295,30 @@ async fn get_upstream(
     responses((status = 200, body = UpstreamView), (status = 400), (status = 404)))]
 async fn update_upstream(
     State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
     Json(body): Json<Value>,
 ) -> Result<Json<UpstreamView>, AdminError> {
+    let started = std::time::Instant::now();
+    let out = replace_upstream(&state, &name, body.clone()).await;
+    let view = audited(
+        &state,
+        &p,
+        "admin.upstream.update",
+        &name,
+        Some(&body),
+        started,
+        out,
+    )
+    .await?;
+    Ok(Json(view))
+}
+
+async fn replace_upstream(
+    state: &AppState,
+    name: &str,
+    body: Value,
+) -> Result<UpstreamView, AdminError> {
     let spec = parse_spec(body)?;
     if spec.name != name {
         return Err(AdminError::BadRequest(format!(
@@ -219,23 +329,41 @@ async fn update_upstream(
     let rec = state
         .registry
         .update_upstream(
-            &name,
+            name,
             &serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?,
             spec.enabled,
         )
         .await?;
     state.hub.upstreams.start(spec);
-    Ok(Json(view_of(&state, rec)?))
+    view_of(state, rec)
 }
 
 /// Remove an upstream; its tools disappear from open sessions.
 #[utoipa::path(delete, path = "/admin/v1/upstreams/{name}", responses((status = 204), (status = 404)))]
 async fn delete_upstream(
     State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, AdminError> {
-    state.registry.delete_upstream(&name).await?;
-    state.hub.upstreams.stop(&name);
+    let started = std::time::Instant::now();
+    let out = state
+        .registry
+        .delete_upstream(&name)
+        .await
+        .map_err(AdminError::from);
+    if out.is_ok() {
+        state.hub.upstreams.stop(&name);
+    }
+    audited(
+        &state,
+        &p,
+        "admin.upstream.delete",
+        &name,
+        None,
+        started,
+        out,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

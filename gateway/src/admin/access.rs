@@ -1,0 +1,205 @@
+//! Admin API for roles and personal access tokens. A token is shown once, in the answer that
+//! creates it; lists show its id, owner, roles and times, never the token.
+
+use std::sync::Arc;
+
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use registry::TokenRecord;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{audited, AdminError};
+use crate::app::AppState;
+use crate::auth::pat::{self, NewToken};
+use crate::auth::{Principal, RoleSpec};
+
+/// A token as lists show it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TokenView {
+    id: String,
+    name: String,
+    owner: String,
+    roles: Vec<String>,
+    /// Milliseconds since the Unix epoch.
+    created_at: i64,
+    expires_at: Option<i64>,
+    last_used_at: Option<i64>,
+    revoked_at: Option<i64>,
+}
+
+impl From<TokenRecord> for TokenView {
+    fn from(t: TokenRecord) -> Self {
+        Self {
+            id: t.id,
+            name: t.name,
+            owner: t.owner,
+            roles: t.roles,
+            created_at: t.created_at,
+            expires_at: t.expires_at,
+            last_used_at: t.last_used_at,
+            revoked_at: t.revoked_at,
+        }
+    }
+}
+
+/// A new token: the token itself appears here only.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct CreatedToken {
+    token: String,
+    #[serde(flatten)]
+    view: TokenView,
+}
+
+/// List tokens (never the tokens themselves).
+#[utoipa::path(get, path = "/admin/v1/tokens", responses((status = 200, body = [TokenView])))]
+pub async fn list_tokens(
+    State(state): State<AppState>,
+) -> Result<Json<Vec<TokenView>>, AdminError> {
+    Ok(Json(
+        state
+            .registry
+            .list_tokens()
+            .await?
+            .into_iter()
+            .map(TokenView::from)
+            .collect(),
+    ))
+}
+
+/// Create a personal access token; the answer shows it once.
+#[utoipa::path(post, path = "/admin/v1/tokens", request_body = NewToken,
+    responses((status = 201, body = CreatedToken), (status = 400)))]
+pub async fn create_token(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+    Json(body): Json<Value>,
+) -> Result<(StatusCode, Json<CreatedToken>), AdminError> {
+    let started = std::time::Instant::now();
+    let out = async {
+        let req: NewToken = serde_json::from_value(body.clone())
+            .map_err(|e| AdminError::BadRequest(format!("invalid token request: {e}")))?;
+        let (token, rec) = pat::issue(state.registry.as_ref(), &req).await?;
+        Ok((rec.id.clone(), token, rec))
+    }
+    .await;
+    let target = out.as_ref().map(|o| o.0.clone()).unwrap_or_default();
+    let (_, token, rec) = audited(
+        &state,
+        &p,
+        "admin.token.create",
+        &target,
+        Some(&body),
+        started,
+        out,
+    )
+    .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedToken {
+            token,
+            view: rec.into(),
+        }),
+    ))
+}
+
+/// Revoke a token: refused at once by every replica.
+#[utoipa::path(delete, path = "/admin/v1/tokens/{id}", responses((status = 200, body = TokenView), (status = 404)))]
+pub async fn revoke_token(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+    Path(id): Path<String>,
+) -> Result<Json<TokenView>, AdminError> {
+    let started = std::time::Instant::now();
+    let out = state
+        .registry
+        .revoke_token(&id)
+        .await
+        .map_err(AdminError::from);
+    if out.is_ok() {
+        state.auth.tokens.forget(&id);
+    }
+    let rec = audited(&state, &p, "admin.token.revoke", &id, None, started, out).await?;
+    Ok(Json(rec.into()))
+}
+
+/// List roles.
+#[utoipa::path(get, path = "/admin/v1/roles", responses((status = 200, body = [RoleSpec])))]
+pub async fn list_roles(State(state): State<AppState>) -> Result<Json<Vec<Value>>, AdminError> {
+    Ok(Json(
+        state
+            .registry
+            .list_roles()
+            .await?
+            .into_iter()
+            .map(|r| r.spec)
+            .collect(),
+    ))
+}
+
+/// Create or replace a role; every replica applies it at once.
+#[utoipa::path(put, path = "/admin/v1/roles/{name}", request_body = RoleSpec,
+    responses((status = 200, body = RoleSpec), (status = 400)))]
+pub async fn put_role(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Result<Json<Value>, AdminError> {
+    let started = std::time::Instant::now();
+    let out = async {
+        let spec: RoleSpec = serde_json::from_value(body.clone())
+            .map_err(|e| AdminError::BadRequest(format!("invalid role: {e}")))?;
+        spec.validate().map_err(AdminError::BadRequest)?;
+        if spec.name != name {
+            return Err(AdminError::BadRequest(format!(
+                "the body names {:?} but the path {name:?}",
+                spec.name
+            )));
+        }
+        let value = serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?;
+        state.registry.put_role(&name, &value, "api").await?;
+        reload(&state).await;
+        Ok(value)
+    }
+    .await;
+    Ok(Json(
+        audited(
+            &state,
+            &p,
+            "admin.role.put",
+            &name,
+            Some(&body),
+            started,
+            out,
+        )
+        .await?,
+    ))
+}
+
+/// Delete a role; tokens and mappings naming it grant nothing through it any more.
+#[utoipa::path(delete, path = "/admin/v1/roles/{name}", responses((status = 204), (status = 404)))]
+pub async fn delete_role(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, AdminError> {
+    let started = std::time::Instant::now();
+    let out = state
+        .registry
+        .delete_role(&name)
+        .await
+        .map_err(AdminError::from);
+    if out.is_ok() {
+        reload(&state).await;
+    }
+    audited(&state, &p, "admin.role.delete", &name, None, started, out).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn reload(state: &AppState) {
+    if let Err(e) = state.auth.roles.reload(state.registry.as_ref()).await {
+        tracing::warn!(error = %e, "cannot re-read the roles");
+    }
+}
