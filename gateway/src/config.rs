@@ -120,6 +120,9 @@ pub struct UpstreamSpec {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schema(value_type = Object)]
     pub headers: BTreeMap<String, ValueSource>,
+    /// http / sse: OAuth client credentials for the upstream's authorization server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<UpstreamOAuth>,
     #[serde(default)]
     pub sharing: Sharing,
     /// When the upstream's name goes in front of its tools' and prompts' names.
@@ -131,6 +134,23 @@ pub struct UpstreamSpec {
     pub timeout_secs: Option<u64>,
     #[serde(default = "yes")]
     pub enabled: bool,
+}
+
+/// The gateway's own credentials for an upstream's authorization server (client credentials
+/// grant); the token it gets is sent to the upstream as `Authorization: Bearer`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpstreamOAuth {
+    pub token_url: String,
+    pub client_id: String,
+    /// A reference (`{ env = "VAR" }` or `{ file = "/path" }`), never clear text.
+    #[schema(value_type = Object)]
+    pub client_secret: ValueSource,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// The upstream's resource URL (RFC 8707), the audience of the token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
 }
 
 fn yes() -> bool {
@@ -214,6 +234,27 @@ impl UpstreamSpec {
                 return Err(format!(
                     "upstream {:?}: {key:?} looks like a secret; give it as a reference \
                      ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not in clear text",
+                    self.name
+                ));
+            }
+        }
+        if let Some(o) = &self.oauth {
+            if self.transport == TransportKind::Stdio {
+                return Err(format!(
+                    "upstream {:?}: `oauth` is for http/sse upstreams",
+                    self.name
+                ));
+            }
+            if matches!(o.client_secret, ValueSource::Literal(_)) {
+                return Err(format!(
+                    "upstream {:?}: oauth.client_secret must be a reference ({{ env = \"VAR\" }} \
+                     or {{ file = \"/path\" }}), not clear text",
+                    self.name
+                ));
+            }
+            if !(o.token_url.starts_with("https://") || o.token_url.starts_with("http://")) {
+                return Err(format!(
+                    "upstream {:?}: oauth.token_url must be an http(s) URL",
                     self.name
                 ));
             }

@@ -77,6 +77,7 @@ pub fn parse(text: &str) -> Result<Vec<UpstreamSpec>, String> {
             _ => return Err(format!("mcpServers.{name}: needs `command` or `url`")),
         };
         let spec = UpstreamSpec {
+            oauth: None,
             name: clean,
             transport,
             command: s.command,

@@ -27,6 +27,8 @@ struct Shared {
     client: reqwest::Client,
     url: String,
     headers: HeaderMap,
+    /// The gateway's own OAuth token for the upstream, current at each request.
+    auth: Option<Arc<super::oauth::TokenSource>>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
     inbound: mpsc::UnboundedSender<Inbound>,
@@ -68,7 +70,7 @@ impl Shared {
     fn headers_for(&self, msg: &Value) -> HeaderMap {
         match modern_headers(msg) {
             Some(m) => {
-                let mut h = self.headers.clone();
+                let mut h = self.base_headers();
                 h.extend(m);
                 h
             }
@@ -76,8 +78,21 @@ impl Shared {
         }
     }
 
-    fn request_headers(&self) -> HeaderMap {
+    fn base_headers(&self) -> HeaderMap {
         let mut h = self.headers.clone();
+        if let Some(v) = self
+            .auth
+            .as_ref()
+            .and_then(|a| a.header())
+            .and_then(|t| HeaderValue::from_str(&t).ok())
+        {
+            h.insert(reqwest::header::AUTHORIZATION, v);
+        }
+        h
+    }
+
+    fn request_headers(&self) -> HeaderMap {
+        let mut h = self.base_headers();
         if let Some(s) = self.session.lock().unwrap().as_deref() {
             if let Ok(v) = HeaderValue::from_str(s) {
                 h.insert(SESSION_HEADER, v);
@@ -111,6 +126,7 @@ pub fn connect(
     client: reqwest::Client,
     url: &str,
     headers: HeaderMap,
+    auth: Option<Arc<super::oauth::TokenSource>>,
 ) -> Result<TransportParts, UpstreamError> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
     let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
@@ -118,6 +134,7 @@ pub fn connect(
         client,
         url: url.to_string(),
         headers,
+        auth,
         session: Mutex::default(),
         version: Mutex::default(),
         inbound: in_tx,

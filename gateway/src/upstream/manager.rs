@@ -53,6 +53,8 @@ pub struct Upstreams {
     client: reqwest::Client,
     sink: OnceLock<Weak<dyn InboundSink>>,
     entries: Mutex<BTreeMap<String, Arc<Entry>>>,
+    /// The gateway's own OAuth tokens, per upstream (shared by its connections).
+    tokens: Mutex<HashMap<String, Arc<super::oauth::TokenSource>>>,
     view: RwLock<Arc<CatalogView>>,
     /// Kinds whose exposed list changed; the hub turns them into `list_changed` notifications.
     changes: broadcast::Sender<EntryKind>,
@@ -76,6 +78,7 @@ impl Upstreams {
                 .expect("http client"),
             sink: OnceLock::new(),
             entries: Mutex::default(),
+            tokens: Mutex::default(),
             view: RwLock::new(Arc::new(CatalogView::default())),
             changes: broadcast::channel(64).0,
         })
@@ -271,6 +274,25 @@ impl Upstreams {
         }
     }
 
+    /// The token source of an upstream's OAuth client; a new one when its settings changed.
+    fn token_source(
+        &self,
+        upstream: &str,
+        o: &crate::config::UpstreamOAuth,
+    ) -> Result<Arc<super::oauth::TokenSource>, UpstreamError> {
+        let mut tokens = self.tokens.lock().unwrap();
+        if let Some(t) = tokens.get(upstream).filter(|t| t.config() == o) {
+            return Ok(t.clone());
+        }
+        let secret = o
+            .client_secret
+            .resolve(&self.config.env)
+            .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}")))?;
+        let t = super::oauth::TokenSource::new(o.clone(), secret);
+        tokens.insert(upstream.to_string(), t.clone());
+        Ok(t)
+    }
+
     /// Opens a connection and performs the MCP handshake. `host_caps`: the capabilities the
     /// downstream host declared (per-session connections), else everything the gateway can relay.
     async fn connect(
@@ -295,10 +317,22 @@ impl Upstreams {
                         .map_err(|e| UpstreamError::Config(format!("header {k}: {e}")))?;
                     pairs.push((k.clone(), v.expose().to_string()));
                 }
+                let auth = match &spec.oauth {
+                    Some(o) => Some(self.token_source(&spec.name, o)?),
+                    None => None,
+                };
+                if let Some(a) = &auth {
+                    // Fails the connection with a clear message when the token cannot be had.
+                    let t = a.token().await?;
+                    if spec.transport == TransportKind::Sse {
+                        // The legacy transport's stream is opened once: its token is fixed then.
+                        pairs.push(("authorization".into(), format!("Bearer {}", t.expose())));
+                    }
+                }
                 let headers = http::header_map(&pairs)?;
                 let url = spec.url.as_deref().unwrap_or_default();
                 if spec.transport == TransportKind::Http {
-                    http::connect(self.client.clone(), url, headers)?
+                    http::connect(self.client.clone(), url, headers, auth)?
                 } else {
                     sse::connect(self.client.clone(), url, headers).await?
                 }

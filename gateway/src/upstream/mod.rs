@@ -5,12 +5,14 @@
 //! | [`stdio`] | child process, newline-delimited JSON-RPC, own process group |
 //! | [`http`] | Streamable HTTP (POST + SSE, GET stream, resumption) |
 //! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
+//! | [`oauth`] | the gateway's own OAuth token for an upstream (client credentials) |
 //! | [`connection`] | transport-independent: ids, pending calls, routing context |
 //! | [`manager`] | supervision (restart with backoff), health, per-session connections, catalog sync |
 
 pub mod connection;
 pub mod http;
 pub mod manager;
+pub mod oauth;
 pub mod sse;
 pub mod stdio;
 
