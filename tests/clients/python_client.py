@@ -3,15 +3,19 @@
 Usage: python_client.py URL MODE CALLS_JSON
 MODE is "default" (2026-07-28 first, falls back) or "legacy" (initialize). CALLS_JSON is a list of
 [tool, arguments]. Elicitations are accepted, every string field answered with "Ada" (and they
-are counted). Prints {"version": negotiated revision, "tools": [...names], "results": [...first
+are counted). With MCP_BEARER_TOKEN set, every request carries `Authorization: Bearer` with it.
+Prints {"version": negotiated revision, "tools": [...names], "results": [...first
 text of each call], "elicitations": n}.
 """
 import asyncio
 import json
+import os
 import sys
 
 import mcp_types as types
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 elicitations = 0
 
@@ -27,7 +31,12 @@ async def answer_elicitation(context, params):
 
 async def main(url: str, mode: str, calls: list) -> None:
     kwargs = {} if mode == "default" else {"mode": mode}
-    async with Client(url, elicitation_callback=answer_elicitation, **kwargs) as client:
+    server = url
+    token = os.environ.get("MCP_BEARER_TOKEN")
+    if token:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        server = streamable_http_client(url, http_client=http)
+    async with Client(server, elicitation_callback=answer_elicitation, **kwargs) as client:
         tools = await client.list_tools()
         results = []
         for name, args in calls:

