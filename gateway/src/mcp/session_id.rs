@@ -101,6 +101,7 @@ mod tests {
         SessionState {
             protocol_version: "2025-11-25".into(),
             client_caps: json!({"sampling": {}}),
+            owner: "pat:alice".into(),
         }
     }
 
