@@ -105,7 +105,8 @@ fn claim_has(claims: &Map<String, Value>, m: &RoleMapping) -> bool {
             s == &m.value || (m.claim == "scope" && s.split(' ').any(|p| p == m.value))
         }
         Value::Array(a) => a.iter().any(|x| x.as_str() == Some(m.value.as_str())),
-        other => other.to_string() == m.value,
+        // Numbers and booleans: the mapping's value read as JSON.
+        other => serde_json::from_str::<Value>(&m.value).ok().as_ref() == Some(other),
     }
 }
 
@@ -137,7 +138,7 @@ impl Authenticator {
         }
         let token = bearer.ok_or(AuthError::Missing)?;
         if token.starts_with(pat::PREFIX) {
-            return self.from_pat(token).await;
+            return self.principal_of_pat(token).await;
         }
         if !self.verifier.has_issuers() {
             return Err(AuthError::InvalidToken(
@@ -182,7 +183,7 @@ impl Authenticator {
         })
     }
 
-    async fn from_pat(&self, token: &str) -> Result<Principal, AuthError> {
+    async fn principal_of_pat(&self, token: &str) -> Result<Principal, AuthError> {
         let rec = self
             .tokens
             .check(&self.registry, token)

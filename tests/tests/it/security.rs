@@ -603,3 +603,83 @@ async fn audit_log_keeps_every_call_through_shutdown_and_shows_tampering() {
     let (_, report) = verify_cli(&dir).await;
     assert_eq!(report["first_broken"]["seq"], 77, "{report}");
 }
+
+#[tokio::test]
+async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() {
+    let idp = Idp::start(json!([
+        {"client_id": "gw", "client_secret": "gw-secret", "scope": "mcp"}
+    ]))
+    .await;
+    // Gateway b: an upstream that requires OAuth tokens for its resource.
+    let inner = "https://inner.test/mcp";
+    let b_dir = gateway_tests::scratch();
+    let b_config = format!(
+        "{}{ROLES}\n[auth]\nmode = \"required\"\nresource = \"{inner}\"\nrequired_scopes = [\"mcp\"]\n\
+         [[auth.issuers]]\nissuer = \"{}\"\n\
+         [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"gw\"\nrole = \"ops\"\n",
+        fixture_config(&sqlite_url(&b_dir), ""),
+        idp.issuer
+    );
+    let b = Gateway::start_secured(&b_config, &[]).await;
+    b.wait_up(&["fx"]).await;
+    // Gateway a: b as an HTTP upstream with client credentials; hosts use PATs.
+    let a_dir = gateway_tests::scratch();
+    let a_config = format!(
+        "[database]\nurl = \"{}\"\n{ROLES}\n[auth]\nmode = \"required\"\n\n[[upstreams]]\nname = \"inner\"\n\
+         transport = \"http\"\nurl = \"{}\"\n\
+         oauth = {{ token_url = \"{}/token\", client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }}, \
+         scopes = [\"mcp\"], resource = \"{inner}\" }}\n",
+        sqlite_url(&a_dir),
+        b.mcp,
+        idp.issuer
+    );
+    let a = Gateway::start_secured(&a_config, &[("GW_SECRET", "gw-secret")]).await;
+    a.wait_up(&["inner"]).await;
+    let host_token = a.admin_token.clone().unwrap();
+    let (status, _, body) = call_as(
+        &a.mcp,
+        Some(&host_token),
+        "tools/call",
+        json!({"name": "inner__fx__echo", "arguments": {"message": "via oauth"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}\n{}", a.log());
+    assert_eq!(body["result"]["content"][0]["text"], "via oauth");
+    // b saw the gateway's client, not the host's PAT.
+    let mut rows = Value::Null;
+    for _ in 0..50 {
+        rows = b.get_json("/admin/v1/audit?action=tools/call").await;
+        if rows.as_array().is_some_and(|r| !r.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let principal = rows[0]["principal"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(principal, format!("oauth:{}#gw", idp.issuer), "{rows}");
+    // A wrong secret: the upstream is reported down with the token endpoint's refusal.
+    let c_dir = gateway_tests::scratch();
+    let c = Gateway::start_with_env(
+        &format!(
+            "[database]\nurl = \"{}\"\n[[upstreams]]\nname = \"inner\"\ntransport = \"http\"\nurl = \"{}\"\n\
+             oauth = {{ token_url = \"{}/token\", client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }} }}\n",
+            sqlite_url(&c_dir),
+            b.mcp,
+            idp.issuer
+        ),
+        &[("GW_SECRET", "wrong")],
+    )
+    .await;
+    let mut health = Value::Null;
+    for _ in 0..100 {
+        health = c.get_json("/admin/v1/health").await;
+        if health[0]["status"] == "down" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(health[0]["status"], "down", "{health}");
+    assert!(health.to_string().contains("token request"), "{health}");
+}
