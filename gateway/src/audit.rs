@@ -89,20 +89,7 @@ impl Auditor {
     pub fn arguments(&self, v: Option<&Value>) -> Option<String> {
         let mut v = v?.clone();
         redact(&mut v, &self.config.redact_keys);
-        let text = v.to_string();
-        let max = self.config.max_argument_bytes;
-        if text.len() <= max {
-            return Some(text);
-        }
-        let mut cut = max;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        Some(format!(
-            "{}…[truncated, {} bytes in all]",
-            &text[..cut],
-            text.len()
-        ))
+        Some(cap(v.to_string(), self.config.max_argument_bytes))
     }
 
     /// Stops taking entries and waits until every queued one is written.
@@ -123,6 +110,18 @@ impl Auditor {
             }
         }
     }
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary), saying how long it was.
+fn cap(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…[truncated, {} bytes in all]", &text[..cut], text.len())
 }
 
 fn redact(v: &mut Value, keys: &[String]) {
@@ -159,6 +158,13 @@ pub fn error_class(code: i64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_arguments_are_cut_on_a_character_boundary() {
+        assert_eq!(cap("short".into(), 10), "short");
+        let cut = cap("ééééé".into(), 3);
+        assert_eq!(cut, "é…[truncated, 10 bytes in all]");
+    }
 
     #[test]
     fn secrets_are_redacted_at_any_depth() {

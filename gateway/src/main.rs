@@ -71,6 +71,22 @@ enum AuditCommand {
     Verify,
 }
 
+/// Records a change made with the CLI in the audit log (it bypasses the admin API).
+async fn audit_cli(reg: &registry::SqlRegistry, action: &str, target: &str) -> anyhow::Result<()> {
+    use registry::AuditStore;
+    let user = std::env::var("USER").unwrap_or_else(|_| "unknown".into());
+    reg.append_audit(&[registry::AuditEntry {
+        at: gateway::auth::pat::now_ms(),
+        principal: format!("cli:{user}"),
+        action: action.into(),
+        target: Some(target.into()),
+        outcome: "ok".into(),
+        ..Default::default()
+    }])
+    .await?;
+    Ok(())
+}
+
 async fn open_registry(config: &Config) -> anyhow::Result<registry::SqlRegistry> {
     Ok(registry::SqlRegistry::open(config.database_url.expose(), Default::default()).await?)
 }
@@ -155,6 +171,7 @@ async fn main() -> anyhow::Result<()> {
                     };
                     let (token, rec) =
                         gateway::auth::pat::issue(&reg as &dyn Registry, &req).await?;
+                    audit_cli(&reg, "admin.token.create", &rec.id).await?;
                     eprintln!("token {} created; it is shown this once:", rec.id);
                     println!("{token}");
                 }
@@ -181,6 +198,7 @@ async fn main() -> anyhow::Result<()> {
                 }
                 TokenCommand::Revoke { id } => {
                     reg.revoke_token(&id).await?;
+                    audit_cli(&reg, "admin.token.revoke", &id).await?;
                     println!("revoked {id}");
                 }
             }
