@@ -1,8 +1,10 @@
 //! Load generator: N concurrent MCP sessions doing `tools/call` against an upstream directly and
 //! through the gateway, in one run, so the ratio is measured under the same machine load.
 //!
-//! Usage: `loadgen [--sessions N] [--seconds S] [--upstream URL --tool NAME --args JSON]`
-//! (defaults 64 sessions, 10 s). Without `--upstream` it starts the conformance fixture (a Rust
+//! Usage: `loadgen [--sessions N] [--seconds S] [--upstream URL --tool NAME --args JSON] [--auth]`
+//! (defaults 64 sessions, 10 s). `--auth` adds a third target: a gateway with `auth.mode =
+//! "required"` called with a personal access token (checked against the registry on every
+//! request). Without `--upstream` it starts the conformance fixture (a Rust
 //! Streamable HTTP server that answers in microseconds) and calls `test_simple_text`; with it, it
 //! drives that running server. Either way it starts a gateway in front of the upstream from the
 //! same target directory and prints a Markdown table.
@@ -26,11 +28,11 @@ struct Call {
     args: serde_json::Value,
 }
 
-async fn drive(url: &str, call: &Call, sessions: usize, seconds: u64) -> Run {
+async fn drive(url: &str, call: &Call, sessions: usize, seconds: u64, token: Option<&str>) -> Run {
     let params = json!({"name": call.tool, "arguments": call.args});
     let mut clients = Vec::new();
     for _ in 0..sessions {
-        clients.push(RawClient::initialize(url, json!({})).await);
+        clients.push(RawClient::initialize_as(url, json!({}), token).await);
     }
     // Warm-up: connections open, caches filled.
     for c in &mut clients {
@@ -112,41 +114,22 @@ async fn main() -> anyhow::Result<()> {
             )
         }
     };
-    let dir = gateway_tests::scratch();
-    let config = dir.join("gateway.toml");
-    std::fs::write(
-        &config,
-        format!("[database]\nurl = \"sqlite://{}/gw.db?mode=rwc\"\n\n[[upstreams]]\nname = \"fx\"\ntransport = \"http\"\nurl = \"{upstream}\"\nprefix = \"never\"\n", dir.display()),
-    )?;
-    let (_gateway, gateway) = spawn_reporting_url(
-        Command::new(bin_dir.join("mcp-gateway"))
-            .arg("--config")
-            .arg(&config)
-            .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
-            .env("RUST_LOG", "warn")
-            .stderr(Stdio::null()),
-    )
-    .await;
-    let http = reqwest::Client::new();
-    let base = gateway.trim_end_matches("/mcp");
-    for _ in 0..100 {
-        let h: serde_json::Value = http
-            .get(format!("{base}/admin/v1/health"))
-            .send()
-            .await?
-            .json()
-            .await?;
-        if h[0]["status"] == "up" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let (_gateway, gateway, _) = start_gateway(&bin_dir, &upstream, false).await?;
+    let secured = if args.iter().any(|a| a == "--auth") {
+        Some(start_gateway(&bin_dir, &upstream, true).await?)
+    } else {
+        None
+    };
     // Interleaved: direct, gateway, direct, gateway — drift on a shared machine hits both.
     let mut direct = Vec::new();
     let mut through = Vec::new();
+    let mut authed = Vec::new();
     for _ in 0..2 {
-        direct.push(drive(&upstream, &call, sessions, seconds / 2).await);
-        through.push(drive(&gateway, &call, sessions, seconds / 2).await);
+        direct.push(drive(&upstream, &call, sessions, seconds / 2, None).await);
+        through.push(drive(&gateway, &call, sessions, seconds / 2, None).await);
+        if let Some((_, url, token)) = &secured {
+            authed.push(drive(url, &call, sessions, seconds / 2, token.as_deref()).await);
+        }
     }
     let sum = |runs: &[Run]| {
         let calls: usize = runs.iter().map(|r| r.calls).sum();
@@ -171,5 +154,72 @@ async fn main() -> anyhow::Result<()> {
         ms(g50) / ms(d50),
         ms(g99) / ms(d99)
     );
+    if !authed.is_empty() {
+        let (a_rps, a50, a99) = sum(&authed);
+        println!(
+            "| gateway + PAT auth | {a_rps:.0} | {:.2} | {:.2} |",
+            ms(a50),
+            ms(a99)
+        );
+        println!(
+            "| ratio auth/gateway | {:.2} | {:.2} | {:.2} |",
+            a_rps / g_rps,
+            ms(a50) / ms(g50),
+            ms(a99) / ms(g99)
+        );
+    }
     Ok(())
+}
+
+/// Starts a gateway in front of `upstream` and waits until it is up; with `auth`, authentication
+/// is required and a personal access token with the admin role is made first.
+async fn start_gateway(
+    bin_dir: &std::path::Path,
+    upstream: &str,
+    auth: bool,
+) -> anyhow::Result<(tokio::process::Child, String, Option<String>)> {
+    let dir = gateway_tests::scratch();
+    let config = dir.join("gateway.toml");
+    let mut text = format!("[database]\nurl = \"sqlite://{}/gw.db?mode=rwc\"\n\n[[upstreams]]\nname = \"fx\"\ntransport = \"http\"\nurl = \"{upstream}\"\nprefix = \"never\"\n", dir.display());
+    if auth {
+        text.push_str("\n[auth]\nmode = \"required\"\n\n[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n");
+    }
+    std::fs::write(&config, text)?;
+    let token = if auth {
+        let out = Command::new(bin_dir.join("mcp-gateway"))
+            .arg("--config")
+            .arg(&config)
+            .args([
+                "token", "create", "--name", "load", "--owner", "load", "--role", "admin",
+            ])
+            .output()
+            .await?;
+        anyhow::ensure!(out.status.success(), "token create failed");
+        Some(String::from_utf8(out.stdout)?.trim().to_string())
+    } else {
+        None
+    };
+    let (child, gateway) = spawn_reporting_url(
+        Command::new(bin_dir.join("mcp-gateway"))
+            .arg("--config")
+            .arg(&config)
+            .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::null()),
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let base = gateway.trim_end_matches("/mcp");
+    for _ in 0..100 {
+        let mut req = http.get(format!("{base}/admin/v1/health"));
+        if let Some(t) = &token {
+            req = req.bearer_auth(t);
+        }
+        let h: serde_json::Value = req.send().await?.json().await?;
+        if h[0]["status"] == "up" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok((child, gateway, token))
 }
