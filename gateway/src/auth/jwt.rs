@@ -231,11 +231,14 @@ impl Verifier {
             if let Some(k) = pick(&set).filter(|_| fresh) {
                 return Ok(k);
             }
-            // An unknown kid does not make every request fetch the keys again.
-            if recently && fresh {
-                return Err(invalid(
-                    "the token's key id is not one of the issuer's keys",
-                ));
+            // Neither unknown kids nor an unreachable issuer make every request fetch again:
+            // within `min_refresh` of the last attempt, the keys at hand decide.
+            if recently {
+                return pick(&set).ok_or(if set.fetched.is_some() {
+                    invalid("the token's key id is not one of the issuer's keys")
+                } else {
+                    TokenError::KeysUnavailable
+                });
             }
         }
         let fetched = self.fetch(&issuer.config).await;

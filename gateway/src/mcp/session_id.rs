@@ -20,9 +20,14 @@ pub struct SessionState {
     pub protocol_version: String,
     #[serde(rename = "c")]
     pub client_caps: Value,
-    /// The key of the principal the session belongs to.
-    #[serde(rename = "o", default)]
+    /// The key of the principal the session belongs to (ids issued before principals existed
+    /// belong to the anonymous one).
+    #[serde(rename = "o", default = "anonymous")]
     pub owner: String,
+}
+
+fn anonymous() -> String {
+    "anonymous".into()
 }
 
 pub struct SessionCodec {
