@@ -21,7 +21,6 @@ pub struct Metrics {
     pub tool_calls: HistogramVec,
     /// Requests refused by authentication, by reason.
     pub auth_refused: IntCounterVec,
-    pub rate_limited: prometheus::IntCounter,
     /// Audit entries written, and failed write attempts (each retried).
     pub audit_written: prometheus::IntCounter,
     pub audit_write_errors: prometheus::IntCounter,
@@ -59,14 +58,9 @@ impl Metrics {
         let auth_refused = IntCounterVec::new(
             Opts::new(
                 "auth_refused_total",
-                "Requests refused by authentication, by reason",
+                "Requests refused by authentication, authorization or rate limits, by reason",
             ),
             &["reason"],
-        )
-        .unwrap();
-        let rate_limited = prometheus::IntCounter::new(
-            "rate_limited_total",
-            "Requests refused with 429 by the per-principal rate limit",
         )
         .unwrap();
         let audit_written =
@@ -103,7 +97,6 @@ impl Metrics {
             Box::new(mcp_requests.clone()),
             Box::new(tool_calls.clone()),
             Box::new(auth_refused.clone()),
-            Box::new(rate_limited.clone()),
             Box::new(audit_written.clone()),
             Box::new(audit_write_errors.clone()),
             Box::new(audit_queue.clone()),
@@ -120,7 +113,6 @@ impl Metrics {
             mcp_requests,
             tool_calls,
             auth_refused,
-            rate_limited,
             audit_written,
             audit_write_errors,
             audit_queue,

@@ -543,6 +543,28 @@ pub async fn python_client_as(
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Runs the MCP Inspector CLI (`--cli URL --transport http` + `args`, e.g. `--method
+/// tools/list`, `--header "Authorization: Bearer T"`) and returns the JSON it prints.
+pub async fn inspector(url: &str, args: &[&str]) -> Value {
+    let home = scratch();
+    let out = Command::new(peers().join("node_modules/.bin/mcp-inspector"))
+        .args(["--cli", url, "--transport", "http"])
+        .args(args)
+        .env("PATH", peer_path())
+        .env("HOME", &home)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), out)
+        .await
+        .expect("inspector finishes")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "inspector: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("inspector prints JSON")
+}
+
 /// A real OpenID provider (npm `oidc-provider`, `idp/idp.mjs`) with client-credentials clients.
 pub struct Idp {
     _child: Child,

@@ -58,8 +58,14 @@ fn quote(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "'")
 }
 
-/// The one place an [`AuthError`] becomes a response.
+/// The one place an [`AuthError`] becomes a response (and is counted).
 pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response {
+    state
+        .dispatcher
+        .metrics
+        .auth_refused
+        .with_label_values(&[e.label()])
+        .inc();
     let meta = metadata_url(&resource_url(state, headers));
     let (status, challenge) = match e {
         AuthError::Missing => (
@@ -114,7 +120,6 @@ pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response 
 async fn principal_of(state: &AppState, headers: &HeaderMap) -> Result<Principal, AuthError> {
     let p = state.auth.authenticate(bearer(headers)).await?;
     if let Err(wait) = state.auth.limits.check(&p.key()) {
-        state.dispatcher.metrics.rate_limited.inc();
         return Err(AuthError::RateLimited(
             wait.as_secs_f64().ceil().max(1.0) as u64
         ));
@@ -133,15 +138,7 @@ pub async fn require_principal(
             req.extensions_mut().insert(Arc::new(p));
             next.run(req).await
         }
-        Err(e) => {
-            state
-                .dispatcher
-                .metrics
-                .auth_refused
-                .with_label_values(&[e.label()])
-                .inc();
-            refuse(&state, req.headers(), &e)
-        }
+        Err(e) => refuse(&state, req.headers(), &e),
     }
 }
 
@@ -157,15 +154,7 @@ pub async fn require_admin(
             next.run(req).await
         }
         Ok(_) => refuse(&state, req.headers(), &AuthError::Forbidden),
-        Err(e) => {
-            state
-                .dispatcher
-                .metrics
-                .auth_refused
-                .with_label_values(&[e.label()])
-                .inc();
-            refuse(&state, req.headers(), &e)
-        }
+        Err(e) => refuse(&state, req.headers(), &e),
     }
 }
 

@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use gateway_tests::{free_port, peer_path, peers, Gateway};
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::process::{Child, Command};
 
 /// server-everything in one of its network modes on `port` (it cannot report a port of its own).
@@ -135,24 +135,11 @@ env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
         );
     }
 
-    let home = gateway_tests::scratch();
     let inspector = |args: Vec<String>| {
-        let mut cmd = Command::new(p.join("node_modules/.bin/mcp-inspector"));
-        cmd.args(["--cli", &gw.mcp, "--transport", "http"])
-            .args(args)
-            .env("PATH", peer_path())
-            .env("HOME", &home);
+        let url = gw.mcp.clone();
         async move {
-            let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
-                .await
-                .expect("inspector finishes")
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "inspector: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            serde_json::from_slice::<Value>(&out.stdout).expect("inspector prints JSON")
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            gateway_tests::inspector(&url, &args).await
         }
     };
     let listed = inspector(vec!["--method".into(), "tools/list".into()]).await;

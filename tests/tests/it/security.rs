@@ -216,30 +216,9 @@ async fn oauth_access_tokens_from_a_real_identity_provider() {
     assert_eq!(report["results"], json!(["through oauth"]));
     let report = python_client_as(&gw.mcp, "legacy", &json!([]), &gw.log(), Some(&fresh)).await;
     assert!(report["tools"].as_array().unwrap().len() > 1);
-    let home = gateway_tests::scratch();
-    let out = Command::new(gateway_tests::peers().join("node_modules/.bin/mcp-inspector"))
-        .args([
-            "--cli",
-            &gw.mcp,
-            "--transport",
-            "http",
-            "--method",
-            "tools/list",
-        ])
-        .args(["--header", &format!("Authorization: Bearer {fresh}")])
-        .env("PATH", gateway_tests::peer_path())
-        .env("HOME", &home)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(120), out)
-        .await
-        .expect("inspector finishes")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "inspector: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let auth = format!("Authorization: Bearer {fresh}");
+    let listed =
+        gateway_tests::inspector(&gw.mcp, &["--method", "tools/list", "--header", &auth]).await;
     assert!(listed["tools"]
         .as_array()
         .unwrap()
