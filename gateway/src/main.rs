@@ -76,7 +76,7 @@ async fn audit_cli(reg: &registry::SqlRegistry, action: &str, target: &str) -> a
     use registry::AuditStore;
     let user = std::env::var("USER").unwrap_or_else(|_| "unknown".into());
     reg.append_audit(&[registry::AuditEntry {
-        at: gateway::auth::pat::now_ms(),
+        at: registry::now_ms(),
         principal: format!("cli:{user}"),
         action: action.into(),
         target: Some(target.into()),
@@ -179,10 +179,7 @@ async fn main() -> anyhow::Result<()> {
                     for t in reg.list_tokens().await? {
                         let state = if t.revoked_at.is_some() {
                             "revoked"
-                        } else if t
-                            .expires_at
-                            .is_some_and(|e| e <= gateway::auth::pat::now_ms())
-                        {
+                        } else if t.expires_at.is_some_and(|e| e <= registry::now_ms()) {
                             "expired"
                         } else {
                             "active"

@@ -28,6 +28,6 @@ pub use access::{AccessStore, RoleRecord, TokenRecord};
 pub use audit::{AuditEntry, AuditQuery, AuditRow, AuditStore, VerifyReport};
 pub use error::{RegistryError, Result};
 pub use model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
-pub use sql::{OpenOptions, SqlRegistry};
+pub use sql::{now_ms, OpenOptions, SqlRegistry};
 pub use store::Registry;
 pub use view::{CatalogView, Exposed, PrefixMode};

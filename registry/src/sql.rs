@@ -70,7 +70,8 @@ fn backend_of(url: &str) -> Result<&'static str> {
     }
 }
 
-pub(crate) fn now_ms() -> i64 {
+/// Now, in milliseconds since the Unix epoch: how every time in the registry is kept.
+pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)

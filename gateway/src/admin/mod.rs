@@ -185,7 +185,7 @@ pub(crate) async fn audited<T>(
         .dispatcher
         .audit
         .record(registry::AuditEntry {
-            at: crate::auth::pat::now_ms(),
+            at: registry::now_ms(),
             principal: p.key(),
             token_id: p.token_id.clone(),
             session: None,

@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use registry::{Registry, TokenRecord};
+use registry::{now_ms, Registry, TokenRecord};
 use sha2::{Digest, Sha256};
 
 pub const PREFIX: &str = "mcpgw_";
@@ -15,13 +15,6 @@ pub const PREFIX: &str = "mcpgw_";
 const OUTAGE_GRACE: Duration = Duration::from_secs(300);
 /// `last_used_at` is written at most this often per token.
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
-
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or_default()
-}
 
 /// A new token: (the token, its id, its hash).
 pub fn generate() -> (String, String, String) {

@@ -129,7 +129,7 @@ impl Dispatcher {
         };
         self.audit
             .record(AuditEntry {
-                at: crate::auth::pat::now_ms(),
+                at: registry::now_ms(),
                 principal: principal.key(),
                 token_id: principal.token_id.clone(),
                 session: Some(session_ref),

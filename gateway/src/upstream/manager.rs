@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use registry::{CatalogEntry, CatalogView, EntryKind, Registry};
 use serde::Serialize;
@@ -58,13 +58,6 @@ pub struct Upstreams {
     view: RwLock<Arc<CatalogView>>,
     /// Kinds whose exposed list changed; the hub turns them into `list_changed` notifications.
     changes: broadcast::Sender<EntryKind>,
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or_default()
 }
 
 impl Upstreams {
@@ -232,7 +225,7 @@ impl Upstreams {
                         let mut h = entry.health.lock().unwrap();
                         h.status = "up".into();
                         h.last_error = None;
-                        h.up_since = Some(now_ms());
+                        h.up_since = Some(registry::now_ms());
                         h.server_info = conn.init.get().and_then(|i| i.get("serverInfo")).cloned();
                         h.protocol_version = conn
                             .init
