@@ -20,6 +20,7 @@ pub mod audit;
 pub mod error;
 pub mod hash;
 pub mod model;
+pub mod routing;
 pub mod sql;
 pub mod store;
 pub mod view;

@@ -1,0 +1,209 @@
+//! Approximate nearest neighbours over unit vectors (`hnsw_rs`, dot-product distance).
+//!
+//! hnsw_rs graphs only grow, so a removed or replaced vector is a tombstone that searches skip;
+//! when tombstones pass a quarter of the graph it is rebuilt from the live vectors (amortised:
+//! each rebuild follows at least `len/4` removals).
+
+use std::collections::HashMap;
+
+use hnsw_rs::prelude::{Distance, Hnsw};
+
+/// Neighbours kept per node and candidates explored while building: hnsw_rs's usual values for
+/// sentence embeddings of this size.
+const MAX_CONNECTIONS: usize = 24;
+const EF_CONSTRUCTION: usize = 200;
+const MAX_LAYERS: usize = 16;
+
+/// `1 - a·b` for unit vectors, clamped at 0. (hnsw_rs's own `DistDot` asserts that the dot
+/// product of two unit vectors never exceeds 1, which rounding breaks: a search would panic.)
+#[derive(Clone, Copy, Default)]
+pub struct UnitDot;
+
+impl Distance<f32> for UnitDot {
+    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
+        (1.0 - dot(a, b)).max(0.0)
+    }
+}
+
+pub struct Ann {
+    graph: Hnsw<'static, f32, UnitDot>,
+    /// Live vectors by document id, and the graph point that holds each.
+    live: HashMap<u32, (usize, Vec<f32>)>,
+    /// Graph point → document id, for every point (live or tombstone).
+    point_doc: Vec<Option<u32>>,
+    dim: usize,
+}
+
+fn new_graph(capacity: usize) -> Hnsw<'static, f32, UnitDot> {
+    Hnsw::new(
+        MAX_CONNECTIONS,
+        capacity.max(1024),
+        MAX_LAYERS,
+        EF_CONSTRUCTION,
+        UnitDot,
+    )
+}
+
+impl Ann {
+    pub fn new(dim: usize) -> Self {
+        Self {
+            graph: new_graph(0),
+            live: HashMap::new(),
+            point_doc: Vec::new(),
+            dim,
+        }
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    pub fn len(&self) -> usize {
+        self.live.len()
+    }
+
+    pub fn contains(&self, id: u32) -> bool {
+        self.live.contains_key(&id)
+    }
+
+    /// Adds or replaces a document's vector (`vector` must be unit length and `dim` long).
+    pub fn upsert(&mut self, id: u32, vector: Vec<f32>) {
+        debug_assert_eq!(vector.len(), self.dim);
+        if let Some((point, _)) = self.live.remove(&id) {
+            self.point_doc[point] = None;
+        }
+        let point = self.point_doc.len();
+        self.graph.insert_slice((&vector, point));
+        self.point_doc.push(Some(id));
+        self.live.insert(id, (point, vector));
+        self.maybe_compact();
+    }
+
+    pub fn remove(&mut self, id: u32) {
+        if let Some((point, _)) = self.live.remove(&id) {
+            self.point_doc[point] = None;
+            self.maybe_compact();
+        }
+    }
+
+    fn maybe_compact(&mut self) {
+        let dead = self.point_doc.len() - self.live.len();
+        if dead > 64 && dead * 4 > self.point_doc.len() {
+            self.rebuild();
+        }
+    }
+
+    /// Rebuilds the graph from the live vectors only.
+    pub fn rebuild(&mut self) {
+        let graph = new_graph(self.live.len());
+        let mut point_doc = Vec::with_capacity(self.live.len());
+        let mut ids: Vec<u32> = self.live.keys().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            self.live.get_mut(&id).expect("live id").0 = point_doc.len();
+            point_doc.push(Some(id));
+        }
+        let batch: Vec<(&[f32], usize)> = self
+            .live
+            .values()
+            .map(|(point, v)| (v.as_slice(), *point))
+            .collect();
+        graph.parallel_insert_slice(&batch);
+        self.graph = graph;
+        self.point_doc = point_doc;
+    }
+
+    /// The `k` nearest live documents that `allow` accepts, nearest first, with cosine
+    /// similarity. The filter applies inside the graph walk; if it leaves the walk short (a very
+    /// selective filter), the allowed documents are scanned exactly instead.
+    pub fn search(&self, query: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
+        if self.live.is_empty() || k == 0 {
+            return Vec::new();
+        }
+        let filter = |point: &usize| self.point_doc[*point].is_some_and(allow);
+        let ef = (k * 4).max(64);
+        let found = self.graph.search_filter(query, k, ef, Some(&filter));
+        let mut out: Vec<(u32, f32)> = found
+            .iter()
+            .filter_map(|n| self.point_doc[n.d_id].map(|id| (id, 1.0 - n.distance)))
+            .collect();
+        if out.len() < k && out.len() < self.live.len() {
+            out = self.exact(query, k, allow);
+        }
+        out
+    }
+
+    /// Every allowed live vector compared with the query.
+    pub fn exact(&self, query: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
+        let mut all: Vec<(u32, f32)> = self
+            .live
+            .iter()
+            .filter(|(id, _)| allow(**id))
+            .map(|(id, (_, v))| (*id, dot(query, v)))
+            .collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(k);
+        all
+    }
+}
+
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(seed: u32, dim: usize) -> Vec<f32> {
+        // Deterministic pseudo-random vectors.
+        let mut x = seed.wrapping_mul(2654435761).wrapping_add(1);
+        let mut v: Vec<f32> = (0..dim)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                (x % 2000) as f32 / 1000.0 - 1.0
+            })
+            .collect();
+        let n = dot(&v, &v).sqrt();
+        v.iter_mut().for_each(|c| *c /= n);
+        v
+    }
+
+    #[test]
+    fn finds_itself_skips_removed_and_honours_the_filter() {
+        let mut a = Ann::new(32);
+        for id in 0..500 {
+            a.upsert(id, unit(id, 32));
+        }
+        let all = |_: u32| true;
+        assert_eq!(a.search(&unit(7, 32), 1, &all)[0].0, 7);
+        a.remove(7);
+        assert!(a.search(&unit(7, 32), 10, &all).iter().all(|(id, _)| *id != 7));
+        let odd = |id: u32| id % 2 == 1;
+        let hits = a.search(&unit(9, 32), 5, &odd);
+        assert_eq!(hits.len(), 5);
+        assert_eq!(hits[0].0, 9);
+        assert!(hits.iter().all(|(id, _)| id % 2 == 1));
+        // A filter that leaves two documents still finds both.
+        let two = |id: u32| id == 3 || id == 400;
+        let mut ids: Vec<u32> = a.search(&unit(1, 32), 5, &two).iter().map(|h| h.0).collect();
+        ids.sort();
+        assert_eq!(ids, [3, 400]);
+    }
+
+    #[test]
+    fn many_removals_rebuild_the_graph_and_keep_answers() {
+        let mut a = Ann::new(16);
+        for id in 0..400 {
+            a.upsert(id, unit(id, 16));
+        }
+        for id in 0..300 {
+            a.remove(id);
+        }
+        assert!(a.point_doc.len() < 400, "the graph was rebuilt");
+        assert_eq!(a.len(), 100);
+        assert_eq!(a.search(&unit(350, 16), 1, &|_| true)[0].0, 350);
+    }
+}

@@ -1,0 +1,227 @@
+//! Sentence embeddings from local model files (fastembed over a dynamically loaded ONNX Runtime:
+//! nothing is downloaded at build or run time), and the LRU cache of query embeddings.
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use fastembed::{
+    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+};
+use lru::LruCache;
+use sha2::{Digest, Sha256};
+
+/// Longest input in tokens: tool texts beyond it are cut (MiniLM was trained on 256).
+const MAX_LENGTH: usize = 256;
+/// Texts embedded per model call when indexing.
+pub const BATCH: usize = 64;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error("{0}")]
+    Load(String),
+    #[error("embedding failed: {0}")]
+    Run(String),
+}
+
+/// Turns texts into unit vectors of one dimension; the model id names the model exactly (a
+/// different model means different vectors).
+pub trait Embed: Send + Sync {
+    fn model_id(&self) -> &str;
+    fn dim(&self) -> usize;
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// Where the model files are: `model.onnx`, `tokenizer.json`, `config.json`,
+/// `special_tokens_map.json`, `tokenizer_config.json`; and the ONNX Runtime library.
+#[derive(Debug, Clone)]
+pub struct ModelFiles {
+    pub dir: PathBuf,
+    /// Defaults to `libonnxruntime.so` in `dir` (where `scripts/fetch-model` puts it).
+    pub ort_library: Option<PathBuf>,
+    /// ONNX Runtime threads per inference (the gateway serves requests on the other cores).
+    pub threads: usize,
+}
+
+impl ModelFiles {
+    pub fn ort_library(&self) -> PathBuf {
+        self.ort_library
+            .clone()
+            .unwrap_or_else(|| self.dir.join("libonnxruntime.so"))
+    }
+}
+
+/// all-MiniLM-L6-v2 (or any BERT-like sentence model with mean pooling) through fastembed.
+pub struct OnnxEmbedder {
+    model: Mutex<TextEmbedding>,
+    id: String,
+    dim: usize,
+}
+
+fn read(dir: &Path, name: &str) -> Result<Vec<u8>, EmbedError> {
+    let path = dir.join(name);
+    std::fs::read(&path).map_err(|e| EmbedError::Load(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Loads ONNX Runtime once per process (the library cannot be swapped once loaded).
+fn load_runtime(lib: &Path) -> Result<(), EmbedError> {
+    static LOADED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    let loaded = LOADED.get_or_init(|| {
+        ort::init_from(lib)
+            .map(|_| lib.to_path_buf())
+            .map_err(|e| format!("cannot load {}: {e}", lib.display()))
+    });
+    match loaded {
+        Ok(_) => Ok(()),
+        Err(e) => Err(EmbedError::Load(e.clone())),
+    }
+}
+
+impl OnnxEmbedder {
+    /// Loads the model. Fails with a message that says which file is missing or bad; never
+    /// panics (a missing ONNX Runtime would, without the explicit `init_from`).
+    pub fn load(files: &ModelFiles) -> Result<Self, EmbedError> {
+        let lib = files.ort_library();
+        if !lib.is_file() {
+            return Err(EmbedError::Load(format!(
+                "ONNX Runtime library not found at {}",
+                lib.display()
+            )));
+        }
+        let onnx = read(&files.dir, "model.onnx")?;
+        let tokenizer = TokenizerFiles {
+            tokenizer_file: read(&files.dir, "tokenizer.json")?,
+            config_file: read(&files.dir, "config.json")?,
+            special_tokens_map_file: read(&files.dir, "special_tokens_map.json")?,
+            tokenizer_config_file: read(&files.dir, "tokenizer_config.json")?,
+        };
+        load_runtime(&lib)?;
+        let id = format!(
+            "{}:{}",
+            files
+                .dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            &hex::encode(Sha256::digest(&onnx))[..16]
+        );
+        let model = UserDefinedEmbeddingModel::new(onnx, tokenizer).with_pooling(Pooling::Mean);
+        let options = InitOptionsUserDefined::new()
+            .with_max_length(MAX_LENGTH)
+            .with_intra_threads(files.threads.max(1));
+        let mut model = TextEmbedding::try_new_from_user_defined(model, options)
+            .map_err(|e| EmbedError::Load(format!("cannot load the model: {e}")))?;
+        let probe = model
+            .embed(["probe"], None)
+            .map_err(|e| EmbedError::Load(format!("the model does not run: {e}")))?;
+        Ok(Self {
+            dim: probe[0].len(),
+            model: Mutex::new(model),
+            id,
+        })
+    }
+}
+
+impl Embed for OnnxEmbedder {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.model
+            .lock()
+            .unwrap()
+            .embed(texts, Some(BATCH))
+            .map_err(|e| EmbedError::Run(e.to_string()))
+    }
+}
+
+/// Query embeddings by query text, least recently used dropped first: a repeated query costs no
+/// inference.
+pub struct QueryCache {
+    cache: Mutex<LruCache<String, Arc<[f32]>>>,
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
+}
+
+impl QueryCache {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            cache: Mutex::new(LruCache::new(
+                NonZeroUsize::new(capacity.max(1)).expect("non-zero"),
+            )),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// The query's embedding, from the cache or computed (outside the cache's lock) and kept.
+    pub fn get_or_embed(&self, embedder: &dyn Embed, query: &str) -> Result<Arc<[f32]>, EmbedError> {
+        if let Some(v) = self.cache.lock().unwrap().get(query) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(v.clone());
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let v: Arc<[f32]> = embedder
+            .embed(&[query.to_string()])?
+            .pop()
+            .ok_or_else(|| EmbedError::Run("no embedding returned".into()))?
+            .into();
+        self.cache
+            .lock()
+            .unwrap()
+            .put(query.to_string(), v.clone());
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Counting(AtomicU64);
+    impl Embed for Counting {
+        fn model_id(&self) -> &str {
+            "counting"
+        }
+        fn dim(&self) -> usize {
+            1
+        }
+        fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(texts.iter().map(|t| vec![t.len() as f32]).collect())
+        }
+    }
+
+    #[test]
+    fn repeated_queries_cost_no_inference_and_old_ones_are_dropped() {
+        let e = Counting(AtomicU64::new(0));
+        let c = QueryCache::new(2);
+        c.get_or_embed(&e, "a").unwrap();
+        c.get_or_embed(&e, "a").unwrap();
+        c.get_or_embed(&e, "bb").unwrap();
+        c.get_or_embed(&e, "ccc").unwrap();
+        assert_eq!(e.0.load(Ordering::Relaxed), 3);
+        assert_eq!(c.hits.load(Ordering::Relaxed), 1);
+        // "a" was the least recently used of three with room for two.
+        c.get_or_embed(&e, "a").unwrap();
+        assert_eq!(e.0.load(Ordering::Relaxed), 4);
+    }
+
+    #[test]
+    fn missing_files_are_named() {
+        let err = OnnxEmbedder::load(&ModelFiles {
+            dir: "/nonexistent/model".into(),
+            ort_library: None,
+            threads: 1,
+        })
+        .err()
+        .unwrap();
+        assert!(err.to_string().contains("/nonexistent/model/libonnxruntime.so"), "{err}");
+    }
+}

@@ -1,0 +1,315 @@
+//! The hybrid tool index: BM25 for exact words and approximate nearest neighbours for meaning,
+//! fused by weighted reciprocal rank. Tools are added, changed and removed one at a time; a
+//! tool is searchable lexically at once and semantically once its vector arrives.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::ann::Ann;
+use super::lexical::Lexical;
+
+/// One tool as the index knows it.
+#[derive(Debug, Clone)]
+pub struct ToolDoc {
+    pub upstream: String,
+    /// The upstream's own name of the tool.
+    pub name: String,
+    pub text: String,
+    /// [`super::text_hash`] of `text`: the key of its stored embedding.
+    pub hash: String,
+}
+
+/// Which rankings a search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    Hybrid,
+    Semantic,
+    Lexical,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Hybrid => "hybrid",
+            Method::Semantic => "semantic",
+            Method::Lexical => "lexical",
+        }
+    }
+}
+
+/// How the two rankings are fused: `weight / (rrf_k + rank)` summed over the rankings a tool is
+/// in.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Fusion {
+    pub semantic_weight: f32,
+    pub lexical_weight: f32,
+    pub rrf_k: f32,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Self {
+            semantic_weight: 1.0,
+            lexical_weight: 1.0,
+            rrf_k: 60.0,
+        }
+    }
+}
+
+/// A found tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub upstream: String,
+    pub name: String,
+    /// Fused score (hybrid), cosine similarity (semantic) or BM25 score (lexical).
+    pub score: f32,
+    pub semantic_rank: Option<usize>,
+    pub lexical_rank: Option<usize>,
+}
+
+#[derive(Default)]
+pub struct ToolIndex {
+    ids: HashMap<(String, String), u32>,
+    docs: HashMap<u32, ToolDoc>,
+    next: u32,
+    lexical: Lexical,
+    ann: Option<Ann>,
+}
+
+impl ToolIndex {
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Tools with a vector.
+    pub fn embedded(&self) -> usize {
+        self.ann.as_ref().map_or(0, Ann::len)
+    }
+
+    pub fn get(&self, upstream: &str, name: &str) -> Option<&ToolDoc> {
+        let id = self.ids.get(&(upstream.to_string(), name.to_string()))?;
+        self.docs.get(id)
+    }
+
+    /// Every tool: (upstream, name, text hash).
+    pub fn keys(&self) -> impl Iterator<Item = &ToolDoc> {
+        self.docs.values()
+    }
+
+    /// Adds a tool or replaces its text; a changed text drops its old vector. Returns whether
+    /// anything changed.
+    pub fn upsert(&mut self, doc: ToolDoc) -> bool {
+        let key = (doc.upstream.clone(), doc.name.clone());
+        if let Some(&id) = self.ids.get(&key) {
+            if self.docs[&id].hash == doc.hash {
+                return false;
+            }
+            if let Some(ann) = &mut self.ann {
+                ann.remove(id);
+            }
+            self.lexical.upsert(id, &doc.text);
+            self.docs.insert(id, doc);
+            return true;
+        }
+        let id = self.next;
+        self.next += 1;
+        self.lexical.upsert(id, &doc.text);
+        self.ids.insert(key, id);
+        self.docs.insert(id, doc);
+        true
+    }
+
+    /// Sets the vector of a tool whose text has `hash` (ignored if the tool changed meanwhile).
+    pub fn set_vector(&mut self, upstream: &str, name: &str, hash: &str, vector: Vec<f32>) {
+        let Some(&id) = self.ids.get(&(upstream.to_string(), name.to_string())) else {
+            return;
+        };
+        if self.docs[&id].hash != hash {
+            return;
+        }
+        let ann = self.ann.get_or_insert_with(|| Ann::new(vector.len()));
+        if ann.dim() == vector.len() {
+            ann.upsert(id, vector);
+        }
+    }
+
+    /// Drops every vector (the model changed: all tools are embedded anew).
+    pub fn clear_vectors(&mut self) {
+        self.ann = None;
+    }
+
+    pub fn remove(&mut self, upstream: &str, name: &str) -> bool {
+        let Some(id) = self.ids.remove(&(upstream.to_string(), name.to_string())) else {
+            return false;
+        };
+        self.docs.remove(&id);
+        self.lexical.remove(id);
+        if let Some(ann) = &mut self.ann {
+            ann.remove(id);
+        }
+        true
+    }
+
+    /// Tools that have no vector yet.
+    pub fn missing_vectors(&self) -> Vec<ToolDoc> {
+        self.docs
+            .iter()
+            .filter(|(id, _)| !self.ann.as_ref().is_some_and(|a| a.contains(**id)))
+            .map(|(_, d)| d.clone())
+            .collect()
+    }
+
+    /// The best `k` tools that `allow` accepts. Semantic ranking needs `query_vector`; without
+    /// one a hybrid search is lexical only.
+    pub fn search(
+        &self,
+        query: &str,
+        query_vector: Option<&[f32]>,
+        k: usize,
+        method: Method,
+        fusion: &Fusion,
+        allow: &dyn Fn(&ToolDoc) -> bool,
+    ) -> Vec<Hit> {
+        if k == 0 {
+            return Vec::new();
+        }
+        let allowed = |id: u32| self.docs.get(&id).is_some_and(allow);
+        // Each ranking contributes more candidates than asked for, so that fusion can promote a
+        // tool that only one of them ranks highly.
+        let depth = match method {
+            Method::Hybrid => (k * 5).max(50),
+            _ => k,
+        };
+        let semantic: Vec<(u32, f32)> = match (method, query_vector, &self.ann) {
+            (Method::Semantic | Method::Hybrid, Some(q), Some(ann)) if q.len() == ann.dim() => {
+                ann.search(q, depth, &allowed)
+            }
+            _ => Vec::new(),
+        };
+        let lexical: Vec<(u32, f32)> = match method {
+            Method::Lexical | Method::Hybrid => self
+                .lexical
+                .search(query)
+                .into_iter()
+                .filter(|(id, _)| allowed(*id))
+                .take(depth)
+                .collect(),
+            Method::Semantic => Vec::new(),
+        };
+        let mut scored: HashMap<u32, Hit> = HashMap::new();
+        let mut add = |list: &[(u32, f32)], semantic: bool| {
+            for (rank, (id, raw)) in list.iter().enumerate() {
+                let doc = &self.docs[id];
+                let hit = scored.entry(*id).or_insert_with(|| Hit {
+                    upstream: doc.upstream.clone(),
+                    name: doc.name.clone(),
+                    score: 0.0,
+                    semantic_rank: None,
+                    lexical_rank: None,
+                });
+                let (weight, slot) = if semantic {
+                    (fusion.semantic_weight, &mut hit.semantic_rank)
+                } else {
+                    (fusion.lexical_weight, &mut hit.lexical_rank)
+                };
+                *slot = Some(rank + 1);
+                hit.score += match method {
+                    Method::Hybrid => weight / (fusion.rrf_k + rank as f32 + 1.0),
+                    _ => *raw,
+                };
+            }
+        };
+        add(&semantic, true);
+        add(&lexical, false);
+        let mut hits: Vec<Hit> = scored.into_values().collect();
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.semantic_rank.unwrap_or(usize::MAX).cmp(&b.semantic_rank.unwrap_or(usize::MAX)))
+                .then_with(|| (&a.upstream, &a.name).cmp(&(&b.upstream, &b.name)))
+        });
+        hits.truncate(k);
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(upstream: &str, name: &str, text: &str) -> ToolDoc {
+        ToolDoc {
+            upstream: upstream.into(),
+            name: name.into(),
+            text: text.into(),
+            hash: super::super::text_hash(text),
+        }
+    }
+
+    fn axis(i: usize) -> Vec<f32> {
+        let mut v = vec![0.0; 4];
+        v[i] = 1.0;
+        v
+    }
+
+    fn index() -> ToolIndex {
+        let mut ix = ToolIndex::default();
+        for (i, (name, text)) in [
+            ("git_status", "git status. Shows the working tree status"),
+            ("read_file", "read file. Reads a file from disk"),
+            ("fetch", "fetch. Fetches a URL from the internet"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let d = doc("s", name, text);
+            let h = d.hash.clone();
+            ix.upsert(d);
+            ix.set_vector("s", name, &h, axis(i));
+        }
+        ix
+    }
+
+    #[test]
+    fn fuses_both_rankings_and_filters_before_ranking() {
+        let ix = index();
+        let all = |_: &ToolDoc| true;
+        let f = Fusion::default();
+        // Lexically "file" and semantically axis 2 (fetch): both appear, the one both agree on
+        // first when they agree.
+        let hits = ix.search("read a file", Some(&axis(1)), 3, Method::Hybrid, &f, &all);
+        assert_eq!(hits[0].name, "read_file");
+        assert_eq!(hits[0].semantic_rank, Some(1));
+        assert_eq!(hits[0].lexical_rank, Some(1));
+        let no_fetch = |d: &ToolDoc| d.name != "read_file";
+        let hits = ix.search("read a file", Some(&axis(1)), 3, Method::Hybrid, &f, &no_fetch);
+        assert!(hits.iter().all(|h| h.name != "read_file"));
+        let sem = ix.search("zzz", Some(&axis(2)), 1, Method::Semantic, &f, &all);
+        assert_eq!(sem[0].name, "fetch");
+        // No vector: hybrid falls back to words.
+        let lex = ix.search("working tree", None, 2, Method::Hybrid, &f, &all);
+        assert_eq!(lex[0].name, "git_status");
+    }
+
+    #[test]
+    fn a_changed_text_needs_a_new_vector_and_is_found_by_its_new_words() {
+        let mut ix = index();
+        assert!(ix.missing_vectors().is_empty());
+        assert!(!ix.upsert(doc("s", "fetch", "fetch. Fetches a URL from the internet")));
+        assert!(ix.upsert(doc("s", "fetch", "fetch. Downloads a web page as markdown")));
+        assert_eq!(ix.missing_vectors().len(), 1);
+        let all = |_: &ToolDoc| true;
+        let f = Fusion::default();
+        assert_eq!(ix.search("markdown", None, 1, Method::Lexical, &f, &all)[0].name, "fetch");
+        assert!(ix.search("internet", None, 1, Method::Lexical, &f, &all).is_empty());
+        assert!(ix.remove("s", "fetch"));
+        assert_eq!(ix.len(), 2);
+    }
+}

@@ -1,0 +1,110 @@
+//! The text that stands for a tool in both indexes: what a request for it would likely mention.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// `read_text_file` / `readTextFile` → `read text file`: identifiers become words the model and
+/// the lexical index both understand.
+pub fn humanize(ident: &str) -> String {
+    let mut out = String::with_capacity(ident.len() + 4);
+    let mut prev_lower = false;
+    for c in ident.chars() {
+        if c == '_' || c == '-' || c == '.' || c == '/' || c == ':' {
+            if !out.ends_with(' ') {
+                out.push(' ');
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            out.push(' ');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        out.extend(c.to_lowercase());
+    }
+    out.trim().to_string()
+}
+
+/// Name, title, description, parameter names and descriptions, and the upstream's name.
+pub fn tool_text(upstream: &str, definition: &Value) -> String {
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").trim().to_string();
+    let name = s(definition.get("name"));
+    let title = s(definition
+        .get("title")
+        .or_else(|| definition.pointer("/annotations/title")));
+    let description = s(definition.get("description"));
+    let mut text = humanize(&name);
+    if !title.is_empty() && !title.eq_ignore_ascii_case(&text) {
+        sentence(&mut text, &title);
+    }
+    if !description.is_empty() {
+        sentence(&mut text, &description);
+    }
+    if let Some(props) = definition
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+    {
+        if !props.is_empty() {
+            sentence(&mut text, "Parameters: ");
+            let params: Vec<String> = props
+                .iter()
+                .map(|(p, schema)| {
+                    let d = s(schema.get("description"));
+                    if d.is_empty() {
+                        humanize(p)
+                    } else {
+                        format!("{} ({d})", humanize(p))
+                    }
+                })
+                .collect();
+            text.push_str(&params.join("; "));
+        }
+    }
+    sentence(&mut text, "Server: ");
+    text.push_str(&humanize(upstream));
+    text
+}
+
+/// Appends `part` as a new sentence.
+fn sentence(text: &mut String, part: &str) {
+    if !text.is_empty() {
+        if !text.ends_with(['.', '!', '?']) {
+            text.push('.');
+        }
+        text.push(' ');
+    }
+    text.push_str(part);
+}
+
+/// Identifies a text across restarts and replicas: stored embeddings are keyed by it.
+pub fn text_hash(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn identifiers_become_words() {
+        assert_eq!(humanize("read_text_file"), "read text file");
+        assert_eq!(humanize("getTinyImage"), "get tiny image");
+        assert_eq!(humanize("git-diff_staged"), "git diff staged");
+    }
+
+    #[test]
+    fn text_holds_every_part() {
+        let t = tool_text(
+            "mcp-server-git",
+            &json!({"name": "git_log", "title": "Log", "description": "Shows commits.",
+                    "inputSchema": {"properties": {"max_count": {"description": "How many"},
+                                                   "repo_path": {}}}}),
+        );
+        assert_eq!(
+            t,
+            "git log. Log. Shows commits. Parameters: max count (How many); repo path. \
+             Server: mcp server git"
+        );
+    }
+}
