@@ -288,6 +288,8 @@ struct RawConfig {
     /// Roles seeded into the registry at start-up (the admin API manages more).
     #[serde(default)]
     roles: Vec<crate::auth::RoleSpec>,
+    #[serde(default)]
+    routing: crate::routing::config::RawRouting,
 }
 
 /// Who may call: `none` (local development: everyone may do everything) or `required` (a bearer
@@ -460,6 +462,7 @@ pub struct Config {
     pub auth: AuthConfig,
     pub audit: AuditConfig,
     pub roles: Vec<crate::auth::RoleSpec>,
+    pub routing: crate::routing::config::RoutingConfig,
     /// The process environment (or a test's), used to resolve secret references.
     pub env: HashMap<String, String>,
 }
@@ -613,7 +616,10 @@ impl Config {
             batch: raw.audit.batch.unwrap_or(500).max(1),
             shutdown_flush: Duration::from_secs(raw.audit.shutdown_flush_secs.unwrap_or(30)),
         };
+        let routing = crate::routing::config::RoutingConfig::from_raw(raw.routing, &var)
+            .map_err(ConfigError::Invalid)?;
         Ok(Config {
+            routing,
             listen,
             allowed_origins: raw.server.allowed_origins,
             allowed_hosts: raw.server.allowed_hosts,

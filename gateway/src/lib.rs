@@ -20,6 +20,7 @@ pub mod jsonrpc;
 pub mod mcp;
 pub mod mcp_servers;
 pub mod metrics;
+pub mod routing;
 pub mod upstream;
 
 pub use app::{AppState, Application};

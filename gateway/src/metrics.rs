@@ -123,6 +123,11 @@ impl Metrics {
         }
     }
 
+    /// Adds a collector kept elsewhere (the routing module's metrics).
+    pub fn register(&self, c: Box<dyn prometheus::core::Collector>) {
+        self.registry.register(c).expect("unique metric names");
+    }
+
     /// The text exposition, with state gauges read from `hub` and `db` now.
     pub fn render(&self, hub: &Hub, db: &dyn registry::Registry) -> String {
         let (open, idle) = db.pool_stats();

@@ -7,11 +7,12 @@ use serde_json::Value;
 use crate::access::AccessStore;
 use crate::audit::AuditStore;
 use crate::error::Result;
+use crate::routing_store::RoutingStore;
 use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 
 /// Storage of upstreams and their catalog, roles and tokens, and the audit log.
 #[async_trait]
-pub trait Registry: AccessStore + AuditStore + Send + Sync + 'static {
+pub trait Registry: AccessStore + AuditStore + RoutingStore + Send + Sync + 'static {
     /// Which backend this is (`postgres` or `sqlite`), for logs and health output.
     fn backend(&self) -> &'static str;
     /// Connections in the pool: (open, idle).
@@ -59,6 +60,7 @@ pub trait Registry: AccessStore + AuditStore + Send + Sync + 'static {
     /// Names of upstreams that another replica created, changed or deleted (Postgres
     /// LISTEN/NOTIFY). A single-process backend never sends anything.
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String>;
-    /// Roles (`role:NAME`) and tokens (`token:ID`) another replica changed.
+    /// Roles (`role:NAME`), tokens (`token:ID`) and virtual servers (`virtual:NAME`) another
+    /// replica changed.
     fn subscribe_access(&self) -> tokio::sync::broadcast::Receiver<String>;
 }

@@ -42,6 +42,8 @@ pub struct Exposed {
 pub struct CatalogView {
     lists: BTreeMap<EntryKind, Vec<Exposed>>,
     index: HashMap<(EntryKind, String), usize>,
+    /// (kind, upstream, the upstream's own key) → position in its list.
+    by_key: HashMap<(EntryKind, String, String), usize>,
 }
 
 fn is_valid_name(s: &str) -> bool {
@@ -119,6 +121,8 @@ impl CatalogView {
             }
             let list = view.lists.entry(e.kind).or_default();
             view.index.insert((e.kind, exposed.clone()), list.len());
+            view.by_key
+                .insert((e.kind, e.upstream.clone(), e.key.clone()), list.len());
             list.push(Exposed { exposed, entry: e });
         }
         view
@@ -132,6 +136,14 @@ impl CatalogView {
     /// The entry behind an exposed name (or URI).
     pub fn resolve(&self, kind: EntryKind, exposed: &str) -> Option<&Exposed> {
         let i = *self.index.get(&(kind, exposed.to_string()))?;
+        self.lists.get(&kind)?.get(i)
+    }
+
+    /// An upstream's entry by the upstream's own name (or URI).
+    pub fn find(&self, kind: EntryKind, upstream: &str, key: &str) -> Option<&Exposed> {
+        let i = *self
+            .by_key
+            .get(&(kind, upstream.to_string(), key.to_string()))?;
         self.lists.get(&kind)?.get(i)
     }
 

@@ -160,6 +160,18 @@ impl QueryCache {
         }
     }
 
+    /// A cached embedding (counted as a hit or a miss).
+    pub fn get(&self, query: &str) -> Option<Arc<[f32]>> {
+        let found = self.cache.lock().unwrap().get(query).cloned();
+        let counter = if found.is_some() { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    pub fn put(&self, query: &str, v: Arc<[f32]>) {
+        self.cache.lock().unwrap().put(query.to_string(), v);
+    }
+
     /// The query's embedding, from the cache or computed (outside the cache's lock) and kept.
     pub fn get_or_embed(&self, embedder: &dyn Embed, query: &str) -> Result<Arc<[f32]>, EmbedError> {
         if let Some(v) = self.cache.lock().unwrap().get(query) {
