@@ -22,6 +22,7 @@ use tower_http::trace::TraceLayer;
 use crate::audit::Auditor;
 use crate::auth::{Authenticator, Principal, RoleBook};
 use crate::metrics::Metrics;
+use crate::routing::ToolRouter;
 
 use crate::config::{Config, UpstreamSpec};
 use crate::mcp::dispatch::Dispatcher;
@@ -190,6 +191,8 @@ async fn readyz(State(state): State<AppState>) -> Response {
         "catalog": if loading.is_empty() { "loaded" } else { "loading" },
         "upstreams_connecting": loading,
         "upstreams_down": named("down"),
+        // Lexical-only routing (no model) is reported, not fatal.
+        "routing": state.dispatcher.routing.status(),
     });
     let status = if db && loading.is_empty() {
         StatusCode::OK
@@ -211,6 +214,17 @@ pub fn router(state: AppState) -> Router {
                 .post(transport::post)
                 .delete(transport::delete),
         )
+        .route(
+            "/mcp/v/{name}",
+            get(transport::get)
+                .post(transport::post)
+                .delete(transport::delete),
+        )
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::routing::endpoint::resolve,
+        ))
+        .route("/v1/route", axum::routing::post(crate::routing::rest::route))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::middleware::require_principal,
@@ -329,6 +343,9 @@ fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>)
                 _ = every.tick() => None,
             };
             let Some(auth) = auth.upgrade() else { break };
+            if change.as_deref().is_some_and(|c| c.starts_with("virtual:")) {
+                continue;
+            }
             if let Some(id) = change.as_deref().and_then(|c| c.strip_prefix("token:")) {
                 auth.tokens.forget(id);
                 continue;
@@ -337,6 +354,28 @@ fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>)
                 tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");
             }
             auth.limits.trim();
+        }
+    });
+}
+
+/// Re-reads the virtual servers when another replica changed one, and every minute.
+fn spawn_virtual_server_follower(registry: Arc<dyn Registry>, routing: &Arc<ToolRouter>) {
+    let mut changes = registry.subscribe_access();
+    let routing = Arc::downgrade(routing);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        every.tick().await;
+        loop {
+            tokio::select! {
+                c = changes.recv() => match c {
+                    Ok(c) if !c.starts_with("virtual:") => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                    _ => {}
+                },
+                _ = every.tick() => {}
+            }
+            let Some(routing) = routing.upgrade() else { break };
+            routing.reload_virtual_servers().await;
         }
     });
 }
@@ -410,11 +449,21 @@ impl Application {
             config.audit.clone(),
             metrics.clone(),
         ));
+        let routing = ToolRouter::start(
+            config.routing.clone(),
+            registry.clone(),
+            hub.upstreams.clone(),
+            &metrics,
+        )
+        .await;
+        routing.reload_virtual_servers().await;
+        spawn_virtual_server_follower(registry.clone(), &routing);
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.list_page_size,
             metrics,
             audit,
+            routing,
         });
         let listener = TcpListener::bind(config.listen).await?;
         let state = AppState {

@@ -123,7 +123,14 @@ pub struct CatalogQuery {
         access::put_role,
         access::delete_role,
         audit::query,
-        audit::verify
+        audit::verify,
+        crate::routing::admin::status,
+        crate::routing::admin::pairs,
+        crate::routing::admin::list,
+        crate::routing::admin::create,
+        crate::routing::admin::get,
+        crate::routing::admin::update,
+        crate::routing::admin::delete
     )
 )]
 struct ApiDoc;
@@ -157,6 +164,18 @@ pub fn router() -> Router<AppState> {
         .route("/admin/v1/audit", get(audit::query))
         .route("/admin/v1/audit/verify", get(audit::verify))
         .route("/admin/v1/health", get(health))
+        .route("/admin/v1/routing", get(crate::routing::admin::status))
+        .route("/admin/v1/routing/pairs", get(crate::routing::admin::pairs))
+        .route(
+            "/admin/v1/virtual-servers",
+            get(crate::routing::admin::list).post(crate::routing::admin::create),
+        )
+        .route(
+            "/admin/v1/virtual-servers/{name}",
+            get(crate::routing::admin::get)
+                .put(crate::routing::admin::update)
+                .delete(crate::routing::admin::delete),
+        )
         .route(
             "/admin/v1/openapi.json",
             get(|| async { Json(ApiDoc::openapi()) }),

@@ -13,6 +13,11 @@ use crate::audit::Auditor;
 use crate::auth::Access;
 use crate::jsonrpc::{self, RpcError};
 use crate::metrics::{self, Metrics};
+use crate::routing::feedback::{LastSearch, SessionRouting};
+use crate::routing::lens::Lens;
+use crate::routing::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
+use crate::routing::virtual_servers::VirtualServer;
+use crate::routing::{Mode, ToolRouter};
 use crate::upstream::{CallCtx, CallError, Connection, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
@@ -22,6 +27,7 @@ pub struct Dispatcher {
     pub page_size: usize,
     pub metrics: Arc<Metrics>,
     pub audit: Arc<Auditor>,
+    pub routing: Arc<ToolRouter>,
 }
 
 /// What routing a call learned, for its audit entry.
@@ -79,7 +85,50 @@ fn exposed_definition(e: &Exposed) -> Value {
     def
 }
 
+/// A list item: a meta-tool of the gateway's own or a catalog entry.
+enum Item<'a> {
+    Own(Value),
+    Entry(&'a Exposed),
+}
+
 impl Dispatcher {
+    /// What a request may see: `access`, on the endpoint `scope` (a virtual server), with the
+    /// tools the session's searches found.
+    pub fn lens(
+        &self,
+        access: &Access,
+        scope: Option<&str>,
+        routing: Option<&SessionRouting>,
+    ) -> Lens {
+        let vs = scope.map(|name| {
+            self.routing
+                .virtual_servers
+                .get(name)
+                .unwrap_or_else(|| Arc::new(VirtualServer::gone(name)))
+        });
+        let mode = vs
+            .as_ref()
+            .map_or(self.routing.config.mode, |v| v.spec.mode);
+        Lens {
+            access: access.clone(),
+            scope: vs,
+            mode,
+            found: if mode == Mode::Auto {
+                routing.map_or_else(Vec::new, |r| r.found.lock().unwrap().clone())
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn session_lens(&self, session: &Session) -> Lens {
+        self.lens(
+            &session.principal().access,
+            session.scope.as_deref(),
+            Some(&session.routing),
+        )
+    }
+
     /// Answers a host request; calls are audited.
     pub async fn dispatch(
         &self,
@@ -89,6 +138,16 @@ impl Dispatcher {
         params: Option<&Map<String, Value>>,
     ) -> Result<Value, RpcError> {
         let mut routed = Routed::default();
+        // `call_tool` is a `tools/call` of the tool it names: same rights, same audit entry.
+        let unwrapped;
+        let params = if method == "tools/call"
+            && params.and_then(|p| p.get("name")).and_then(Value::as_str) == Some(CALL_TOOL)
+        {
+            unwrapped = meta_tools::unwrap_call(params)?;
+            Some(&unwrapped)
+        } else {
+            params
+        };
         if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
             return self.route(session, id, method, params, &mut routed).await;
         }
@@ -160,7 +219,7 @@ impl Dispatcher {
         params: Option<&Map<String, Value>>,
         routed: &mut Routed,
     ) -> Result<Value, RpcError> {
-        let access = session.principal().access.clone();
+        let lens = self.session_lens(session);
         match method {
             "ping" => Ok(json!({})),
             "initialize" => Err(RpcError::new(
@@ -181,14 +240,14 @@ impl Dispatcher {
                 }
                 Ok(json!({}))
             }
-            "tools/list" => self.list(EntryKind::Tool, "tools", params, &access),
-            "prompts/list" => self.list(EntryKind::Prompt, "prompts", params, &access),
-            "resources/list" => self.list(EntryKind::Resource, "resources", params, &access),
+            "tools/list" => self.list(EntryKind::Tool, "tools", params, &lens),
+            "prompts/list" => self.list(EntryKind::Prompt, "prompts", params, &lens),
+            "resources/list" => self.list(EntryKind::Resource, "resources", params, &lens),
             "resources/templates/list" => self.list(
                 EntryKind::ResourceTemplate,
                 "resourceTemplates",
                 params,
-                &access,
+                &lens,
             ),
             "tools/call" | "prompts/get" => {
                 let kind = if method == "tools/call" {
@@ -200,15 +259,21 @@ impl Dispatcher {
                     .and_then(|p| p.get("name"))
                     .and_then(Value::as_str)
                     .ok_or_else(|| RpcError::invalid_params("name is required"))?;
+                if kind == EntryKind::Tool && name == SEARCH_TOOLS {
+                    return self.search_tools(session, &lens, params).await;
+                }
                 let view = self.hub.upstreams.view();
                 let e = view
                     .resolve(kind, name)
                     .ok_or_else(|| unknown(kind, name))?;
-                if !access.allows(kind, &e.entry.upstream, name) {
+                if !lens.allows(kind, &e.entry.upstream, name) {
                     routed.denied = true;
                     return Err(unknown(kind, name));
                 }
                 routed.upstream = Some(e.entry.upstream.clone());
+                if kind == EntryKind::Tool {
+                    self.follow_up(session, name, &e.entry.upstream, &e.entry.key);
+                }
                 let mut p = params.cloned().unwrap_or_default();
                 p.insert("name".into(), Value::from(e.entry.key.clone()));
                 let upstream = e.entry.upstream.clone();
@@ -226,7 +291,7 @@ impl Dispatcher {
                     .resolve_resource_uri(&uri)
                     .ok_or_else(|| resource_not_found(&uri))?;
                 drop(view);
-                if !access.allows(EntryKind::Resource, &upstream, &uri) {
+                if !lens.allows(EntryKind::Resource, &upstream, &uri) {
                     routed.denied = true;
                     return Err(resource_not_found(&uri));
                 }
@@ -269,7 +334,7 @@ impl Dispatcher {
                         let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
                         let e = view
                             .resolve(EntryKind::Prompt, name)
-                            .filter(|e| access.allows(EntryKind::Prompt, &e.entry.upstream, name))
+                            .filter(|e| lens.allows(EntryKind::Prompt, &e.entry.upstream, name))
                             .ok_or_else(|| unknown(EntryKind::Prompt, name))?;
                         let mut nr = r.clone();
                         nr["name"] = Value::from(e.entry.key.clone());
@@ -281,7 +346,7 @@ impl Dispatcher {
                             .resolve(EntryKind::ResourceTemplate, uri)
                             .map(|e| (e.entry.upstream.clone(), e.entry.key.clone()))
                             .or_else(|| view.resolve_resource_uri(uri))
-                            .filter(|(up, _)| access.allows(EntryKind::Resource, up, uri))
+                            .filter(|(up, _)| lens.allows(EntryKind::Resource, up, uri))
                             .ok_or_else(|| {
                                 RpcError::invalid_params(format!("unknown resource: {uri}"))
                             })?;
@@ -307,25 +372,91 @@ impl Dispatcher {
         }
     }
 
-    /// One page of what the caller may see of `kind`.
+    /// `search_tools`: the best tools for the query among those the caller may call here. An
+    /// `auto` session's tool list gains them (and the host hears `list_changed`).
+    async fn search_tools(
+        &self,
+        session: &Session,
+        lens: &Lens,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Value, RpcError> {
+        let cfg = &self.routing.config;
+        let (query, k) = meta_tools::search_args(params, cfg.default_k, cfg.max_k)?;
+        let found = self
+            .routing
+            .search(&query, k, "meta", &|e: &Exposed| {
+                lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)
+            })
+            .await;
+        let mode = self.routing.status().mode;
+        if !session.modern {
+            let keep = lens
+                .scope
+                .as_ref()
+                .and_then(|v| v.spec.auto_k)
+                .unwrap_or(cfg.auto_k);
+            let search = LastSearch {
+                query,
+                results: found.iter().map(|f| f.name.clone()).collect(),
+            };
+            if session.routing.remember(search, keep) && lens.mode == Mode::Auto {
+                session.send_unsolicited(&jsonrpc::notification(
+                    "notifications/tools/list_changed",
+                    None,
+                ));
+            }
+        }
+        Ok(meta_tools::search_result(&found, mode))
+    }
+
+    /// Counts whether the session's latest search had found the tool it calls now.
+    fn follow_up(&self, session: &Session, exposed: &str, upstream: &str, tool: &str) {
+        let Some(last) = session.routing.last_search.lock().unwrap().take() else {
+            return;
+        };
+        let rank = self.routing.feedback.record(&last, exposed, upstream, tool);
+        self.routing.count_followup(rank.is_some());
+    }
+
+    /// One page of what the caller may see of `kind` (tools: as the endpoint's mode lists them,
+    /// the meta-tools first).
     pub fn list(
         &self,
         kind: EntryKind,
         field: &str,
         params: Option<&Map<String, Value>>,
-        access: &Access,
+        lens: &Lens,
     ) -> Result<Value, RpcError> {
         let view = self.hub.upstreams.view();
-        let visible: Vec<&Exposed> = view
-            .list(kind)
-            .iter()
-            .filter(|e| access.allows(kind, &e.entry.upstream, &e.exposed))
-            .collect();
+        let mut visible: Vec<Item> = Vec::new();
+        if kind == EntryKind::Tool {
+            let cfg = &self.routing.config;
+            visible.extend(
+                meta_tools::definitions(cfg.max_k, cfg.default_k)
+                    .into_iter()
+                    .map(Item::Own),
+            );
+        }
+        visible.extend(
+            view.list(kind)
+                .iter()
+                .filter(|e| lens.allows(kind, &e.entry.upstream, &e.exposed))
+                .filter(|e| kind != EntryKind::Tool || lens.lists_tool(&e.exposed))
+                .map(Item::Entry),
+        );
         let (items, next) = page(&visible, params, self.page_size)?;
         let mut out = Map::new();
         out.insert(
             field.into(),
-            Value::Array(items.iter().map(|e| exposed_definition(e)).collect()),
+            Value::Array(
+                items
+                    .iter()
+                    .map(|i| match i {
+                        Item::Own(v) => v.clone(),
+                        Item::Entry(e) => exposed_definition(e),
+                    })
+                    .collect(),
+            ),
         );
         if let Some(n) = next {
             out.insert("nextCursor".into(), Value::from(n));

@@ -84,19 +84,24 @@ impl Hub {
         protocol_version: &str,
         client_caps: serde_json::Value,
         principal: Arc<Principal>,
+        scope: Option<String>,
     ) -> Arc<Session> {
         let state = SessionState {
             protocol_version: protocol_version.into(),
             client_caps,
             owner: principal.key(),
+            scope,
         };
         let id = self.codec.issue(&state);
-        let s = Arc::new(Session::owned(
-            id.clone(),
-            state.protocol_version,
-            state.client_caps,
-            principal,
-        ));
+        let s = Arc::new(
+            Session::owned(
+                id.clone(),
+                state.protocol_version,
+                state.client_caps,
+                principal,
+            )
+            .scoped(state.scope),
+        );
         self.sessions.write().unwrap().insert(id, s.clone());
         s
     }
@@ -104,16 +109,22 @@ impl Hub {
     /// The session with this id: one this replica holds, or one another replica created that is
     /// rebuilt from its id (unless its host ended it). Per-session upstream connections are
     /// reopened on first use. A session is found only for the principal it belongs to.
-    pub async fn find(&self, id: &str, principal: Arc<Principal>) -> Option<Arc<Session>> {
+    /// A session opened on one endpoint is not found on another (`scope`: the virtual server).
+    pub async fn find(
+        &self,
+        id: &str,
+        principal: Arc<Principal>,
+        scope: Option<&str>,
+    ) -> Option<Arc<Session>> {
         if let Some(s) = self.get(id) {
-            if s.owner != principal.key() {
+            if s.owner != principal.key() || s.scope.as_deref() != scope {
                 return None;
             }
             s.set_principal(principal);
             return Some(s);
         }
         let state = self.codec.open(id)?;
-        if state.owner != principal.key() {
+        if state.owner != principal.key() || state.scope.as_deref() != scope {
             return None;
         }
         match self.registry.is_session_terminated(&id_hash(id)).await {
@@ -122,12 +133,15 @@ impl Hub {
             // Availability over strictness: a session that cannot be checked is served.
             Err(e) => tracing::warn!(error = %e, "cannot check whether a session was ended"),
         }
-        let s = Arc::new(Session::owned(
-            id.to_string(),
-            state.protocol_version,
-            state.client_caps,
-            principal,
-        ));
+        let s = Arc::new(
+            Session::owned(
+                id.to_string(),
+                state.protocol_version,
+                state.client_caps,
+                principal,
+            )
+            .scoped(state.scope),
+        );
         tracing::info!(session = %short(id), "session restored from its id");
         Some(
             self.sessions
@@ -147,11 +161,12 @@ impl Hub {
         caps: Value,
         log_level: Option<String>,
         principal: Arc<Principal>,
+        scope: Option<String>,
     ) -> (Arc<Session>, tokio::sync::mpsc::UnboundedReceiver<Ask>) {
         let id = format!("req-{}", uuid::Uuid::new_v4().simple());
         let key = format!("principal:{}", principal.key());
         let (s, asks) = Session::stateless(id.clone(), caps, log_level, key, principal);
-        let s = Arc::new(s);
+        let s = Arc::new(s.scoped(scope));
         self.requests.write().unwrap().insert(id, s.clone());
         (s, asks)
     }

@@ -175,6 +175,7 @@ pub async fn post(
     headers: HeaderMap,
     body: Bytes,
     msg: Value,
+    scope: Option<String>,
 ) -> Response {
     let id = match jsonrpc::kind(&msg) {
         // This revision defines no client notifications; cancellation is closing the stream.
@@ -208,7 +209,8 @@ pub async fn post(
     }
     let d = &state.dispatcher;
     let p = params.as_object();
-    let access = &principal.access;
+    let lens = d.lens(&principal.access, scope.as_deref(), None);
+    let access = &lens;
     let listed = match method.as_str() {
         "server/discover" => Some(Ok(discover(&state))),
         "tools/list" => Some(d.list(registry::EntryKind::Tool, "tools", p, access)),
@@ -222,7 +224,7 @@ pub async fn post(
         )),
         "subscriptions/listen" => {
             transport::count(&state.dispatcher.metrics, &method, &Ok::<_, RpcError>(()));
-            return listen(&state, id, &params, &principal);
+            return listen(&state, id, &params, &lens);
         }
         _ => None,
     };
@@ -234,7 +236,7 @@ pub async fn post(
             Err(e) => error_response(id, e),
         };
     }
-    call(state, principal, headers, body, id, method, params).await
+    call(state, (principal, scope), headers, body, id, method, params).await
 }
 
 /// A call in flight for a 2026-07-28 host, parked between rounds while the host answers what
@@ -270,15 +272,17 @@ fn now_secs() -> u64 {
         .unwrap_or_default()
 }
 
+/// `caller`: who calls, on which endpoint (virtual server).
 async fn call(
     state: AppState,
-    principal: std::sync::Arc<Principal>,
+    caller: (std::sync::Arc<Principal>, Option<String>),
     headers: HeaderMap,
     body: Bytes,
     id: Value,
     method: String,
     params: Value,
 ) -> Response {
+    let (principal, scope) = caller;
     if let Some(token) = params
         .get("requestState")
         .and_then(Value::as_str)
@@ -335,7 +339,7 @@ async fn call(
         .get(LOG_LEVEL)
         .and_then(Value::as_str)
         .map(str::to_string);
-    let (session, asks) = state.hub.open_request(caps, level, principal);
+    let (session, asks) = state.hub.open_request(caps, level, principal, scope);
     let (tx, result) = oneshot::channel();
     let task_state = state.clone();
     let task_session = session.clone();
@@ -513,7 +517,7 @@ impl Listener {
     }
 }
 
-fn listen(state: &AppState, id: Value, params: &Value, principal: &Principal) -> Response {
+fn listen(state: &AppState, id: Value, params: &Value, lens: &crate::routing::lens::Lens) -> Response {
     let view = state.hub.upstreams.view();
     let asked = params.get("notifications").cloned().unwrap_or_default();
     let flag = |k: &str| asked.get(k).and_then(Value::as_bool).unwrap_or(false);
@@ -526,9 +530,7 @@ fn listen(state: &AppState, id: Value, params: &Value, principal: &Principal) ->
                 // Updates of what the caller may not read are not sent (nor acknowledged).
                 .filter(|uri| {
                     view.resolve_resource_uri(uri).is_some_and(|(up, _)| {
-                        principal
-                            .access
-                            .allows(registry::EntryKind::Resource, &up, uri)
+                        lens.allows(registry::EntryKind::Resource, &up, uri)
                     })
                 })
                 .map(str::to_string)

@@ -76,6 +76,10 @@ pub struct Session {
     pub conn_key: String,
     /// The key of the principal that opened the session: no one else may use it.
     pub owner: String,
+    /// The virtual server the session belongs to (`/mcp/v/{name}`); none for `/mcp`.
+    pub scope: Option<String>,
+    /// Tools its searches found, and its latest search.
+    pub routing: crate::routing::feedback::SessionRouting,
     /// Who calls now (re-authenticated on every request: roles may have changed).
     principal: std::sync::RwLock<Arc<Principal>>,
     /// Where an upstream's requests go for a 2026-07-28 request (see [`Ask`]).
@@ -130,6 +134,8 @@ impl Session {
             pending_client: Mutex::default(),
             inflight: Mutex::default(),
             subscriptions: Mutex::default(),
+            scope: None,
+            routing: Default::default(),
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
         }
@@ -151,6 +157,12 @@ impl Session {
         s.asks = Some(tx);
         *s.log_level.get_mut().unwrap() = log_level;
         (s, rx)
+    }
+
+    /// The same session on a virtual server's endpoint.
+    pub fn scoped(mut self, scope: Option<String>) -> Self {
+        self.scope = scope;
+        self
     }
 
     pub fn principal(&self) -> Arc<Principal> {

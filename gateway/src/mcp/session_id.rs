@@ -24,6 +24,9 @@ pub struct SessionState {
     /// belong to the anonymous one).
     #[serde(rename = "o", default = "anonymous")]
     pub owner: String,
+    /// The virtual server the session was opened on (`/mcp/v/{name}`); none for `/mcp`.
+    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 fn anonymous() -> String {

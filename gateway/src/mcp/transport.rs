@@ -18,6 +18,7 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use super::session::{Session, StreamEvent};
 use crate::app::AppState;
 use crate::auth::Principal;
+use crate::routing::Endpoint;
 use crate::jsonrpc::{self, RpcError};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -68,6 +69,7 @@ async fn session_of(
     state: &AppState,
     headers: &HeaderMap,
     principal: Arc<Principal>,
+    endpoint: &Endpoint,
 ) -> Result<Arc<Session>, TransportError> {
     check_version(headers)?;
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
@@ -77,7 +79,11 @@ async fn session_of(
             "missing Mcp-Session-Id header: send initialize first",
         ));
     };
-    match state.hub.find(id, principal).await {
+    match state
+        .hub
+        .find(id, principal, endpoint.scope.as_deref())
+        .await
+    {
         Some(s) => {
             s.touch();
             Ok(s)
@@ -120,6 +126,7 @@ fn sse_response(events: impl Stream<Item = StreamEvent> + Send + 'static) -> Res
 pub async fn post(
     State(state): State<AppState>,
     Extension(principal): Extension<Arc<Principal>>,
+    Extension(endpoint): Extension<Endpoint>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -156,13 +163,13 @@ pub async fn post(
             .into_response();
     }
     if super::modern::is_modern(&headers, &msg) {
-        return super::modern::post(state, principal, headers, body, msg).await;
+        return super::modern::post(state, principal, headers, body, msg, endpoint.scope).await;
     }
     let method = jsonrpc::method(&msg).unwrap_or_default();
     if kind == jsonrpc::Kind::Request && method == "initialize" {
-        return initialize(&state, &msg, principal);
+        return initialize(&state, &msg, principal, endpoint.scope);
     }
-    let session = match session_of(&state, &headers, principal).await {
+    let session = match session_of(&state, &headers, principal, &endpoint).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
@@ -197,7 +204,12 @@ pub fn server_info() -> Value {
     json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
 }
 
-fn initialize(state: &AppState, msg: &Value, principal: Arc<Principal>) -> Response {
+fn initialize(
+    state: &AppState,
+    msg: &Value,
+    principal: Arc<Principal>,
+    scope: Option<String>,
+) -> Response {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let params = msg.get("params");
     let Some(requested) = params
@@ -223,7 +235,7 @@ fn initialize(state: &AppState, msg: &Value, principal: Arc<Principal>) -> Respo
         .and_then(|p| p.get("capabilities"))
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let sid = state.hub.create(version, caps, principal).id.clone();
+    let sid = state.hub.create(version, caps, principal, scope).id.clone();
     tracing::info!(session = %super::hub::short(&sid), version, "session initialized");
     let result = json!({
         "protocolVersion": version,
@@ -409,6 +421,7 @@ fn log_call(
 pub async fn get(
     State(state): State<AppState>,
     Extension(principal): Extension<Arc<Principal>>,
+    Extension(endpoint): Extension<Endpoint>,
     headers: HeaderMap,
 ) -> Response {
     if !accepts_sse(&headers) {
@@ -419,7 +432,7 @@ pub async fn get(
         )
         .into_response();
     }
-    let session = match session_of(&state, &headers, principal).await {
+    let session = match session_of(&state, &headers, principal, &endpoint).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
@@ -438,9 +451,10 @@ pub async fn get(
 pub async fn delete(
     State(state): State<AppState>,
     Extension(principal): Extension<Arc<Principal>>,
+    Extension(endpoint): Extension<Endpoint>,
     headers: HeaderMap,
 ) -> Response {
-    let session = match session_of(&state, &headers, principal).await {
+    let session = match session_of(&state, &headers, principal, &endpoint).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };

@@ -58,6 +58,8 @@ pub struct VirtualServer {
     upstreams: Vec<WildMatch>,
     tools: Vec<WildMatch>,
     pinned: Vec<WildMatch>,
+    /// Deleted while a session still used it: offers nothing.
+    gone: bool,
 }
 
 fn compile(p: &[String]) -> Vec<WildMatch> {
@@ -76,11 +78,27 @@ impl VirtualServer {
             tools: compile(&spec.tools),
             pinned: compile(&spec.pinned),
             spec,
+            gone: false,
         })
+    }
+
+    /// Stands for a virtual server that no longer exists.
+    pub fn gone(name: &str) -> Self {
+        Self {
+            name: name.into(),
+            spec: VirtualServerSpec::default(),
+            upstreams: Vec::new(),
+            tools: Vec::new(),
+            pinned: Vec::new(),
+            gone: true,
+        }
     }
 
     /// Whether the endpoint offers this entry.
     pub fn contains(&self, kind: EntryKind, upstream: &str, exposed: &str) -> bool {
+        if self.gone {
+            return false;
+        }
         let upstream_ok =
             self.upstreams.is_empty() || self.upstreams.iter().any(|p| p.matches(upstream));
         let tool_ok = kind != EntryKind::Tool

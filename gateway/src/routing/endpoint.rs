@@ -1,0 +1,43 @@
+//! Which endpoint a request came to: `/mcp` or a virtual server's `/mcp/v/{name}`.
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use crate::app::AppState;
+use crate::jsonrpc;
+
+/// Put in every MCP request's extensions.
+#[derive(Debug, Clone, Default)]
+pub struct Endpoint {
+    /// The virtual server; none for `/mcp`.
+    pub scope: Option<String>,
+}
+
+pub const VIRTUAL_PREFIX: &str = "/mcp/v/";
+
+/// Resolves the endpoint; an unknown virtual server is 404.
+pub async fn resolve(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let scope = req
+        .uri()
+        .path()
+        .strip_prefix(VIRTUAL_PREFIX)
+        .map(|n| n.trim_end_matches('/').to_string());
+    if let Some(name) = &scope {
+        if state.dispatcher.routing.virtual_servers.get(name).is_none() {
+            return (
+                StatusCode::NOT_FOUND,
+                Json(jsonrpc::error(
+                    serde_json::Value::Null,
+                    jsonrpc::INVALID_REQUEST,
+                    format!("unknown virtual server: {name}"),
+                )),
+            )
+                .into_response();
+        }
+    }
+    req.extensions_mut().insert(Endpoint { scope });
+    next.run(req).await
+}

@@ -1,0 +1,90 @@
+//! `POST /v1/route`: ranked tools for a query, for agent frameworks that build their own prompt.
+//! Same rights as `/mcp`: the caller sees only tools it may call.
+
+use std::sync::Arc;
+
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use registry::{EntryKind, Exposed};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use wildmatch::WildMatch;
+
+use crate::app::AppState;
+use crate::auth::Principal;
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RouteRequest {
+    pub query: String,
+    pub k: Option<usize>,
+    #[serde(default)]
+    pub filters: RouteFilters,
+}
+
+/// Narrow the search before ranking.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RouteFilters {
+    /// Only this virtual server's tools.
+    pub virtual_server: Option<String>,
+    /// Only these upstreams (patterns with `*` and `?`).
+    #[serde(default)]
+    pub upstreams: Vec<String>,
+}
+
+fn bad(msg: String) -> Response {
+    (StatusCode::BAD_REQUEST, Json(json!({ "error": msg }))).into_response()
+}
+
+pub async fn route(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Arc<Principal>>,
+    body: axum::body::Bytes,
+) -> Response {
+    let req: RouteRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => return bad(format!("invalid route request: {e}")),
+    };
+    let query = req.query.trim();
+    if query.is_empty() {
+        return bad("query must not be empty".into());
+    }
+    let router = &state.dispatcher.routing;
+    let k = req.k.unwrap_or(router.config.default_k);
+    if k == 0 || k > router.config.max_k {
+        return bad(format!("k must be between 1 and {}", router.config.max_k));
+    }
+    if let Some(v) = &req.filters.virtual_server {
+        if router.virtual_servers.get(v).is_none() {
+            return bad(format!("unknown virtual server: {v}"));
+        }
+    }
+    let lens = state.dispatcher.lens(
+        &principal.access,
+        req.filters.virtual_server.as_deref(),
+        None,
+    );
+    let upstreams: Vec<WildMatch> = req.filters.upstreams.iter().map(|p| WildMatch::new(p)).collect();
+    let found = router
+        .search(query, k, "rest", &|e: &Exposed| {
+            lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)
+                && (upstreams.is_empty() || upstreams.iter().any(|p| p.matches(&e.entry.upstream)))
+        })
+        .await;
+    let tools: Vec<Value> = found
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.name,
+                "upstream": f.upstream,
+                "score": f.score,
+                "description": f.definition.get("description"),
+                "inputSchema": f.definition.get("inputSchema"),
+            })
+        })
+        .collect();
+    Json(json!({ "tools": tools, "mode": router.status().mode })).into_response()
+}
