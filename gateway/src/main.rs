@@ -42,6 +42,27 @@ enum Command {
     /// The audit log.
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Measure tool routing quality (recall@k, nDCG@10, MRR) and latency on a catalog and a
+    /// query set (JSON lines; see the routing evaluation README), with the real model.
+    EvalRouting {
+        #[arg(long, default_value = "../shared/routing-eval/catalog.jsonl")]
+        catalog: PathBuf,
+        #[arg(long, default_value = "../shared/routing-eval/queries.jsonl")]
+        queries: PathBuf,
+        /// Print the report as JSON instead of a Markdown table.
+        #[arg(long)]
+        json: bool,
+        /// Fusion weights (default: the config's routing.fusion).
+        #[arg(long)]
+        semantic_weight: Option<f32>,
+        #[arg(long)]
+        lexical_weight: Option<f32>,
+        #[arg(long)]
+        rrf_k: Option<f32>,
+        /// `score` or `rrf`.
+        #[arg(long)]
+        fusion: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -207,6 +228,32 @@ async fn main() -> anyhow::Result<()> {
             println!("{}", serde_json::to_string_pretty(&report)?);
             if !report.ok {
                 std::process::exit(1);
+            }
+            Ok(())
+        }
+        Command::EvalRouting {
+            catalog,
+            queries,
+            json,
+            semantic_weight,
+            lexical_weight,
+            rrf_k,
+            fusion: fusion_method,
+        } => {
+            let mut fusion = config.routing.fusion;
+            fusion.semantic_weight = semantic_weight.unwrap_or(fusion.semantic_weight);
+            fusion.lexical_weight = lexical_weight.unwrap_or(fusion.lexical_weight);
+            fusion.rrf_k = rrf_k.unwrap_or(fusion.rrf_k);
+            if let Some(m) = fusion_method {
+                fusion.method = serde_json::from_value(serde_json::Value::from(m))
+                    .map_err(|_| anyhow::anyhow!("--fusion must be score or rrf"))?;
+            }
+            let report =
+                gateway::routing::eval::run(&catalog, &queries, &config.routing.model, fusion)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.markdown());
             }
             Ok(())
         }

@@ -110,6 +110,7 @@ mod tests {
             protocol_version: "2025-11-25".into(),
             client_caps: json!({"sampling": {}}),
             owner: "pat:alice".into(),
+            scope: Some("dev".into()),
         }
     }
 

@@ -117,7 +117,7 @@ pub fn search_result(found: &[Found], mode: &str) -> Value {
                     t.insert(key.into(), v.clone());
                 }
             }
-            t.insert("score".into(), json!((f.score * 1e4).round() / 1e4));
+            t.insert("score".into(), json!((f64::from(f.score) * 1e4).round() / 1e4));
             Value::Object(t)
         })
         .collect();

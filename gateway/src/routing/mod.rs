@@ -5,6 +5,7 @@
 pub mod admin;
 pub mod config;
 pub mod endpoint;
+pub mod eval;
 pub mod feedback;
 pub mod lens;
 pub mod meta_tools;

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use prometheus::{Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts};
 use registry::routing::{
-    embedder::BATCH, tool_text, Embed, Method, OnnxEmbedder, QueryCache, ToolDoc, ToolIndex,
+    embedder::BATCH, tool_doc, Embed, Method, OnnxEmbedder, QueryCache, ToolDoc, ToolIndex,
 };
 use registry::{CatalogView, EntryKind, Exposed, Registry};
 use serde::Serialize;
@@ -236,13 +236,7 @@ impl ToolRouter {
             for e in tools {
                 let key = (e.entry.upstream.clone(), e.entry.key.clone());
                 if known.get(&key) != Some(&e.entry.content_hash) {
-                    let text = tool_text(&e.entry.upstream, &e.entry.definition);
-                    changed.push(ToolDoc {
-                        upstream: key.0.clone(),
-                        name: key.1.clone(),
-                        hash: registry::routing::text_hash(&text),
-                        text,
-                    });
+                    changed.push(tool_doc(&key.0, &key.1, &e.entry.definition));
                     known.insert(key.clone(), e.entry.content_hash.clone());
                 }
                 present.insert(key);
@@ -312,7 +306,7 @@ impl ToolRouter {
         }
         let mut done = 0;
         for chunk in todo.chunks(BATCH) {
-            let texts: Vec<String> = chunk.iter().map(|d| d.text.clone()).collect();
+            let texts: Vec<String> = chunk.iter().map(|d| d.gist.clone()).collect();
             let e = embedder.clone();
             let vectors = match tokio::task::spawn_blocking(move || e.embed(&texts)).await {
                 Ok(Ok(v)) => v,

@@ -15,8 +15,11 @@ pub struct ToolDoc {
     pub upstream: String,
     /// The upstream's own name of the tool.
     pub name: String,
+    /// What BM25 indexes.
     pub text: String,
-    /// [`super::text_hash`] of `text`: the key of its stored embedding.
+    /// What the model embeds.
+    pub gist: String,
+    /// [`super::text_hash`] of `gist`: the key of its stored embedding.
     pub hash: String,
 }
 
@@ -39,11 +42,21 @@ impl Method {
     }
 }
 
-/// How the two rankings are fused: `weight / (rrf_k + rank)` summed over the rankings a tool is
-/// in.
+/// How the two rankings are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FusionMethod {
+    /// Weighted sum of scores normalised per search (cosine min–max over the candidates, BM25
+    /// divided by the best one): keeps how far apart the candidates are.
+    Score,
+    /// Weighted reciprocal rank fusion: `weight / (rrf_k + rank)` summed; only ranks count.
+    Rrf,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Fusion {
+    pub method: FusionMethod,
     pub semantic_weight: f32,
     pub lexical_weight: f32,
     pub rrf_k: f32,
@@ -52,9 +65,29 @@ pub struct Fusion {
 impl Default for Fusion {
     fn default() -> Self {
         Self {
+            method: FusionMethod::Score,
             semantic_weight: 1.0,
-            lexical_weight: 1.0,
+            lexical_weight: 0.2,
             rrf_k: 60.0,
+        }
+    }
+}
+
+/// The fused contribution of each candidate of one ranking, in its order.
+fn contributions(list: &[(u32, f32)], weight: f32, fusion: &Fusion, semantic: bool) -> Vec<f32> {
+    match fusion.method {
+        FusionMethod::Rrf => (0..list.len())
+            .map(|rank| weight / (fusion.rrf_k + rank as f32 + 1.0))
+            .collect(),
+        FusionMethod::Score => {
+            let max = list.iter().map(|x| x.1).fold(f32::MIN, f32::max);
+            let min = if semantic {
+                list.iter().map(|x| x.1).fold(f32::MAX, f32::min)
+            } else {
+                0.0
+            };
+            let span = (max - min).max(f32::EPSILON);
+            list.iter().map(|x| weight * (x.1 - min) / span).collect()
         }
     }
 }
@@ -108,11 +141,14 @@ impl ToolIndex {
     pub fn upsert(&mut self, doc: ToolDoc) -> bool {
         let key = (doc.upstream.clone(), doc.name.clone());
         if let Some(&id) = self.ids.get(&key) {
-            if self.docs[&id].hash == doc.hash {
+            let old = &self.docs[&id];
+            if old.hash == doc.hash && old.text == doc.text {
                 return false;
             }
-            if let Some(ann) = &mut self.ann {
-                ann.remove(id);
+            if old.hash != doc.hash {
+                if let Some(ann) = &mut self.ann {
+                    ann.remove(id);
+                }
             }
             self.lexical.upsert(id, &doc.text);
             self.docs.insert(id, doc);
@@ -205,6 +241,12 @@ impl ToolIndex {
         };
         let mut scored: HashMap<u32, Hit> = HashMap::new();
         let mut add = |list: &[(u32, f32)], semantic: bool| {
+            let weight = if semantic {
+                fusion.semantic_weight
+            } else {
+                fusion.lexical_weight
+            };
+            let fused = contributions(list, weight, fusion, semantic);
             for (rank, (id, raw)) in list.iter().enumerate() {
                 let doc = &self.docs[id];
                 let hit = scored.entry(*id).or_insert_with(|| Hit {
@@ -214,14 +256,14 @@ impl ToolIndex {
                     semantic_rank: None,
                     lexical_rank: None,
                 });
-                let (weight, slot) = if semantic {
-                    (fusion.semantic_weight, &mut hit.semantic_rank)
+                let slot = if semantic {
+                    &mut hit.semantic_rank
                 } else {
-                    (fusion.lexical_weight, &mut hit.lexical_rank)
+                    &mut hit.lexical_rank
                 };
                 *slot = Some(rank + 1);
                 hit.score += match method {
-                    Method::Hybrid => weight / (fusion.rrf_k + rank as f32 + 1.0),
+                    Method::Hybrid => fused[rank],
                     _ => *raw,
                 };
             }
@@ -249,6 +291,7 @@ mod tests {
             upstream: upstream.into(),
             name: name.into(),
             text: text.into(),
+            gist: text.into(),
             hash: super::super::text_hash(text),
         }
     }

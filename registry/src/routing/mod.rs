@@ -10,6 +10,18 @@ mod lexical;
 mod text;
 
 pub use ann::dot;
+/// The two texts of a tool: the full one for BM25, the gist for the model (keyed by its hash).
+pub fn tool_doc(upstream: &str, name: &str, definition: &serde_json::Value) -> ToolDoc {
+    let gist = tool_text(upstream, definition, Detail::Gist);
+    ToolDoc {
+        upstream: upstream.to_string(),
+        name: name.to_string(),
+        text: tool_text(upstream, definition, Detail::Full),
+        hash: text_hash(&gist),
+        gist,
+    }
+}
+
 pub use embedder::{Embed, EmbedError, ModelFiles, OnnxEmbedder, QueryCache};
-pub use index::{Fusion, Hit, Method, ToolDoc, ToolIndex};
-pub use text::{humanize, text_hash, tool_text};
+pub use index::{Fusion, FusionMethod, Hit, Method, ToolDoc, ToolIndex};
+pub use text::{humanize, text_hash, tool_text, Detail};

@@ -25,8 +25,23 @@ pub fn humanize(ident: &str) -> String {
     out.trim().to_string()
 }
 
-/// Name, title, description, parameter names and descriptions, and the upstream's name.
-pub fn tool_text(upstream: &str, definition: &Value) -> String {
+/// How much of a tool the text holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Everything, parameter descriptions included: BM25 normalises for length, and every
+    /// exact word may be the one a request names.
+    Full,
+    /// The first sentences of the description and the parameter names: a small sentence model
+    /// embeds one gist per text, and usage notes, formats and examples drowned it
+    /// (docs/routing.md).
+    Gist,
+}
+
+/// Description sentences the [`Detail::Gist`] text keeps.
+const GIST_SENTENCES: usize = 3;
+
+/// Name, title, description, parameters, and the upstream's name.
+pub fn tool_text(upstream: &str, definition: &Value, detail: Detail) -> String {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").trim().to_string();
     let name = s(definition.get("name"));
     let title = s(definition
@@ -38,7 +53,16 @@ pub fn tool_text(upstream: &str, definition: &Value) -> String {
         sentence(&mut text, &title);
     }
     if !description.is_empty() {
-        sentence(&mut text, &description);
+        match detail {
+            Detail::Full => sentence(&mut text, &description),
+            Detail::Gist => sentence(
+                &mut text,
+                &description
+                    .split_inclusive(". ")
+                    .take(GIST_SENTENCES)
+                    .collect::<String>(),
+            ),
+        }
     }
     if let Some(props) = definition
         .pointer("/inputSchema/properties")
@@ -50,7 +74,7 @@ pub fn tool_text(upstream: &str, definition: &Value) -> String {
                 .iter()
                 .map(|(p, schema)| {
                     let d = s(schema.get("description"));
-                    if d.is_empty() {
+                    if d.is_empty() || detail == Detail::Gist {
                         humanize(p)
                     } else {
                         format!("{} ({d})", humanize(p))
@@ -95,15 +119,17 @@ mod tests {
 
     #[test]
     fn text_holds_every_part() {
-        let t = tool_text(
-            "mcp-server-git",
-            &json!({"name": "git_log", "title": "Log", "description": "Shows commits.",
-                    "inputSchema": {"properties": {"max_count": {"description": "How many"},
-                                                   "repo_path": {}}}}),
+        let def = json!({"name": "git_log", "title": "Log",
+            "description": "Shows commits. One. Two. Three.",
+            "inputSchema": {"properties": {"max_count": {"description": "How many"}, "repo_path": {}}}});
+        assert_eq!(
+            tool_text("mcp-server-git", &def, Detail::Full),
+            "git log. Log. Shows commits. One. Two. Three. Parameters: max count (How many); \
+             repo path. Server: mcp server git"
         );
         assert_eq!(
-            t,
-            "git log. Log. Shows commits. Parameters: max count (How many); repo path. \
+            tool_text("mcp-server-git", &def, Detail::Gist),
+            "git log. Log. Shows commits. One. Two. Parameters: max count; repo path. \
              Server: mcp server git"
         );
     }
