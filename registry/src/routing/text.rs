@@ -60,7 +60,8 @@ pub fn tool_text(upstream: &str, definition: &Value, detail: Detail) -> String {
                 &description
                     .split_inclusive(". ")
                     .take(GIST_SENTENCES)
-                    .collect::<String>(),
+                    .collect::<String>()
+                    .trim_end(),
             ),
         }
     }
