@@ -296,13 +296,15 @@ impl ToolRouter {
                 }
             }
         }
+        let reused = stored.len();
         if todo.is_empty() {
+            tracing::info!(reused, embedded = 0, model = %model, "tool vectors ready");
             return;
         }
         let total = todo.len();
         let loud = total > BATCH;
         if loud {
-            tracing::info!(tools = total, model = %model, reused = stored.len(), "embedding tools");
+            tracing::info!(tools = total, model = %model, reused, "embedding tools");
         }
         let mut done = 0;
         for chunk in todo.chunks(BATCH) {
@@ -338,6 +340,7 @@ impl ToolRouter {
                 tracing::info!(done, total, "embedding tools: progress");
             }
         }
+        tracing::info!(reused, embedded = done, model = %model, "tool vectors ready");
     }
 
     /// The query's vector (cached), or None without a model.

@@ -1,5 +1,5 @@
 //! A small stdio MCP server for failure tests: `echo`, `hang` (never answers), `crash` (exits
-//! mid-call), `sleep`, `pid`, `add_tool` (adds a tool and sends `tools/list_changed`),
+//! mid-call), `sleep`, `pid`, `add_tool` (adds a tool, or changes its description, and sends `tools/list_changed`),
 //! `cancellations` (the request ids the client cancelled so far), `ask_name` (asks the client
 //! with `elicitation/create` mid-call, the 2025 way, and greets whom it names), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
 //! byte-faithful passthrough can be checked. Raw JSON on purpose: it must not normalise anything.
@@ -23,7 +23,7 @@ fn tools() -> Value {
         { "name": "crash", "description": "Exits while the call is in flight", "inputSchema": { "type": "object" } },
         { "name": "pid", "description": "Returns the server's process id", "inputSchema": { "type": "object" } },
         { "name": "sleep", "description": "Answers after `ms` milliseconds", "inputSchema": { "type": "object", "properties": { "ms": { "type": "integer" } } } },
-        { "name": "add_tool", "description": "Adds a tool named `name`", "inputSchema": { "type": "object", "properties": { "name": { "type": "string" } } } },
+        { "name": "add_tool", "description": "Adds a tool named `name` (or replaces its description)", "inputSchema": { "type": "object", "properties": { "name": { "type": "string" }, "description": { "type": "string" } } } },
         { "name": "cancellations", "description": "Request ids cancelled so far", "inputSchema": { "type": "object" } },
         { "name": "ask_name", "description": "Asks the user's name, then greets them", "inputSchema": { "type": "object" } }
     ])
@@ -88,7 +88,11 @@ fn main() {
                     let name = msg["params"]["arguments"]["name"]
                         .as_str()
                         .unwrap_or("added");
-                    added.push(json!({ "name": name, "description": "Added at run time", "inputSchema": { "type": "object" } }));
+                    let description = msg["params"]["arguments"]["description"]
+                        .as_str()
+                        .unwrap_or("Added at run time");
+                    added.retain(|t| t["name"] != name);
+                    added.push(json!({ "name": name, "description": description, "inputSchema": { "type": "object" } }));
                     let _ = writeln!(
                         out,
                         "{}",

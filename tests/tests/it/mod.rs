@@ -11,6 +11,7 @@ mod registry_suite;
 mod replicas;
 mod resumption;
 mod revisions;
+mod routing;
 mod security;
 
 /// The fixture upstream built with these tests.

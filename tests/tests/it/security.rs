@@ -62,13 +62,17 @@ async fn call_as(
     (status, headers, body)
 }
 
+/// The upstream tools a list shows, after the gateway's own meta-tools (which every caller
+/// gets first: they search and call only what the caller may use).
 fn tool_names(body: &Value) -> Vec<String> {
-    body["result"]["tools"]
+    let all: Vec<String> = body["result"]["tools"]
         .as_array()
         .unwrap_or_else(|| panic!("no tools: {body}"))
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect()
+        .collect();
+    assert_eq!(all[..2], ["search_tools", "call_tool"], "meta-tools first: {body}");
+    all[2..].to_vec()
 }
 
 fn challenge(h: &reqwest::header::HeaderMap) -> String {

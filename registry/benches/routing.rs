@@ -1,0 +1,127 @@
+//! Routing index at 1k, 10k and 100k synthetic tools (384-dimensional unit vectors, texts drawn
+//! from a 5,000-word vocabulary): top-10 search after the query embedding (hybrid, semantic,
+//! lexical), one incremental update (a changed tool re-indexed with its new vector), and, printed
+//! once per size, the build time and the memory the index takes.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use registry::routing::{Fusion, Method, ToolDoc, ToolIndex};
+
+const DIM: usize = 384;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn unit(&mut self) -> Vec<f32> {
+        let mut v: Vec<f32> = (0..DIM)
+            .map(|_| (self.next() % 20_000) as f32 / 10_000.0 - 1.0)
+            .collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+        v
+    }
+    fn words(&mut self, n: usize) -> String {
+        (0..n)
+            .map(|_| format!("w{}", self.next() % 5_000))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn doc(i: usize, text: String) -> ToolDoc {
+    ToolDoc {
+        upstream: format!("up{}", i % 50),
+        name: format!("tool_{i}"),
+        hash: format!("{i}:{}", text.len()),
+        gist: text.clone(),
+        text,
+    }
+}
+
+/// Resident memory of this process in bytes.
+fn rss() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4096
+}
+
+fn build(n: usize, rng: &mut Rng) -> ToolIndex {
+    let before = rss();
+    let started = Instant::now();
+    let mut ix = ToolIndex::default();
+    for i in 0..n {
+        let d = doc(i, rng.words(30));
+        let (u, name, h) = (d.upstream.clone(), d.name.clone(), d.hash.clone());
+        ix.upsert(d);
+        ix.set_vector(&u, &name, &h, rng.unit());
+    }
+    eprintln!(
+        "routing index of {n} tools: built in {:.2} s, {:.0} MiB resident ({:.1} KiB per tool)",
+        started.elapsed().as_secs_f64(),
+        (rss().saturating_sub(before)) as f64 / 1048576.0,
+        (rss().saturating_sub(before)) as f64 / 1024.0 / n as f64
+    );
+    ix
+}
+
+fn bench(c: &mut Criterion) {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let fusion = Fusion::default();
+    let all = |_: &ToolDoc| true;
+    let mut group = c.benchmark_group("routing");
+    group.sample_size(20);
+    for n in [1_000, 10_000, 100_000] {
+        let mut ix = build(n, &mut rng);
+        let queries: Vec<(String, Vec<f32>)> = (0..64).map(|_| (rng.words(5), rng.unit())).collect();
+        for method in [Method::Hybrid, Method::Semantic, Method::Lexical] {
+            let mut q = 0;
+            group.bench_with_input(
+                BenchmarkId::new(format!("top10_{}", method.as_str()), n),
+                &n,
+                |b, _| {
+                    b.iter(|| {
+                        q = (q + 1) % queries.len();
+                        let (text, v) = &queries[q];
+                        black_box(ix.search(text, Some(v), 10, method, &fusion, &all))
+                    })
+                },
+            );
+        }
+        // Half the tools hidden by the caller's rights: filtering happens inside the search.
+        let mut q = 0;
+        let half = |d: &ToolDoc| d.name.len() % 2 == 0;
+        group.bench_with_input(BenchmarkId::new("top10_hybrid_filtered", n), &n, |b, _| {
+            b.iter(|| {
+                q = (q + 1) % queries.len();
+                let (text, v) = &queries[q];
+                black_box(ix.search(text, Some(v), 10, Method::Hybrid, &fusion, &half))
+            })
+        });
+        let mut i = 0usize;
+        group.bench_with_input(BenchmarkId::new("update_one_tool", n), &n, |b, _| {
+            b.iter(|| {
+                i += 1;
+                let d = doc(i % n, rng.words(30));
+                let (u, name, h) = (d.upstream.clone(), d.name.clone(), d.hash.clone());
+                ix.upsert(d);
+                ix.set_vector(&u, &name, &h, rng.unit());
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,429 @@
+//! Semantic tool routing end to end: real upstreams (the fixture, server-everything and
+//! server-memory from npm, mcp-server-time from PyPI) behind the gateway with the real model;
+//! `search_tools` and `call_tool` through the official Python SDK client; `auto` and `search`
+//! virtual servers; `POST /v1/route`; a changed description found by its new wording; stored
+//! embeddings reused by a restart; RBAC before ranking; and the lexical mode without a model.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use gateway_tests::{peers, Gateway, RawClient};
+use serde_json::{json, Value};
+
+use super::{fixture_config, sqlite_url};
+
+/// The fixture (`fx`) plus three real servers.
+fn config(db: &str, extra: &str) -> String {
+    let p = peers();
+    let bin = p.join("node_modules/.bin");
+    format!(
+        r#"{}
+[[upstreams]]
+name = "everything"
+transport = "stdio"
+command = "{bin}/mcp-server-everything"
+
+[[upstreams]]
+name = "memory"
+transport = "stdio"
+command = "{bin}/mcp-server-memory"
+env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
+
+[[upstreams]]
+name = "time"
+transport = "stdio"
+command = "{venv}/bin/mcp-server-time"
+args = ["--local-timezone", "UTC"]
+"#,
+        fixture_config(db, extra),
+        bin = bin.display(),
+        venv = p.join("venv").display(),
+        dir = gateway_tests::scratch().display(),
+    )
+}
+
+const UPSTREAMS: [&str; 4] = ["fx", "everything", "memory", "time"];
+
+/// Waits until the index holds every tool of the catalog (with its vector when `semantic`).
+async fn wait_indexed(gw: &Gateway, semantic: bool) -> Value {
+    for _ in 0..300 {
+        let catalog = gw.get_json("/admin/v1/catalog").await;
+        let r = gw.get_json("/readyz").await["routing"].clone();
+        let tools = r["tools"].as_u64().unwrap_or(0);
+        if tools > 0
+            && tools == catalog.as_array().map_or(0, |a| a.len() as u64)
+            && (!semantic || r["embedded"] == r["tools"])
+        {
+            return r;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the routing index did not fill: {}", gw.log());
+}
+
+fn names(result: &Value) -> Vec<String> {
+    result["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or(&Vec::new())
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn search(c: &mut RawClient, query: &str, k: u64) -> Vec<String> {
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "search_tools", "arguments": {"query": query, "k": k}}),
+        )
+        .await;
+    names(&r["result"])
+}
+
+async fn admin(gw: &Gateway, method: reqwest::Method, path: &str, body: Value) -> (u16, Value) {
+    let resp = reqwest::Client::new()
+        .request(method, format!("{}{path}", gw.base))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn search_tools_then_call_tool_with_a_real_client() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&config(&sqlite_url(&dir), "")).await;
+    gw.wait_up(&UPSTREAMS).await;
+    let status = wait_indexed(&gw, true).await;
+    assert_eq!(status["mode"], "semantic", "the model is loaded: {status}");
+
+    // The official Python SDK: the meta-tools are in its list; a natural-language search finds
+    // the time tool first; call_tool calls it by the name the search gave.
+    let calls = json!([
+        ["search_tools", {"query": "what time is it in Tokyo right now", "k": 3}],
+        ["call_tool", {"name": "time__get_current_time", "arguments": {"timezone": "Asia/Tokyo"}}],
+        ["search_tools", {"query": "add two numbers together"}],
+    ]);
+    let out = gateway_tests::python_client(&gw.mcp, "legacy", &calls, &gw.log()).await;
+    let tools: Vec<&str> = out["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(&tools[..2], ["search_tools", "call_tool"], "{tools:?}");
+    assert!(tools.contains(&"time__get_current_time"), "mode all lists everything");
+    let found: Value = serde_json::from_str(out["results"][0].as_str().unwrap()).unwrap();
+    assert_eq!(found["tools"][0]["name"], "time__get_current_time", "{found}");
+    assert!(found["tools"][0]["inputSchema"]["properties"]["timezone"].is_object());
+    assert!(found["tools"].as_array().unwrap().len() <= 3);
+    assert!(
+        out["results"][1].as_str().unwrap().contains("Asia/Tokyo"),
+        "call_tool reached the time server: {}",
+        out["results"][1]
+    );
+    let sum: Value = serde_json::from_str(out["results"][2].as_str().unwrap()).unwrap();
+    let top5: Vec<&str> = sum["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(top5.contains(&"everything__get-sum"), "{top5:?}");
+
+    // The call that followed the first search was a hit; the pair is exported in the
+    // evaluation set's format; the audit log names the real tool, not call_tool.
+    let metrics = reqwest::get(format!("{}/metrics", gw.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("mcp_gateway_routing_followups_total{result=\"hit\"} 1"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("mcp_gateway_routing_searches_total{mode=\"semantic\",surface=\"meta\"} 2"));
+    let pairs = reqwest::get(format!("{}/admin/v1/routing/pairs", gw.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let pair: Value = serde_json::from_str(pairs.lines().next().unwrap()).unwrap();
+    assert_eq!(pair["query"], "what time is it in Tokyo right now");
+    assert_eq!(pair["relevant"][0], json!({"server": "time", "name": "get_current_time"}));
+    assert_eq!(pair["found"], true);
+    let mut audit = Value::Null;
+    for _ in 0..50 {
+        audit = gw.get_json("/admin/v1/audit?target=time__get_current_time").await;
+        if audit.as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(audit.as_array().map(Vec::len), Some(1), "{audit}");
+    assert_eq!(audit[0]["action"], "tools/call");
+    assert_eq!(audit[0]["upstream"], "time");
+
+    // A repeated query is served from the cache.
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    search(&mut c, "what time is it in Tokyo right now", 3).await;
+    let metrics = reqwest::get(format!("{}/metrics", gw.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(metrics.contains("mcp_gateway_routing_query_cache_total{result=\"hit\"} 1"), "{metrics}");
+
+    // POST /v1/route: ranked tools; filters narrow before ranking.
+    let route = |body: Value| {
+        let url = format!("{}/v1/route", gw.base);
+        async move {
+            let r = reqwest::Client::new().post(url).json(&body).send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (s, r) = route(json!({"query": "remember a new fact about a person", "k": 5})).await;
+    assert_eq!(s, 200, "{r}");
+    let ranked: Vec<&str> = r["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(ranked.iter().any(|n| n.starts_with("memory__")), "{ranked:?}");
+    let scores: Vec<f64> = r["tools"].as_array().unwrap().iter().map(|t| t["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "ranked by score: {scores:?}");
+    let (_, r) = route(json!({"query": "what time is it", "k": 5, "filters": {"upstreams": ["everything"]}})).await;
+    assert!(r["tools"].as_array().unwrap().iter().all(|t| t["upstream"] == "everything"), "{r}");
+    let (s, _) = route(json!({"query": "", "k": 5})).await;
+    assert_eq!(s, 400);
+    let (s, _) = route(json!({"query": "x", "k": 5000})).await;
+    assert_eq!(s, 400);
+}
+
+#[tokio::test]
+async fn virtual_servers_list_by_mode_and_auto_sessions_grow_after_a_search() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&config(&sqlite_url(&dir), "")).await;
+    gw.wait_up(&UPSTREAMS).await;
+    wait_indexed(&gw, true).await;
+    let (s, v) = admin(
+        &gw,
+        reqwest::Method::POST,
+        "/admin/v1/virtual-servers",
+        json!({"name": "ops", "mode": "auto", "upstreams": ["time", "everything"],
+               "pinned": ["everything__echo"], "auto_k": 4}),
+    )
+    .await;
+    assert_eq!(s, 201, "{v}");
+    assert_eq!(v["path"], "/mcp/v/ops");
+    let (s, _) = admin(
+        &gw,
+        reqwest::Method::POST,
+        "/admin/v1/virtual-servers",
+        json!({"name": "finder", "mode": "search"}),
+    )
+    .await;
+    assert_eq!(s, 201);
+    let (s, _) = admin(&gw, reqwest::Method::POST, "/admin/v1/virtual-servers", json!({"name": "ops"})).await;
+    assert_eq!(s, 409, "names are unique");
+    let (s, _) = admin(&gw, reqwest::Method::POST, "/admin/v1/virtual-servers", json!({"name": "a b"})).await;
+    assert_eq!(s, 400);
+
+    let url = format!("{}/mcp/v/ops", gw.base);
+    let mut c = RawClient::initialize(&url, json!({})).await;
+    let listed = |r: &Value| -> Vec<String> {
+        r["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect()
+    };
+    let before = listed(&c.request("tools/list", json!({})).await);
+    assert_eq!(before, ["search_tools", "call_tool", "everything__echo"]);
+
+    let mut events = Box::pin(c.listen().await);
+    let found = search(&mut c, "convert a time between two time zones", 3).await;
+    assert_eq!(found[0], "time__convert_time", "{found:?}");
+    assert!(found.iter().all(|n| n.starts_with("time__") || n.starts_with("everything__")), "only the server's upstreams: {found:?}");
+    let note = tokio::time::timeout(Duration::from_secs(10), events.next()).await.expect("list_changed arrives").unwrap();
+    assert_eq!(note["method"], "notifications/tools/list_changed");
+    let after = listed(&c.request("tools/list", json!({})).await);
+    assert!(after.contains(&"time__convert_time".to_string()), "{after:?}");
+    assert!(after.contains(&"everything__echo".to_string()), "pinned stays");
+    assert!(after.len() <= 2 + 1 + 4, "auto_k bounds the found tools: {after:?}");
+
+    // A tool outside the server is unknown here, also through call_tool; one inside is called
+    // by its name without being listed.
+    let r = c
+        .request("tools/call", json!({"name": "call_tool", "arguments": {"name": "memory__read_graph", "arguments": {}}}))
+        .await;
+    assert!(r["error"]["message"].as_str().unwrap().contains("unknown tool"), "{r}");
+    let r = c
+        .request("tools/call", json!({"name": "everything__get-sum", "arguments": {"a": 2, "b": 3}}))
+        .await;
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains('5'), "{r}");
+
+    // The session belongs to its endpoint.
+    let mut other = RawClient::new(&gw.mcp);
+    other.session = c.session.clone();
+    let resp = other.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})).await;
+    assert_eq!(resp.status().as_u16(), 404);
+
+    // `search` mode: the meta-tools only (nothing pinned); an unknown server is 404.
+    let mut f = RawClient::initialize(&format!("{}/mcp/v/finder", gw.base), json!({})).await;
+    assert_eq!(listed(&f.request("tools/list", json!({})).await), ["search_tools", "call_tool"]);
+    let resp = RawClient::new(&format!("{}/mcp/v/nope", gw.base))
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        .await;
+    assert_eq!(resp.status().as_u16(), 404);
+
+    // Stored in the registry: a restart keeps them.
+    let (s, _) = admin(&gw, reqwest::Method::DELETE, "/admin/v1/virtual-servers/finder", Value::Null).await;
+    assert_eq!(s, 204);
+    let config_text = std::fs::read_to_string(gw.dir.join("gateway.toml")).unwrap();
+    gw.stop().await;
+    let gw = Gateway::start(&config_text).await;
+    let list = gw.get_json("/admin/v1/virtual-servers").await;
+    let names: Vec<&str> = list.as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ops"]);
+    assert_eq!(list[0]["mode"], "auto");
+}
+
+#[tokio::test]
+async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_reused() {
+    let dir = gateway_tests::scratch();
+    let cfg = fixture_config(&sqlite_url(&dir), "");
+    let gw = Gateway::start(&cfg).await;
+    gw.wait_up(&["fx"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    c.request("tools/call", json!({"name": "fx__add_tool", "arguments": {"name": "forecast", "description": "Tells tomorrow's weather"}})).await;
+    // The first result of a search, once it is `fx__forecast` described as `description`.
+    let wait_for = |c: &RawClient, query: &'static str, description: &'static str| {
+        let mut c2 = RawClient::new(&c.url);
+        c2.session = c.session.clone();
+        async move {
+            let mut last = Value::Null;
+            for _ in 0..100 {
+                let r = c2
+                    .request("tools/call", json!({"name": "search_tools", "arguments": {"query": query, "k": 1}}))
+                    .await;
+                last = r["result"]["structuredContent"]["tools"][0].clone();
+                if last["name"] == "fx__forecast" && last["description"] == description {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            panic!("search for {query:?} found {last}");
+        }
+    };
+    wait_for(&c, "will it rain tomorrow", "Tells tomorrow's weather").await;
+    let money = "Converts an amount of money between currencies";
+    c.request("tools/call", json!({"name": "fx__add_tool", "arguments": {"name": "forecast", "description": money}})).await;
+    wait_for(&c, "how many euros is 20 dollars", money).await;
+    // Words only the new description has find it lexically too.
+    let r = reqwest::Client::new()
+        .post(format!("{}/v1/route", gw.base))
+        .json(&json!({"query": "currencies", "k": 1}))
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(r["tools"][0]["name"], "fx__forecast", "{r}");
+    let first = gw.log();
+    assert!(first.contains("tool vectors ready"), "{first}");
+    gw.stop().await;
+
+    // A restart on the same database embeds nothing again.
+    let gw = Gateway::start(&cfg).await;
+    gw.wait_up(&["fx"]).await;
+    for _ in 0..100 {
+        if gw.log().contains("tool vectors ready") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let line = gw
+        .log()
+        .lines()
+        .find(|l| l.contains("tool vectors ready"))
+        .map(str::to_string)
+        .expect("vectors line");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["fields"]["embedded"], 0, "{line}");
+    let tools = gw.get_json("/admin/v1/catalog").await;
+    assert_eq!(v["fields"]["reused"], tools.as_array().unwrap().len(), "{line}");
+}
+
+#[tokio::test]
+async fn searches_see_only_what_the_caller_may_call() {
+    let db = gateway_tests::postgres_database().await;
+    let roles = r#"
+[[roles]]
+name = "admin"
+admin = true
+upstreams = ["*"]
+
+[[roles]]
+name = "clock"
+upstreams = ["time"]
+"#;
+    let cfg = format!("{}{roles}\n[auth]\nmode = \"required\"\n", config(&db, ""));
+    let gw = Gateway::start_secured(&cfg, &[]).await;
+    gw.wait_up(&UPSTREAMS).await;
+    wait_indexed(&gw, true).await;
+    let token = reqwest::Client::new()
+        .post(format!("{}/admin/v1/tokens", gw.base))
+        .bearer_auth(gw.admin_token.as_deref().unwrap())
+        .json(&json!({"name": "t", "owner": "dana", "roles": ["clock"]}))
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
+    let found = search(&mut c, "add two numbers", 10).await;
+    assert!(!found.is_empty());
+    assert!(found.iter().all(|n| n.starts_with("time__")), "only what the role allows: {found:?}");
+    let r = reqwest::Client::new()
+        .post(format!("{}/v1/route", gw.base))
+        .json(&json!({"query": "store a memory", "k": 10}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401, "the route endpoint needs a token too");
+    let r: Value = reqwest::Client::new()
+        .post(format!("{}/v1/route", gw.base))
+        .bearer_auth(&token)
+        .json(&json!({"query": "store a memory", "k": 10}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(r["tools"].as_array().unwrap().iter().all(|t| t["upstream"] == "time"), "{r}");
+}
+
+#[tokio::test]
+async fn without_the_model_search_is_lexical_and_says_so() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start_with_env(
+        &config(&sqlite_url(&dir), ""),
+        &[("MCP_GATEWAY_MODEL_DIR", "/nonexistent/model")],
+    )
+    .await;
+    gw.wait_up(&UPSTREAMS).await;
+    let status = wait_indexed(&gw, false).await;
+    assert_eq!(status["mode"], "lexical");
+    assert!(status["reason"].as_str().unwrap().contains("/nonexistent/model"), "{status}");
+    assert!(gw.log().contains("DEGRADED"), "the log says so");
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let r = c
+        .request("tools/call", json!({"name": "search_tools", "arguments": {"query": "get the current time in a timezone", "k": 3}}))
+        .await;
+    assert_eq!(r["result"]["structuredContent"]["mode"], "lexical");
+    assert_eq!(names(&r["result"])[0], "time__get_current_time", "{r}");
+}
