@@ -224,7 +224,10 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::routing::endpoint::resolve,
         ))
-        .route("/v1/route", axum::routing::post(crate::routing::rest::route))
+        .route(
+            "/v1/route",
+            axum::routing::post(crate::routing::rest::route),
+        )
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::middleware::require_principal,
@@ -374,7 +377,9 @@ fn spawn_virtual_server_follower(registry: Arc<dyn Registry>, routing: &Arc<Tool
                 },
                 _ = every.tick() => {}
             }
-            let Some(routing) = routing.upgrade() else { break };
+            let Some(routing) = routing.upgrade() else {
+                break;
+            };
             routing.reload_virtual_servers().await;
         }
     });

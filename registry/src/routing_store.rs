@@ -25,7 +25,8 @@ pub struct VirtualServerRecord {
 #[async_trait]
 pub trait RoutingStore: Send + Sync {
     /// The stored vectors of these texts under this model (absent ones are left out).
-    async fn embeddings(&self, model: &str, hashes: &[String]) -> Result<HashMap<String, Vec<f32>>>;
+    async fn embeddings(&self, model: &str, hashes: &[String])
+        -> Result<HashMap<String, Vec<f32>>>;
     /// Stores vectors (an existing one for the same model and hash is kept).
     async fn put_embeddings(&self, model: &str, vectors: &[(String, Vec<f32>)]) -> Result<()>;
 
@@ -63,7 +64,11 @@ const CHUNK: usize = 500;
 
 #[async_trait]
 impl RoutingStore for SqlRegistry {
-    async fn embeddings(&self, model: &str, hashes: &[String]) -> Result<HashMap<String, Vec<f32>>> {
+    async fn embeddings(
+        &self,
+        model: &str,
+        hashes: &[String],
+    ) -> Result<HashMap<String, Vec<f32>>> {
         let mut out = HashMap::new();
         for chunk in hashes.chunks(CHUNK) {
             let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();

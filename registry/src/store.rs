@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::access::AccessStore;
 use crate::audit::AuditStore;
 use crate::error::Result;
-use crate::routing_store::RoutingStore;
 use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
+use crate::routing_store::RoutingStore;
 
 /// Storage of upstreams and their catalog, roles and tokens, and the audit log.
 #[async_trait]

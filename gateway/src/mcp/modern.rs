@@ -517,7 +517,12 @@ impl Listener {
     }
 }
 
-fn listen(state: &AppState, id: Value, params: &Value, lens: &crate::routing::lens::Lens) -> Response {
+fn listen(
+    state: &AppState,
+    id: Value,
+    params: &Value,
+    lens: &crate::routing::lens::Lens,
+) -> Response {
     let view = state.hub.upstreams.view();
     let asked = params.get("notifications").cloned().unwrap_or_default();
     let flag = |k: &str| asked.get(k).and_then(Value::as_bool).unwrap_or(false);
@@ -529,9 +534,8 @@ fn listen(state: &AppState, id: Value, params: &Value, lens: &crate::routing::le
                 .filter_map(Value::as_str)
                 // Updates of what the caller may not read are not sent (nor acknowledged).
                 .filter(|uri| {
-                    view.resolve_resource_uri(uri).is_some_and(|(up, _)| {
-                        lens.allows(registry::EntryKind::Resource, &up, uri)
-                    })
+                    view.resolve_resource_uri(uri)
+                        .is_some_and(|(up, _)| lens.allows(registry::EntryKind::Resource, &up, uri))
                 })
                 .map(str::to_string)
                 .collect()

@@ -18,8 +18,8 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use super::session::{Session, StreamEvent};
 use crate::app::AppState;
 use crate::auth::Principal;
-use crate::routing::Endpoint;
 use crate::jsonrpc::{self, RpcError};
+use crate::routing::Endpoint;
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";

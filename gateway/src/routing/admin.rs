@@ -52,7 +52,9 @@ pub async fn pairs(State(state): State<AppState>) -> Response {
 }
 
 #[utoipa::path(get, path = "/admin/v1/virtual-servers", responses((status = 200, body = [VirtualServerView])))]
-pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<VirtualServerView>>, AdminError> {
+pub async fn list(
+    State(state): State<AppState>,
+) -> Result<Json<Vec<VirtualServerView>>, AdminError> {
     // Read through to the registry: another replica may have changed them a moment ago.
     state.dispatcher.routing.reload_virtual_servers().await;
     Ok(Json(
@@ -163,6 +165,15 @@ pub async fn delete(
     if out.is_ok() {
         state.dispatcher.routing.virtual_servers.remove(&name);
     }
-    audited(&state, &p, "admin.virtual_server.delete", &name, None, started, out).await?;
+    audited(
+        &state,
+        &p,
+        "admin.virtual_server.delete",
+        &name,
+        None,
+        started,
+        out,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -59,15 +59,14 @@ fn default_model_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
     if let Some(d) = env("MODEL_DIR") {
         return PathBuf::from(d);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     home.join(".cache/mcp-gateway/model")
 }
 
 impl RoutingConfig {
-    pub fn from_raw(
-        raw: RawRouting,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, String> {
+    pub fn from_raw(raw: RawRouting, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
         let default_k = raw.default_k.unwrap_or(5);
         let max_k = raw.max_k.unwrap_or(50);
         if default_k == 0 || max_k < default_k {

@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use registry::routing::eval::Summary;
 use registry::routing::{
-    embedder::BATCH, tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder, ToolDoc,
-    ToolIndex,
+    embedder::BATCH, tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder, ToolDoc, ToolIndex,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -82,8 +82,18 @@ impl Feedback {
 
     /// Records the call that followed a search; returns its rank among the results (None: a
     /// miss).
-    pub fn record(&self, search: &LastSearch, exposed: &str, upstream: &str, tool: &str) -> Option<usize> {
-        let rank = search.results.iter().position(|r| r == exposed).map(|i| i + 1);
+    pub fn record(
+        &self,
+        search: &LastSearch,
+        exposed: &str,
+        upstream: &str,
+        tool: &str,
+    ) -> Option<usize> {
+        let rank = search
+            .results
+            .iter()
+            .position(|r| r == exposed)
+            .map(|i| i + 1);
         if self.cap > 0 {
             let at = registry::now_ms();
             let mut pairs = self.pairs.lock().unwrap();

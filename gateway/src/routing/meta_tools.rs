@@ -95,7 +95,11 @@ pub fn unwrap_call(params: Option<&Map<String, Value>>) -> Result<Map<String, Va
         Some(a @ Value::Object(_)) => {
             inner.insert("arguments".into(), a.clone());
         }
-        Some(_) => return Err(RpcError::invalid_params("call_tool arguments must be an object")),
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "call_tool arguments must be an object",
+            ))
+        }
     }
     if let Some(meta) = params.and_then(|p| p.get("_meta")) {
         inner.insert("_meta".into(), meta.clone());
@@ -117,7 +121,10 @@ pub fn search_result(found: &[Found], mode: &str) -> Value {
                     t.insert(key.into(), v.clone());
                 }
             }
-            t.insert("score".into(), json!((f64::from(f.score) * 1e4).round() / 1e4));
+            t.insert(
+                "score".into(),
+                json!((f64::from(f.score) * 1e4).round() / 1e4),
+            );
             Value::Object(t)
         })
         .collect();
@@ -139,14 +146,20 @@ mod tests {
 
     #[test]
     fn arguments_are_checked() {
-        let ok = p(json!({"name": "search_tools", "arguments": {"query": " read a file ", "k": 500}}));
-        assert_eq!(search_args(Some(&ok), 5, 50).unwrap(), ("read a file".into(), 50));
+        let ok =
+            p(json!({"name": "search_tools", "arguments": {"query": " read a file ", "k": 500}}));
+        assert_eq!(
+            search_args(Some(&ok), 5, 50).unwrap(),
+            ("read a file".into(), 50)
+        );
         let none = p(json!({"name": "search_tools", "arguments": {"query": ""}}));
         assert!(search_args(Some(&none), 5, 50).is_err());
         let bad_k = p(json!({"arguments": {"query": "x", "k": 0}}));
         assert!(search_args(Some(&bad_k), 5, 50).is_err());
-        let call = p(json!({"name": "call_tool", "arguments": {"name": "fs__read", "arguments": {"path": "/"}},
-                            "_meta": {"progressToken": 1}}));
+        let call = p(
+            json!({"name": "call_tool", "arguments": {"name": "fs__read", "arguments": {"path": "/"}},
+                            "_meta": {"progressToken": 1}}),
+        );
         let inner = unwrap_call(Some(&call)).unwrap();
         assert_eq!(inner["name"], "fs__read");
         assert_eq!(inner["arguments"]["path"], "/");

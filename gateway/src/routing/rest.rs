@@ -67,7 +67,12 @@ pub async fn route(
         req.filters.virtual_server.as_deref(),
         None,
     );
-    let upstreams: Vec<WildMatch> = req.filters.upstreams.iter().map(|p| WildMatch::new(p)).collect();
+    let upstreams: Vec<WildMatch> = req
+        .filters
+        .upstreams
+        .iter()
+        .map(|p| WildMatch::new(p))
+        .collect();
     let found = router
         .search(query, k, "rest", &|e: &Exposed| {
             lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)

@@ -54,7 +54,10 @@ struct RoutingMetrics {
 impl RoutingMetrics {
     fn new(m: &Metrics) -> Self {
         let searches = IntCounterVec::new(
-            Opts::new("routing_searches_total", "Tool searches by surface and mode"),
+            Opts::new(
+                "routing_searches_total",
+                "Tool searches by surface and mode",
+            ),
             &["surface", "mode"],
         )
         .unwrap();
@@ -68,7 +71,9 @@ impl RoutingMetrics {
                 "routing_search_seconds",
                 "Search time, query embedding included",
             )
-            .buckets(vec![0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5]),
+            .buckets(vec![
+                0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5,
+            ]),
         )
         .unwrap();
         let cache = IntCounterVec::new(
@@ -88,7 +93,10 @@ impl RoutingMetrics {
         )
         .unwrap();
         let tools = IntGaugeVec::new(
-            Opts::new("routing_tools", "Tools in the routing index, and how many have vectors"),
+            Opts::new(
+                "routing_tools",
+                "Tools in the routing index, and how many have vectors",
+            ),
             &["state"],
         )
         .unwrap();
@@ -241,8 +249,11 @@ impl ToolRouter {
                 }
                 present.insert(key);
             }
-            let removed: Vec<(String, String)> =
-                known.keys().filter(|k| !present.contains(*k)).cloned().collect();
+            let removed: Vec<(String, String)> = known
+                .keys()
+                .filter(|k| !present.contains(*k))
+                .cloned()
+                .collect();
             for k in &removed {
                 known.remove(k);
             }
@@ -261,8 +272,14 @@ impl ToolRouter {
             self.fill_vectors(embedder).await;
         }
         let st = self.status();
-        self.metrics.tools.with_label_values(&["indexed"]).set(st.tools as i64);
-        self.metrics.tools.with_label_values(&["embedded"]).set(st.embedded as i64);
+        self.metrics
+            .tools
+            .with_label_values(&["indexed"])
+            .set(st.tools as i64);
+        self.metrics
+            .tools
+            .with_label_values(&["embedded"])
+            .set(st.embedded as i64);
     }
 
     /// Vectors for tools without one: stored ones first (another replica or an earlier run made
@@ -407,9 +424,14 @@ impl ToolRouter {
             })
             .collect();
         let mode = if qv.is_some() { "semantic" } else { "lexical" };
-        self.metrics.searches.with_label_values(&[surface, mode]).inc();
+        self.metrics
+            .searches
+            .with_label_values(&[surface, mode])
+            .inc();
         self.metrics.results.observe(found.len() as f64);
-        self.metrics.seconds.observe(started.elapsed().as_secs_f64());
+        self.metrics
+            .seconds
+            .observe(started.elapsed().as_secs_f64());
         found
     }
 

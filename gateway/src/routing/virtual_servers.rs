@@ -141,7 +141,9 @@ impl VirtualServers {
                 Ok(v) => {
                     all.insert(rec.name, Arc::new(v));
                 }
-                Err(e) => tracing::warn!(virtual_server = %rec.name, error = %e, "stored virtual server is invalid; left out"),
+                Err(e) => {
+                    tracing::warn!(virtual_server = %rec.name, error = %e, "stored virtual server is invalid; left out")
+                }
             }
         }
         *self.all.write().unwrap() = all;
@@ -149,7 +151,10 @@ impl VirtualServers {
     }
 
     pub fn put(&self, v: VirtualServer) {
-        self.all.write().unwrap().insert(v.name.clone(), Arc::new(v));
+        self.all
+            .write()
+            .unwrap()
+            .insert(v.name.clone(), Arc::new(v));
     }
 
     pub fn remove(&self, name: &str) {

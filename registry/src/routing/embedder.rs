@@ -61,7 +61,8 @@ pub struct OnnxEmbedder {
 
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>, EmbedError> {
     let path = dir.join(name);
-    std::fs::read(&path).map_err(|e| EmbedError::Load(format!("cannot read {}: {e}", path.display())))
+    std::fs::read(&path)
+        .map_err(|e| EmbedError::Load(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Loads ONNX Runtime once per process (the library cannot be swapped once loaded).
@@ -165,7 +166,11 @@ impl QueryCache {
     /// A cached embedding (counted as a hit or a miss).
     pub fn get(&self, query: &str) -> Option<Arc<[f32]>> {
         let found = self.cache.lock().unwrap().get(query).cloned();
-        let counter = if found.is_some() { &self.hits } else { &self.misses };
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
         counter.fetch_add(1, Ordering::Relaxed);
         found
     }
@@ -175,7 +180,11 @@ impl QueryCache {
     }
 
     /// The query's embedding, from the cache or computed (outside the cache's lock) and kept.
-    pub fn get_or_embed(&self, embedder: &dyn Embed, query: &str) -> Result<Arc<[f32]>, EmbedError> {
+    pub fn get_or_embed(
+        &self,
+        embedder: &dyn Embed,
+        query: &str,
+    ) -> Result<Arc<[f32]>, EmbedError> {
         if let Some(v) = self.cache.lock().unwrap().get(query) {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(v.clone());
@@ -186,10 +195,7 @@ impl QueryCache {
             .pop()
             .ok_or_else(|| EmbedError::Run("no embedding returned".into()))?
             .into();
-        self.cache
-            .lock()
-            .unwrap()
-            .put(query.to_string(), v.clone());
+        self.cache.lock().unwrap().put(query.to_string(), v.clone());
         Ok(v)
     }
 }
@@ -236,6 +242,10 @@ mod tests {
         })
         .err()
         .unwrap();
-        assert!(err.to_string().contains("/nonexistent/model/libonnxruntime.so"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("/nonexistent/model/libonnxruntime.so"),
+            "{err}"
+        );
     }
 }

@@ -54,7 +54,11 @@ impl Summary {
     pub fn of(results: &[(Vec<String>, Vec<String>)]) -> Self {
         let n = results.len().max(1) as f64;
         let mean = |f: &dyn Fn(&[String], &[String]) -> f64| {
-            results.iter().map(|(rel, ranked)| f(rel, ranked)).sum::<f64>() / n
+            results
+                .iter()
+                .map(|(rel, ranked)| f(rel, ranked))
+                .sum::<f64>()
+                / n
         };
         Summary {
             queries: results.len(),

@@ -274,7 +274,11 @@ impl ToolIndex {
         hits.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
-                .then(a.semantic_rank.unwrap_or(usize::MAX).cmp(&b.semantic_rank.unwrap_or(usize::MAX)))
+                .then(
+                    a.semantic_rank
+                        .unwrap_or(usize::MAX)
+                        .cmp(&b.semantic_rank.unwrap_or(usize::MAX)),
+                )
                 .then_with(|| (&a.upstream, &a.name).cmp(&(&b.upstream, &b.name)))
         });
         hits.truncate(k);
@@ -332,7 +336,14 @@ mod tests {
         assert_eq!(hits[0].semantic_rank, Some(1));
         assert_eq!(hits[0].lexical_rank, Some(1));
         let no_fetch = |d: &ToolDoc| d.name != "read_file";
-        let hits = ix.search("read a file", Some(&axis(1)), 3, Method::Hybrid, &f, &no_fetch);
+        let hits = ix.search(
+            "read a file",
+            Some(&axis(1)),
+            3,
+            Method::Hybrid,
+            &f,
+            &no_fetch,
+        );
         assert!(hits.iter().all(|h| h.name != "read_file"));
         let sem = ix.search("zzz", Some(&axis(2)), 1, Method::Semantic, &f, &all);
         assert_eq!(sem[0].name, "fetch");
@@ -350,8 +361,13 @@ mod tests {
         assert_eq!(ix.missing_vectors().len(), 1);
         let all = |_: &ToolDoc| true;
         let f = Fusion::default();
-        assert_eq!(ix.search("markdown", None, 1, Method::Lexical, &f, &all)[0].name, "fetch");
-        assert!(ix.search("internet", None, 1, Method::Lexical, &f, &all).is_empty());
+        assert_eq!(
+            ix.search("markdown", None, 1, Method::Lexical, &f, &all)[0].name,
+            "fetch"
+        );
+        assert!(ix
+            .search("internet", None, 1, Method::Lexical, &f, &all)
+            .is_empty());
         assert!(ix.remove("s", "fetch"));
         assert_eq!(ix.len(), 2);
     }

@@ -55,14 +55,13 @@ pub fn tool_text(upstream: &str, definition: &Value, detail: Detail) -> String {
     if !description.is_empty() {
         match detail {
             Detail::Full => sentence(&mut text, &description),
-            Detail::Gist => sentence(
-                &mut text,
-                &description
+            Detail::Gist => {
+                let gist: String = description
                     .split_inclusive(". ")
                     .take(GIST_SENTENCES)
-                    .collect::<String>()
-                    .trim_end(),
-            ),
+                    .collect();
+                sentence(&mut text, gist.trim_end())
+            }
         }
     }
     if let Some(props) = definition

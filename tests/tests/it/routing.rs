@@ -114,9 +114,15 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         .map(|t| t.as_str().unwrap())
         .collect();
     assert_eq!(&tools[..2], ["search_tools", "call_tool"], "{tools:?}");
-    assert!(tools.contains(&"time__get_current_time"), "mode all lists everything");
+    assert!(
+        tools.contains(&"time__get_current_time"),
+        "mode all lists everything"
+    );
     let found: Value = serde_json::from_str(out["results"][0].as_str().unwrap()).unwrap();
-    assert_eq!(found["tools"][0]["name"], "time__get_current_time", "{found}");
+    assert_eq!(
+        found["tools"][0]["name"], "time__get_current_time",
+        "{found}"
+    );
     assert!(found["tools"][0]["inputSchema"]["properties"]["timezone"].is_object());
     assert!(found["tools"].as_array().unwrap().len() <= 3);
     assert!(
@@ -145,7 +151,8 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         metrics.contains("mcp_gateway_routing_followups_total{result=\"hit\"} 1"),
         "{metrics}"
     );
-    assert!(metrics.contains("mcp_gateway_routing_searches_total{mode=\"semantic\",surface=\"meta\"} 2"));
+    assert!(metrics
+        .contains("mcp_gateway_routing_searches_total{mode=\"semantic\",surface=\"meta\"} 2"));
     let pairs = reqwest::get(format!("{}/admin/v1/routing/pairs", gw.base))
         .await
         .unwrap()
@@ -154,11 +161,16 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         .unwrap();
     let pair: Value = serde_json::from_str(pairs.lines().next().unwrap()).unwrap();
     assert_eq!(pair["query"], "what time is it in Tokyo right now");
-    assert_eq!(pair["relevant"][0], json!({"server": "time", "name": "get_current_time"}));
+    assert_eq!(
+        pair["relevant"][0],
+        json!({"server": "time", "name": "get_current_time"})
+    );
     assert_eq!(pair["found"], true);
     let mut audit = Value::Null;
     for _ in 0..50 {
-        audit = gw.get_json("/admin/v1/audit?target=time__get_current_time").await;
+        audit = gw
+            .get_json("/admin/v1/audit?target=time__get_current_time")
+            .await;
         if audit.as_array().is_some_and(|a| !a.is_empty()) {
             break;
         }
@@ -177,24 +189,58 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         .text()
         .await
         .unwrap();
-    assert!(metrics.contains("mcp_gateway_routing_query_cache_total{result=\"hit\"} 1"), "{metrics}");
+    assert!(
+        metrics.contains("mcp_gateway_routing_query_cache_total{result=\"hit\"} 1"),
+        "{metrics}"
+    );
 
     // POST /v1/route: ranked tools; filters narrow before ranking.
     let route = |body: Value| {
         let url = format!("{}/v1/route", gw.base);
         async move {
-            let r = reqwest::Client::new().post(url).json(&body).send().await.unwrap();
+            let r = reqwest::Client::new()
+                .post(url)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
             (r.status().as_u16(), r.json::<Value>().await.unwrap())
         }
     };
     let (s, r) = route(json!({"query": "remember a new fact about a person", "k": 5})).await;
     assert_eq!(s, 200, "{r}");
-    let ranked: Vec<&str> = r["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert!(ranked.iter().any(|n| n.starts_with("memory__")), "{ranked:?}");
-    let scores: Vec<f64> = r["tools"].as_array().unwrap().iter().map(|t| t["score"].as_f64().unwrap()).collect();
-    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "ranked by score: {scores:?}");
-    let (_, r) = route(json!({"query": "what time is it", "k": 5, "filters": {"upstreams": ["everything"]}})).await;
-    assert!(r["tools"].as_array().unwrap().iter().all(|t| t["upstream"] == "everything"), "{r}");
+    let ranked: Vec<&str> = r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        ranked.iter().any(|n| n.starts_with("memory__")),
+        "{ranked:?}"
+    );
+    let scores: Vec<f64> = r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["score"].as_f64().unwrap())
+        .collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "ranked by score: {scores:?}"
+    );
+    let (_, r) = route(
+        json!({"query": "what time is it", "k": 5, "filters": {"upstreams": ["everything"]}}),
+    )
+    .await;
+    assert!(
+        r["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["upstream"] == "everything"),
+        "{r}"
+    );
     let (s, _) = route(json!({"query": "", "k": 5})).await;
     assert_eq!(s, 400);
     let (s, _) = route(json!({"query": "x", "k": 5000})).await;
@@ -225,15 +271,32 @@ async fn virtual_servers_list_by_mode_and_auto_sessions_grow_after_a_search() {
     )
     .await;
     assert_eq!(s, 201);
-    let (s, _) = admin(&gw, reqwest::Method::POST, "/admin/v1/virtual-servers", json!({"name": "ops"})).await;
+    let (s, _) = admin(
+        &gw,
+        reqwest::Method::POST,
+        "/admin/v1/virtual-servers",
+        json!({"name": "ops"}),
+    )
+    .await;
     assert_eq!(s, 409, "names are unique");
-    let (s, _) = admin(&gw, reqwest::Method::POST, "/admin/v1/virtual-servers", json!({"name": "a b"})).await;
+    let (s, _) = admin(
+        &gw,
+        reqwest::Method::POST,
+        "/admin/v1/virtual-servers",
+        json!({"name": "a b"}),
+    )
+    .await;
     assert_eq!(s, 400);
 
     let url = format!("{}/mcp/v/ops", gw.base);
     let mut c = RawClient::initialize(&url, json!({})).await;
     let listed = |r: &Value| -> Vec<String> {
-        r["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect()
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
     };
     let before = listed(&c.request("tools/list", json!({})).await);
     assert_eq!(before, ["search_tools", "call_tool", "everything__echo"]);
@@ -241,47 +304,95 @@ async fn virtual_servers_list_by_mode_and_auto_sessions_grow_after_a_search() {
     let mut events = Box::pin(c.listen().await);
     let found = search(&mut c, "convert a time between two time zones", 3).await;
     assert_eq!(found[0], "time__convert_time", "{found:?}");
-    assert!(found.iter().all(|n| n.starts_with("time__") || n.starts_with("everything__")), "only the server's upstreams: {found:?}");
-    let note = tokio::time::timeout(Duration::from_secs(10), events.next()).await.expect("list_changed arrives").unwrap();
+    assert!(
+        found
+            .iter()
+            .all(|n| n.starts_with("time__") || n.starts_with("everything__")),
+        "only the server's upstreams: {found:?}"
+    );
+    let note = tokio::time::timeout(Duration::from_secs(10), events.next())
+        .await
+        .expect("list_changed arrives")
+        .unwrap();
     assert_eq!(note["method"], "notifications/tools/list_changed");
     let after = listed(&c.request("tools/list", json!({})).await);
-    assert!(after.contains(&"time__convert_time".to_string()), "{after:?}");
-    assert!(after.contains(&"everything__echo".to_string()), "pinned stays");
-    assert!(after.len() <= 2 + 1 + 4, "auto_k bounds the found tools: {after:?}");
+    assert!(
+        after.contains(&"time__convert_time".to_string()),
+        "{after:?}"
+    );
+    assert!(
+        after.contains(&"everything__echo".to_string()),
+        "pinned stays"
+    );
+    assert!(
+        after.len() <= 2 + 1 + 4,
+        "auto_k bounds the found tools: {after:?}"
+    );
 
     // A tool outside the server is unknown here, also through call_tool; one inside is called
     // by its name without being listed.
     let r = c
         .request("tools/call", json!({"name": "call_tool", "arguments": {"name": "memory__read_graph", "arguments": {}}}))
         .await;
-    assert!(r["error"]["message"].as_str().unwrap().contains("unknown tool"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown tool"),
+        "{r}"
+    );
     let r = c
-        .request("tools/call", json!({"name": "everything__get-sum", "arguments": {"a": 2, "b": 3}}))
+        .request(
+            "tools/call",
+            json!({"name": "everything__get-sum", "arguments": {"a": 2, "b": 3}}),
+        )
         .await;
-    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains('5'), "{r}");
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains('5'),
+        "{r}"
+    );
 
     // The session belongs to its endpoint.
     let mut other = RawClient::new(&gw.mcp);
     other.session = c.session.clone();
-    let resp = other.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})).await;
+    let resp = other
+        .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
+        .await;
     assert_eq!(resp.status().as_u16(), 404);
 
     // `search` mode: the meta-tools only (nothing pinned); an unknown server is 404.
     let mut f = RawClient::initialize(&format!("{}/mcp/v/finder", gw.base), json!({})).await;
-    assert_eq!(listed(&f.request("tools/list", json!({})).await), ["search_tools", "call_tool"]);
+    assert_eq!(
+        listed(&f.request("tools/list", json!({})).await),
+        ["search_tools", "call_tool"]
+    );
     let resp = RawClient::new(&format!("{}/mcp/v/nope", gw.base))
         .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
         .await;
     assert_eq!(resp.status().as_u16(), 404);
 
     // Stored in the registry: a restart keeps them.
-    let (s, _) = admin(&gw, reqwest::Method::DELETE, "/admin/v1/virtual-servers/finder", Value::Null).await;
+    let (s, _) = admin(
+        &gw,
+        reqwest::Method::DELETE,
+        "/admin/v1/virtual-servers/finder",
+        Value::Null,
+    )
+    .await;
     assert_eq!(s, 204);
     let config_text = std::fs::read_to_string(gw.dir.join("gateway.toml")).unwrap();
     gw.stop().await;
     let gw = Gateway::start(&config_text).await;
     let list = gw.get_json("/admin/v1/virtual-servers").await;
-    let names: Vec<&str> = list.as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["ops"]);
     assert_eq!(list[0]["mode"], "auto");
 }
@@ -302,7 +413,10 @@ async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_re
             let mut last = Value::Null;
             for _ in 0..100 {
                 let r = c2
-                    .request("tools/call", json!({"name": "search_tools", "arguments": {"query": query, "k": 1}}))
+                    .request(
+                        "tools/call",
+                        json!({"name": "search_tools", "arguments": {"query": query, "k": 1}}),
+                    )
                     .await;
                 last = r["result"]["structuredContent"]["tools"][0].clone();
                 if last["name"] == "fx__forecast" && last["description"] == description {
@@ -315,7 +429,11 @@ async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_re
     };
     wait_for(&c, "will it rain tomorrow", "Tells tomorrow's weather").await;
     let money = "Converts an amount of money between currencies";
-    c.request("tools/call", json!({"name": "fx__add_tool", "arguments": {"name": "forecast", "description": money}})).await;
+    c.request(
+        "tools/call",
+        json!({"name": "fx__add_tool", "arguments": {"name": "forecast", "description": money}}),
+    )
+    .await;
     wait_for(&c, "how many euros is 20 dollars", money).await;
     // Words only the new description has find it lexically too.
     let r = reqwest::Client::new()
@@ -350,7 +468,11 @@ async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_re
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["fields"]["embedded"], 0, "{line}");
     let tools = gw.get_json("/admin/v1/catalog").await;
-    assert_eq!(v["fields"]["reused"], tools.as_array().unwrap().len(), "{line}");
+    assert_eq!(
+        v["fields"]["reused"],
+        tools.as_array().unwrap().len(),
+        "{line}"
+    );
 }
 
 #[tokio::test]
@@ -386,14 +508,21 @@ upstreams = ["time"]
     let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
     let found = search(&mut c, "add two numbers", 10).await;
     assert!(!found.is_empty());
-    assert!(found.iter().all(|n| n.starts_with("time__")), "only what the role allows: {found:?}");
+    assert!(
+        found.iter().all(|n| n.starts_with("time__")),
+        "only what the role allows: {found:?}"
+    );
     let r = reqwest::Client::new()
         .post(format!("{}/v1/route", gw.base))
         .json(&json!({"query": "store a memory", "k": 10}))
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status().as_u16(), 401, "the route endpoint needs a token too");
+    assert_eq!(
+        r.status().as_u16(),
+        401,
+        "the route endpoint needs a token too"
+    );
     let r: Value = reqwest::Client::new()
         .post(format!("{}/v1/route", gw.base))
         .bearer_auth(&token)
@@ -404,7 +533,14 @@ upstreams = ["time"]
         .json()
         .await
         .unwrap();
-    assert!(r["tools"].as_array().unwrap().iter().all(|t| t["upstream"] == "time"), "{r}");
+    assert!(
+        r["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["upstream"] == "time"),
+        "{r}"
+    );
 }
 
 #[tokio::test]
@@ -418,7 +554,13 @@ async fn without_the_model_search_is_lexical_and_says_so() {
     gw.wait_up(&UPSTREAMS).await;
     let status = wait_indexed(&gw, false).await;
     assert_eq!(status["mode"], "lexical");
-    assert!(status["reason"].as_str().unwrap().contains("/nonexistent/model"), "{status}");
+    assert!(
+        status["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/model"),
+        "{status}"
+    );
     assert!(gw.log().contains("DEGRADED"), "the log says so");
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
     let r = c

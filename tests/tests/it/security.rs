@@ -71,7 +71,11 @@ fn tool_names(body: &Value) -> Vec<String> {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(all[..2], ["search_tools", "call_tool"], "meta-tools first: {body}");
+    assert_eq!(
+        all[..2],
+        ["search_tools", "call_tool"],
+        "meta-tools first: {body}"
+    );
     all[2..].to_vec()
 }
 
