@@ -42,8 +42,9 @@ pub struct Exposed {
 pub struct CatalogView {
     lists: BTreeMap<EntryKind, Vec<Exposed>>,
     index: HashMap<(EntryKind, String), usize>,
-    /// (kind, upstream, the upstream's own key) → position in its list.
-    by_key: HashMap<(EntryKind, String, String), usize>,
+    /// kind → upstream → the upstream's own key → position in its list (nested so that a
+    /// lookup by `&str` allocates nothing: searches call it for every candidate).
+    by_key: BTreeMap<EntryKind, HashMap<String, HashMap<String, usize>>>,
 }
 
 fn is_valid_name(s: &str) -> bool {
@@ -122,7 +123,11 @@ impl CatalogView {
             let list = view.lists.entry(e.kind).or_default();
             view.index.insert((e.kind, exposed.clone()), list.len());
             view.by_key
-                .insert((e.kind, e.upstream.clone(), e.key.clone()), list.len());
+                .entry(e.kind)
+                .or_default()
+                .entry(e.upstream.clone())
+                .or_default()
+                .insert(e.key.clone(), list.len());
             list.push(Exposed { exposed, entry: e });
         }
         view
@@ -141,9 +146,7 @@ impl CatalogView {
 
     /// An upstream's entry by the upstream's own name (or URI).
     pub fn find(&self, kind: EntryKind, upstream: &str, key: &str) -> Option<&Exposed> {
-        let i = *self
-            .by_key
-            .get(&(kind, upstream.to_string(), key.to_string()))?;
+        let i = *self.by_key.get(&kind)?.get(upstream)?.get(key)?;
         self.lists.get(&kind)?.get(i)
     }
 
@@ -266,6 +269,10 @@ mod tests {
             (e.entry.upstream.as_str(), e.entry.key.as_str()),
             ("github", "create_issue")
         );
+        let found = v.find(EntryKind::Tool, "git", "create_issue").unwrap();
+        assert_eq!(found.exposed, "git__create_issue");
+        assert!(v.find(EntryKind::Prompt, "git", "create_issue").is_none());
+        assert!(v.find(EntryKind::Tool, "gitlab", "create_issue").is_none());
     }
 
     #[test]
