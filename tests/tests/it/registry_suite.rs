@@ -71,6 +71,67 @@ async fn exercise(reg: &dyn Registry) {
         Err(RegistryError::NotFound(_))
     ));
     reg.ping().await.unwrap();
+    routing(reg).await;
+}
+
+/// Stored embeddings (by model and text hash) and virtual servers.
+async fn routing(reg: &dyn Registry) {
+    let v1 = vec![0.5f32, -0.25, 1e-3];
+    reg.put_embeddings(
+        "m1",
+        &[
+            ("h1".into(), v1.clone()),
+            ("h2".into(), vec![1.0, 0.0, 0.0]),
+        ],
+    )
+    .await
+    .unwrap();
+    // A second writer of the same vector (another replica) is not an error; the first stays.
+    reg.put_embeddings("m1", &[("h1".into(), vec![9.0, 9.0, 9.0])])
+        .await
+        .unwrap();
+    let hashes: Vec<String> = (0..1200)
+        .map(|i| format!("x{i}"))
+        .chain(["h1".into()])
+        .collect();
+    let got = reg.embeddings("m1", &hashes).await.unwrap();
+    assert_eq!(
+        got.len(),
+        1,
+        "chunked lookups find the one stored among 1,201"
+    );
+    assert_eq!(got["h1"], v1);
+    assert!(
+        reg.embeddings("m2", &["h1".into()])
+            .await
+            .unwrap()
+            .is_empty(),
+        "per model"
+    );
+
+    let spec = json!({"mode": "auto", "upstreams": ["git*"]});
+    reg.put_virtual_server("dev", &spec, true).await.unwrap();
+    assert!(matches!(
+        reg.put_virtual_server("dev", &spec, true).await,
+        Err(RegistryError::AlreadyExists(_))
+    ));
+    assert!(matches!(
+        reg.put_virtual_server("nope", &spec, false).await,
+        Err(RegistryError::NotFound(_))
+    ));
+    let changed = json!({"mode": "search"});
+    let rec = reg
+        .put_virtual_server("dev", &changed, false)
+        .await
+        .unwrap();
+    assert_eq!(rec.spec, changed);
+    let all = reg.list_virtual_servers().await.unwrap();
+    assert_eq!((all.len(), &all[0].spec), (1, &changed));
+    reg.delete_virtual_server("dev").await.unwrap();
+    assert!(matches!(
+        reg.delete_virtual_server("dev").await,
+        Err(RegistryError::NotFound(_))
+    ));
 }
 
 #[tokio::test]
