@@ -101,7 +101,12 @@ fn bench(c: &mut Criterion) {
     let all = |_: &ToolDoc| true;
     let mut group = c.benchmark_group("routing");
     group.sample_size(20);
-    for n in [1_000, 10_000, 100_000] {
+    // ROUTING_BENCH_SIZES=10000 measures one size only.
+    let sizes: Vec<usize> = std::env::var("ROUTING_BENCH_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
+    for n in sizes {
         let mut ix = build(n, &mut rng);
         let queries: Vec<(String, Vec<f32>)> =
             (0..64).map(|_| (rng.words(5), rng.unit())).collect();

@@ -106,19 +106,21 @@ pub struct Hit {
 #[derive(Default)]
 pub struct ToolIndex {
     ids: HashMap<(String, String), u32>,
-    docs: HashMap<u32, ToolDoc>,
-    next: u32,
+    /// By id (ids are handed out in order and never reused: a slot lookup is what a filtered
+    /// graph walk does for every node it visits, so no hashing).
+    docs: Vec<Option<ToolDoc>>,
+    count: usize,
     lexical: Lexical,
     ann: Option<Ann>,
 }
 
 impl ToolIndex {
     pub fn len(&self) -> usize {
-        self.docs.len()
+        self.count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
+        self.count == 0
     }
 
     /// Tools with a vector.
@@ -126,14 +128,8 @@ impl ToolIndex {
         self.ann.as_ref().map_or(0, Ann::len)
     }
 
-    pub fn get(&self, upstream: &str, name: &str) -> Option<&ToolDoc> {
-        let id = self.ids.get(&(upstream.to_string(), name.to_string()))?;
-        self.docs.get(id)
-    }
-
-    /// Every tool: (upstream, name, text hash).
-    pub fn keys(&self) -> impl Iterator<Item = &ToolDoc> {
-        self.docs.values()
+    fn doc(&self, id: u32) -> Option<&ToolDoc> {
+        self.docs.get(id as usize).and_then(Option::as_ref)
     }
 
     /// Adds a tool or replaces its text; a changed text drops its old vector. Returns whether
@@ -141,7 +137,7 @@ impl ToolIndex {
     pub fn upsert(&mut self, doc: ToolDoc) -> bool {
         let key = (doc.upstream.clone(), doc.name.clone());
         if let Some(&id) = self.ids.get(&key) {
-            let old = &self.docs[&id];
+            let old = self.doc(id).expect("indexed id");
             if old.hash == doc.hash && old.text == doc.text {
                 return false;
             }
@@ -151,14 +147,14 @@ impl ToolIndex {
                 }
             }
             self.lexical.upsert(id, &doc.text);
-            self.docs.insert(id, doc);
+            self.docs[id as usize] = Some(doc);
             return true;
         }
-        let id = self.next;
-        self.next += 1;
+        let id = self.docs.len() as u32;
         self.lexical.upsert(id, &doc.text);
         self.ids.insert(key, id);
-        self.docs.insert(id, doc);
+        self.docs.push(Some(doc));
+        self.count += 1;
         true
     }
 
@@ -167,7 +163,7 @@ impl ToolIndex {
         let Some(&id) = self.ids.get(&(upstream.to_string(), name.to_string())) else {
             return;
         };
-        if self.docs[&id].hash != hash {
+        if self.doc(id).is_none_or(|d| d.hash != hash) {
             return;
         }
         let ann = self.ann.get_or_insert_with(|| Ann::new(vector.len()));
@@ -176,16 +172,12 @@ impl ToolIndex {
         }
     }
 
-    /// Drops every vector (the model changed: all tools are embedded anew).
-    pub fn clear_vectors(&mut self) {
-        self.ann = None;
-    }
-
     pub fn remove(&mut self, upstream: &str, name: &str) -> bool {
         let Some(id) = self.ids.remove(&(upstream.to_string(), name.to_string())) else {
             return false;
         };
-        self.docs.remove(&id);
+        self.docs[id as usize] = None;
+        self.count -= 1;
         self.lexical.remove(id);
         if let Some(ann) = &mut self.ann {
             ann.remove(id);
@@ -197,7 +189,9 @@ impl ToolIndex {
     pub fn missing_vectors(&self) -> Vec<ToolDoc> {
         self.docs
             .iter()
-            .filter(|(id, _)| !self.ann.as_ref().is_some_and(|a| a.contains(**id)))
+            .enumerate()
+            .filter_map(|(id, d)| Some((id as u32, d.as_ref()?)))
+            .filter(|(id, _)| !self.ann.as_ref().is_some_and(|a| a.contains(*id)))
             .map(|(_, d)| d.clone())
             .collect()
     }
@@ -216,7 +210,7 @@ impl ToolIndex {
         if k == 0 {
             return Vec::new();
         }
-        let allowed = |id: u32| self.docs.get(&id).is_some_and(allow);
+        let allowed = |id: u32| self.doc(id).is_some_and(allow);
         // Each ranking contributes more candidates than asked for, so that fusion can promote a
         // tool that only one of them ranks highly.
         let depth = match method {
@@ -248,7 +242,7 @@ impl ToolIndex {
             };
             let fused = contributions(list, weight, fusion, semantic);
             for (rank, (id, raw)) in list.iter().enumerate() {
-                let doc = &self.docs[id];
+                let doc = self.doc(*id).expect("indexed id");
                 let hit = scored.entry(*id).or_insert_with(|| Hit {
                     upstream: doc.upstream.clone(),
                     name: doc.name.clone(),
