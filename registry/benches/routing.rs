@@ -110,6 +110,20 @@ fn bench(c: &mut Criterion) {
         let mut ix = build(n, &mut rng);
         let queries: Vec<(String, Vec<f32>)> =
             (0..64).map(|_| (rng.words(5), rng.unit())).collect();
+        // How many of the exact top 10 the graph finds.
+        let mut found = 0;
+        for (text, v) in &queries {
+            let exact = ix.nearest_exact(v, 10);
+            found += ix
+                .search(text, Some(v), 10, Method::Semantic, &fusion, &all)
+                .iter()
+                .filter(|h| exact.contains(&(h.upstream.clone(), h.name.clone())))
+                .count();
+        }
+        eprintln!(
+            "routing index of {n} tools: graph recall@10 against an exact scan {:.3}",
+            found as f64 / (10 * queries.len()) as f64
+        );
         for method in [Method::Hybrid, Method::Semantic, Method::Lexical] {
             let mut q = 0;
             group.bench_with_input(

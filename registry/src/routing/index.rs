@@ -185,6 +185,17 @@ impl ToolIndex {
         true
     }
 
+    /// The `k` nearest tools by an exact scan (no graph): the reference for the graph's recall.
+    pub fn nearest_exact(&self, query_vector: &[f32], k: usize) -> Vec<(String, String)> {
+        let Some(ann) = &self.ann else {
+            return Vec::new();
+        };
+        ann.exact(query_vector, k, &|id| self.doc(id).is_some())
+            .into_iter()
+            .filter_map(|(id, _)| self.doc(id).map(|d| (d.upstream.clone(), d.name.clone())))
+            .collect()
+    }
+
     /// Tools that have no vector yet.
     pub fn missing_vectors(&self) -> Vec<ToolDoc> {
         self.docs
