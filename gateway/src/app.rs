@@ -10,13 +10,13 @@ use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use registry::{OpenOptions, Registry, SqlRegistry};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::audit::Auditor;
@@ -61,7 +61,9 @@ fn is_loopback_host(host: &str) -> bool {
         })
     };
     name.eq_ignore_ascii_case("localhost")
-        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        || name
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
 fn allowed(list: &[String], value: &str) -> bool {
@@ -84,6 +86,15 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
         if origin == "null" && !allowed(&state.config.allowed_origins, "null") {
             return forbidden("origin \"null\" is not allowed");
         }
+    }
+    // Two Host headers would let one be checked and the other be used by whatever reads next.
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({ "jsonrpc": "2.0", "id": null, "error": {
+                "code": -32600, "message": "more than one Host header" } })),
+        )
+            .into_response();
     }
     if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
         // Another replica relaying a retry addresses this one by its advertised URL.
@@ -112,7 +123,8 @@ async fn guard_admin(
     mut req: Request,
     next: Next,
 ) -> Response {
-    if !state.config.admin_remote && !peer.ip().is_loopback() {
+    // A dual-stack listener (`[::]`) sees IPv4 loopback peers as `::ffff:127.0.0.1`.
+    if !state.config.admin_remote && !peer.ip().to_canonical().is_loopback() {
         return forbidden("the admin API answers loopback clients only (server.admin_remote)");
     }
     if state.auth.required() {
@@ -250,6 +262,8 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(state.clone(), count_requests))
+        // A body that trickles in holds a connection and a task: it must arrive in time.
+        .layer(RequestBodyTimeoutLayer::new(state.config.body_read_timeout))
         // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
         // body that says why.
         .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
@@ -515,14 +529,17 @@ impl Application {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
         let state = self.state.clone();
-        let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
-        // Small SSE writes must not wait for the peer's delayed ACK (Nagle): +40 ms per call.
-        let listener = self.listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
+        let app = router(self.state);
         let (stopping, mut stopping_rx) = tokio::sync::watch::channel(false);
         let hub = state.hub.clone();
-        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let limits = crate::server::ConnectionLimits {
+            max_connections: crate::server::effective_cap(
+                state.config.max_connections,
+                crate::server::raise_fd_limit(),
+            ),
+            header_read_timeout: state.config.header_read_timeout,
+        };
+        let server = crate::server::serve(self.listener, app, limits, async move {
             shutdown.await;
             stopping.send_replace(true);
             // GET streams never end on their own; in-flight POSTs are left to finish.
@@ -533,7 +550,7 @@ impl Application {
         });
         let grace = state.config.shutdown_grace;
         tokio::select! {
-            r = server => r?,
+            _ = server => {},
             _ = async {
                 let _ = stopping_rx.wait_for(|s| *s).await;
                 tokio::time::sleep(grace).await;
@@ -558,6 +575,7 @@ mod tests {
             "127.0.0.1:1",
             "[::1]:80",
             "[::1]",
+            "[::ffff:127.0.0.1]:8080",
         ] {
             assert!(is_loopback_host(h), "{h}");
         }
@@ -566,6 +584,7 @@ mod tests {
             "evil.com:8080",
             "10.0.0.1",
             "localhost.evil.com",
+            "[::ffff:10.0.0.1]",
         ] {
             assert!(!is_loopback_host(h), "{h}");
         }

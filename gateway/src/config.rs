@@ -111,6 +111,11 @@ pub struct UpstreamSpec {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schema(value_type = Object)]
     pub env: BTreeMap<String, ValueSource>,
+    /// stdio: variables of the gateway's environment the child may see besides
+    /// [`INHERITED_ENV`] (names; a trailing `*` matches a prefix: `AWS_*`). Nothing else of the
+    /// gateway's environment reaches a child: other upstreams' secrets live there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inherit_env: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// http / sse: the endpoint URL.
@@ -153,8 +158,75 @@ pub struct UpstreamOAuth {
     pub resource: Option<String>,
 }
 
+/// What every stdio child gets of the gateway's environment: enough to find programs, a home,
+/// a locale, a time zone, a temporary folder, proxies and CA certificates.
+pub const INHERITED_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TZ",
+    "TMPDIR",
+    "TERM",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+];
+
+/// Whether an environment variable name is matched by a list of names and `PREFIX*` patterns.
+pub fn env_name_matches<S: AsRef<str>>(patterns: &[S], name: &str) -> bool {
+    patterns.iter().any(|p| {
+        let p = p.as_ref();
+        match p.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => p == name,
+        }
+    })
+}
+
 fn yes() -> bool {
     true
+}
+
+/// `text` with the user information of every URL in it (`https://user:pass@host`) replaced by
+/// `***`: upstream URLs are shown by the admin API, the audit log, health and logs.
+pub fn redact_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('@') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | ' ' | ')' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        match tail[..end].rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                out.push_str(&tail[at..end]);
+            }
+            None => out.push_str(&tail[..end]),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 /// Whether an env var or header name suggests its value is a credential.
@@ -201,6 +273,16 @@ impl UpstreamSpec {
                 if self.command.as_deref().unwrap_or("").is_empty() {
                     return Err(format!("upstream {:?}: stdio needs a `command`", self.name));
                 }
+                if let Some(bad) = self.inherit_env.iter().find(|n| {
+                    let n = n.strip_suffix('*').unwrap_or(n);
+                    n.is_empty() || n.starts_with(ENV_PREFIX) || n.contains(['=', '*'])
+                }) {
+                    return Err(format!(
+                        "upstream {:?}: inherit_env entry {bad:?} must be a variable name or \
+                         PREFIX* (not empty, not {ENV_PREFIX}...)",
+                        self.name
+                    ));
+                }
                 if self.url.is_some() || !self.headers.is_empty() {
                     return Err(format!(
                         "upstream {:?}: `url` and `headers` are for http/sse upstreams",
@@ -221,9 +303,14 @@ impl UpstreamSpec {
                         }
                     ));
                 }
-                if self.command.is_some() || !self.args.is_empty() || !self.env.is_empty() {
+                if self.command.is_some()
+                    || !self.args.is_empty()
+                    || !self.env.is_empty()
+                    || !self.inherit_env.is_empty()
+                {
                     return Err(format!(
-                        "upstream {:?}: `command`, `args` and `env` are for stdio upstreams",
+                        "upstream {:?}: `command`, `args`, `env` and `inherit_env` are for stdio \
+                         upstreams",
                         self.name
                     ));
                 }
@@ -424,6 +511,11 @@ struct RawServer {
     advertise_url: Option<String>,
     /// How long hosts may cache list results (2026-07-28 `ttlMs`).
     list_ttl_ms: Option<u64>,
+    max_connections: Option<usize>,
+    header_read_timeout_secs: Option<u64>,
+    body_read_timeout_secs: Option<u64>,
+    max_upstream_message_bytes: Option<usize>,
+    upstream_ping_secs: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -456,6 +548,18 @@ pub struct Config {
     pub advertise_url: Option<String>,
     /// `ttlMs` on list results of the 2026-07-28 revision.
     pub list_ttl_ms: u64,
+    /// Open client connections at most (lowered to fit the open-file limit).
+    pub max_connections: usize,
+    /// A request's headers must arrive within this; also how long a keep-alive connection may
+    /// sit idle between requests.
+    pub header_read_timeout: Duration,
+    /// A request's body must arrive within this.
+    pub body_read_timeout: Duration,
+    /// The largest message read from an upstream (an HTTP answer, an SSE event, a stdio line).
+    pub max_upstream_message_bytes: usize,
+    /// Upstreams no call touched for this long are pinged (hung or restarted ones are found);
+    /// `None`: never.
+    pub upstream_ping: Option<Duration>,
     pub database_url: Secret,
     pub database_max_connections: u32,
     pub upstreams: Vec<UpstreamSpec>,
@@ -508,7 +612,7 @@ impl Config {
     ) -> Result<Self, ConfigError> {
         let var = |k: &str| env.get(&format!("{ENV_PREFIX}{k}")).cloned();
         let listen = var("LISTEN")
-            .or(raw.server.listen)
+            .or(raw.server.listen.clone())
             .unwrap_or_else(|| "127.0.0.1:8080".into());
         let listen: SocketAddr = listen.parse().map_err(|_| {
             ConfigError::Invalid(format!(
@@ -550,10 +654,45 @@ impl Config {
                 .transpose()
         };
         let page = raw.server.list_page_size.unwrap_or(1000);
-        if page == 0 {
-            return Err(ConfigError::Invalid(
-                "server.list_page_size must be > 0".into(),
-            ));
+        // Zero would be a panic (an interval of 0), a server that accepts nothing or a limit that
+        // refuses everything: each is refused here with the setting's name.
+        let positive = |name: &str, v: Option<u64>| -> Result<(), ConfigError> {
+            match v {
+                Some(0) => Err(ConfigError::Invalid(format!("{name} must be > 0"))),
+                _ => Ok(()),
+            }
+        };
+        let s = &raw.server;
+        for (name, v) in [
+            ("server.list_page_size", s.list_page_size.map(|v| v as u64)),
+            ("server.max_body_bytes", s.max_body_bytes.map(|v| v as u64)),
+            ("server.request_timeout_secs", s.request_timeout_secs),
+            ("server.session_idle_secs", s.session_idle_secs),
+            (
+                "server.max_connections",
+                s.max_connections.map(|v| v as u64),
+            ),
+            (
+                "server.header_read_timeout_secs",
+                s.header_read_timeout_secs,
+            ),
+            ("server.body_read_timeout_secs", s.body_read_timeout_secs),
+            (
+                "server.max_upstream_message_bytes",
+                s.max_upstream_message_bytes.map(|v| v as u64),
+            ),
+            ("audit.queue", raw.audit.queue.map(|v| v as u64)),
+            ("audit.batch", raw.audit.batch.map(|v| v as u64)),
+            ("auth.jwks_ttl_secs", raw.auth.jwks_ttl_secs),
+            (
+                "database.max_connections",
+                raw.database.max_connections.map(u64::from),
+            ),
+        ] {
+            positive(name, v)?;
+        }
+        for k in ["MAX_BODY_BYTES", "REQUEST_TIMEOUT_SECS"] {
+            positive(&format!("{ENV_PREFIX}{k}"), parse_num(k)?)?;
         }
         let auth_mode = match var("AUTH_MODE").as_deref() {
             None => raw.auth.mode.unwrap_or_default(),
@@ -612,8 +751,8 @@ impl Config {
                 .map(|k| k.to_ascii_lowercase())
                 .collect(),
             max_argument_bytes: raw.audit.max_argument_bytes.unwrap_or(4096),
-            queue: raw.audit.queue.unwrap_or(65_536).max(1),
-            batch: raw.audit.batch.unwrap_or(500).max(1),
+            queue: raw.audit.queue.unwrap_or(65_536),
+            batch: raw.audit.batch.unwrap_or(500),
             shutdown_flush: Duration::from_secs(raw.audit.shutdown_flush_secs.unwrap_or(30)),
         };
         let routing = crate::routing::config::RoutingConfig::from_raw(raw.routing, &var)
@@ -659,6 +798,20 @@ impl Config {
                 .map(|u| u.trim_end_matches('/').to_string())
                 .filter(|u| !u.is_empty()),
             list_ttl_ms: raw.server.list_ttl_ms.unwrap_or(60_000),
+            max_connections: raw.server.max_connections.unwrap_or(10_000),
+            header_read_timeout: Duration::from_secs(
+                raw.server.header_read_timeout_secs.unwrap_or(10),
+            ),
+            body_read_timeout: Duration::from_secs(raw.server.body_read_timeout_secs.unwrap_or(30)),
+            max_upstream_message_bytes: raw
+                .server
+                .max_upstream_message_bytes
+                .unwrap_or(16 * 1024 * 1024),
+            // 0 switches the ping off.
+            upstream_ping: match raw.server.upstream_ping_secs.unwrap_or(30) {
+                0 => None,
+                n => Some(Duration::from_secs(n)),
+            },
             database_url: Secret::new(database_url),
             database_max_connections: raw.database.max_connections.unwrap_or(10),
             upstreams,
@@ -714,6 +867,21 @@ mod tests {
             HashMap::new(),
         )
         .unwrap();
+    }
+
+    #[test]
+    fn url_credentials_are_redacted() {
+        assert_eq!(
+            redact_userinfo(
+                "error for url (http://ada:hunter2@up.example:8/mcp) and https://x/y@z"
+            ),
+            "error for url (http://***@up.example:8/mcp) and https://x/y@z"
+        );
+        assert_eq!(
+            redact_userinfo("{\"url\":\"https://u@h\"}"),
+            "{\"url\":\"https://***@h\"}"
+        );
+        assert_eq!(redact_userinfo("plain"), "plain");
     }
 
     #[test]

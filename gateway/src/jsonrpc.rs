@@ -62,6 +62,11 @@ pub fn params(msg: &Value) -> Option<&Map<String, Value>> {
     msg.get("params").and_then(Value::as_object)
 }
 
+/// MCP's params are always an object (JSON-RPC's by-position arrays are not used).
+pub fn params_not_object() -> RpcError {
+    RpcError::invalid_params("params must be an object")
+}
+
 pub fn request(id: Value, method: &str, params: Option<Value>) -> Value {
     let mut m = json!({ "jsonrpc": "2.0", "id": id, "method": method });
     if let Some(p) = params {

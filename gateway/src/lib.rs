@@ -10,6 +10,7 @@
 //! | [`mcp_servers`] | import of `{"mcpServers": ...}` files |
 //! | [`jsonrpc`] | JSON-RPC on raw JSON values |
 //! | [`metrics`] | Prometheus metrics |
+//! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
 
 pub mod admin;
 pub mod app;
@@ -21,6 +22,7 @@ pub mod mcp;
 pub mod mcp_servers;
 pub mod metrics;
 pub mod routing;
+pub mod server;
 pub mod upstream;
 
 pub use app::{AppState, Application};

@@ -90,6 +90,7 @@ pub fn parse(text: &str) -> Result<Vec<UpstreamSpec>, String> {
                     (k, src)
                 })
                 .collect(),
+            inherit_env: Vec::new(),
             cwd: s.cwd,
             url: s.url,
             headers: s

@@ -6,7 +6,9 @@
 // Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
 // Access tokens are RS256 JWTs (`at+jwt`) whose `aud` is the `resource` parameter (RFC 8707).
 // `POST /test/rotate` replaces the signing key by a new one (the old one leaves the JWKS) and
-// answers with the new `kid`.
+// answers with the new `kid`. `POST /test/sign {"header": {...}, "payload": {...}}` signs any
+// header and claims with the current key (RS256; `kid` and `alg` are set) and answers the compact
+// JWT: for tokens the provider itself would never issue (e.g. a `crit` header).
 import http from 'node:http';
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -63,11 +65,27 @@ function build(issuer, key) {
 
 let handler = null;
 let currentKid = null;
+let currentKey = null;
+const b64 = (v) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const server = http.createServer((req, res) => {
+  if (req.method === 'POST' && req.url === '/test/sign') {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const { header, payload } = JSON.parse(body);
+      const input = `${b64({ ...header, alg: 'RS256', kid: currentKid })}.${b64(payload)}`;
+      const key = crypto.createPrivateKey({ key: currentKey, format: 'jwk' });
+      const sig = crypto.sign('sha256', Buffer.from(input), key).toString('base64url');
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ token: `${input}.${sig}` }));
+    });
+    return;
+  }
   if (req.method === 'POST' && req.url === '/test/rotate') {
     const key = newKey();
     handler = build(issuer, key).callback();
     currentKid = key.kid;
+    currentKey = key;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ kid: currentKid }));
     return;
@@ -79,6 +97,7 @@ server.listen(0, '127.0.0.1', () => {
   issuer = `http://127.0.0.1:${server.address().port}`;
   const key = newKey();
   currentKid = key.kid;
+  currentKey = key;
   handler = build(issuer, key).callback();
   console.log(`issuer ${issuer}`);
 });

@@ -609,6 +609,21 @@ impl Idp {
             .to_string()
     }
 
+    /// A JWT with any `header` and `payload`, signed with the provider's current key (RS256):
+    /// for tokens the provider would never issue.
+    pub async fn sign(&self, header: Value, payload: Value) -> String {
+        let resp: Value = reqwest::Client::new()
+            .post(format!("{}/test/sign", self.issuer))
+            .json(&serde_json::json!({"header": header, "payload": payload}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        resp["token"].as_str().expect("a signed token").to_string()
+    }
+
     /// Replaces the signing key; the old one leaves the JWKS.
     pub async fn rotate(&self) {
         let r = reqwest::Client::new()

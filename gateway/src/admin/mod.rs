@@ -214,10 +214,22 @@ pub(crate) async fn audited<T>(
             outcome: outcome.into(),
             error_class: class.map(str::to_string),
             latency_ms: started.elapsed().as_millis() as i64,
-            arguments: state.dispatcher.audit.arguments(args),
+            arguments: state
+                .dispatcher
+                .audit
+                .arguments(args.map(redact_urls).as_ref()),
         })
         .await;
     out
+}
+
+/// Arguments with the credentials of any URL in them redacted.
+fn redact_urls(args: &Value) -> Value {
+    let text = args.to_string();
+    match crate::config::redact_userinfo(&text) {
+        std::borrow::Cow::Borrowed(_) => args.clone(),
+        std::borrow::Cow::Owned(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+    }
 }
 
 fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
@@ -228,7 +240,11 @@ fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
 }
 
 fn view_of(state: &AppState, rec: registry::UpstreamRecord) -> Result<UpstreamView, AdminError> {
-    let spec: UpstreamSpec = serde_json::from_value(rec.spec).map_err(|_| AdminError::Internal)?;
+    let mut spec: UpstreamSpec =
+        serde_json::from_value(rec.spec).map_err(|_| AdminError::Internal)?;
+    spec.url = spec
+        .url
+        .map(|u| crate::config::redact_userinfo(&u).into_owned());
     let health = state
         .hub
         .upstreams

@@ -156,6 +156,14 @@ impl Verifier {
     ) -> Result<(Map<String, Value>, &IssuerConfig), TokenError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| invalid(format!("not a usable JWT: {e}")))?;
+        // RFC 7515 §4.1.11: extensions named critical must be understood; the gateway
+        // understands none, so a token that names any is refused.
+        if let Some(crit) = &header.crit {
+            return Err(invalid(format!(
+                "the token names critical header extensions this gateway does not understand: {}",
+                crit.join(", ")
+            )));
+        }
         let iss = unverified_issuer(token).ok_or_else(|| invalid("the token has no issuer"))?;
         let issuer = self
             .issuers

@@ -54,6 +54,12 @@ fn metadata_url(resource: &str) -> String {
     }
 }
 
+/// `https://host:port` of a URL.
+fn origin_of(url: &str) -> &str {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    url[start..].find('/').map_or(url, |i| &url[..start + i])
+}
+
 fn quote(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "'")
 }
@@ -174,7 +180,15 @@ impl AuthError {
 
 /// Protected Resource Metadata (RFC 9728): which authorization servers issue tokens for the
 /// gateway, and which scopes it knows.
-pub async fn resource_metadata(State(state): State<AppState>, headers: HeaderMap) -> Response {
+///
+/// RFC 9728 §3.3: the `resource` a document names is the one its URL was made from, so the root
+/// document (`/.well-known/oauth-protected-resource`) names the origin and the one under `/mcp`
+/// names `…/mcp`, the resource whose tokens the gateway accepts (and which its 401s point to).
+pub async fn resource_metadata(
+    State(state): State<AppState>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> Response {
     if !state.auth.required() {
         return (
             StatusCode::NOT_FOUND,
@@ -184,7 +198,11 @@ pub async fn resource_metadata(State(state): State<AppState>, headers: HeaderMap
     }
     let a = &state.config.auth;
     Json(json!({
-        "resource": resource_url(&state, &headers),
+        "resource": if uri.path() == METADATA_PATH {
+            origin_of(&resource_url(&state, &headers)).to_string()
+        } else {
+            resource_url(&state, &headers)
+        },
         "authorization_servers": a.issuers.iter().map(|i| i.issuer.clone()).collect::<Vec<_>>(),
         "scopes_supported": a.required_scopes,
         "bearer_methods_supported": ["header"],
@@ -206,6 +224,19 @@ mod tests {
         assert_eq!(
             metadata_url("https://gw.example.com"),
             "https://gw.example.com/.well-known/oauth-protected-resource"
+        );
+    }
+
+    #[test]
+    fn origins() {
+        assert_eq!(
+            origin_of("https://gw.example.com/mcp"),
+            "https://gw.example.com"
+        );
+        assert_eq!(origin_of("http://127.0.0.1:8/a/b"), "http://127.0.0.1:8");
+        assert_eq!(
+            origin_of("https://gw.example.com"),
+            "https://gw.example.com"
         );
     }
 

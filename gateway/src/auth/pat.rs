@@ -1,18 +1,22 @@
 //! Personal access tokens: `mcpgw_<id>_<secret>`. The id is public (it names the token in lists
 //! and logs); only the sha256 of the whole token is stored. Every use is checked against the
 //! registry, so a revocation on any replica takes effect on every replica at once; when the
-//! database is unreachable, a token verified in the last few minutes is still accepted.
+//! database is unreachable, a token verified in the last few minutes is decided from memory at
+//! once (only tokens never seen wait for the database).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use registry::{now_ms, Registry, TokenRecord};
 use sha2::{Digest, Sha256};
 
 pub const PREFIX: &str = "mcpgw_";
-/// How long a verified token is trusted while the database is unreachable.
-const OUTAGE_GRACE: Duration = Duration::from_secs(300);
+/// How long a verified token is trusted while the database is unreachable: the bound on how
+/// stale a verdict can be during an outage (a revocation on another replica cannot arrive then).
+pub const OUTAGE_GRACE: Duration = Duration::from_secs(300);
+/// During an outage, the database is asked again at most this often (in the background).
+const PROBE_EVERY: Duration = Duration::from_secs(1);
 /// `last_used_at` is written at most this often per token.
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
 
@@ -62,38 +66,102 @@ pub enum Refusal {
 #[derive(Default)]
 pub struct TokenChecker {
     /// Recently verified tokens, for database outages: id → (record, when verified).
-    recent: Mutex<HashMap<String, (TokenRecord, Instant)>>,
+    recent: Arc<Mutex<HashMap<String, (TokenRecord, Instant)>>>,
     touched: Mutex<HashMap<String, Instant>>,
+    /// Since when the database has been failing (until a read succeeds again).
+    outage: Arc<Mutex<Option<Instant>>>,
+    last_probe: Mutex<Option<Instant>>,
 }
 
 impl TokenChecker {
     pub async fn check(
         &self,
-        registry: &std::sync::Arc<dyn Registry>,
+        registry: &Arc<dyn Registry>,
         token: &str,
     ) -> Result<TokenRecord, Refusal> {
         let id = id_of(token).ok_or(Refusal::Unknown)?;
+        // While the database is known to be down, a token verified a moment ago is decided from
+        // memory at once: asking would make every request wait for the pool's timeout.
+        if self.outage.lock().unwrap().is_some() {
+            if let Some(rec) = self.remembered(id) {
+                self.probe(registry, id);
+                return self.judge(registry, rec, token, id, false);
+            }
+        }
         let rec = match registry.get_token(id).await {
-            Ok(Some(rec)) => rec,
-            Ok(None) => return Err(Refusal::Unknown),
+            Ok(Some(rec)) => {
+                self.outage.lock().unwrap().take();
+                rec
+            }
+            Ok(None) => {
+                self.outage.lock().unwrap().take();
+                return Err(Refusal::Unknown);
+            }
             Err(e) if e.is_transient() => {
-                let recent = self.recent.lock().unwrap();
-                match recent.get(id) {
-                    Some((rec, at)) if at.elapsed() < OUTAGE_GRACE => {
-                        tracing::warn!(
-                            token = id,
-                            "database unavailable: token accepted from the last check"
-                        );
-                        rec.clone()
-                    }
-                    _ => return Err(Refusal::Unavailable),
-                }
+                self.outage.lock().unwrap().get_or_insert_with(Instant::now);
+                let Some(rec) = self.remembered(id) else {
+                    return Err(Refusal::Unavailable);
+                };
+                tracing::warn!(
+                    token = id,
+                    "database unavailable: token accepted from the last check"
+                );
+                return self.judge(registry, rec, token, id, false);
             }
             Err(e) => {
                 tracing::error!(error = %e, "cannot read a token");
                 return Err(Refusal::Unavailable);
             }
         };
+        self.judge(registry, rec, token, id, true)
+    }
+
+    /// A token verified within [`OUTAGE_GRACE`].
+    fn remembered(&self, id: &str) -> Option<TokenRecord> {
+        match self.recent.lock().unwrap().get(id) {
+            Some((rec, at)) if at.elapsed() < OUTAGE_GRACE => Some(rec.clone()),
+            _ => None,
+        }
+    }
+
+    /// During an outage, asks the database again in the background (one probe at most every
+    /// [`PROBE_EVERY`]): an answer ends the outage, and a revocation made while notifications
+    /// could not arrive is learnt.
+    fn probe(&self, registry: &Arc<dyn Registry>, id: &str) {
+        {
+            let mut last = self.last_probe.lock().unwrap();
+            if last.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        let registry = registry.clone();
+        let id = id.to_string();
+        let outage = self.outage.clone();
+        let recent = self.recent.clone();
+        tokio::spawn(async move {
+            match registry.get_token(&id).await {
+                Ok(rec) => {
+                    outage.lock().unwrap().take();
+                    tracing::info!("database reachable again: tokens are checked against it");
+                    if rec.is_none_or(|r| r.revoked_at.is_some()) {
+                        recent.lock().unwrap().remove(&id);
+                    }
+                }
+                Err(e) => tracing::debug!(error = %e, "database still unavailable"),
+            }
+        });
+    }
+
+    /// The verdict on a record: `fresh` when it was just read from the database.
+    fn judge(
+        &self,
+        registry: &Arc<dyn Registry>,
+        rec: TokenRecord,
+        token: &str,
+        id: &str,
+        fresh: bool,
+    ) -> Result<TokenRecord, Refusal> {
         if !same(&rec.token_hash, &hash(token)) {
             return Err(Refusal::Unknown);
         }
@@ -104,6 +172,9 @@ impl TokenChecker {
         let now = now_ms();
         if rec.expires_at.is_some_and(|e| e <= now) {
             return Err(Refusal::Expired);
+        }
+        if !fresh {
+            return Ok(rec);
         }
         self.recent
             .lock()

@@ -22,6 +22,18 @@ use crate::upstream::{CallCtx, CallError, Connection, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
 
+/// The syslog severities MCP's `logging/setLevel` takes (RFC 5424).
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 pub struct Dispatcher {
     pub hub: Arc<Hub>,
     pub page_size: usize,
@@ -148,14 +160,59 @@ impl Dispatcher {
         } else {
             params
         };
+        // A resource is checked, forwarded and audited under its normalised URI.
+        let normalised;
+        let mut refused = None;
+        let params = match params.and_then(|p| p.get("uri")).and_then(Value::as_str) {
+            Some(uri) if method.starts_with("resources/") => match self.checked_uri(uri) {
+                Ok(n) if n == uri => params,
+                Ok(n) => {
+                    let mut p = params.cloned().unwrap_or_default();
+                    p.insert("uri".into(), Value::from(n));
+                    normalised = p;
+                    Some(&normalised)
+                }
+                Err(e) => {
+                    refused = Some(e);
+                    params
+                }
+            },
+            _ => params,
+        };
         if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+            if let Some(e) = refused {
+                return Err(e);
+            }
             return self.route(session, id, method, params, &mut routed).await;
         }
         let started = std::time::Instant::now();
-        let out = self.route(session, id, method, params, &mut routed).await;
+        let out = match refused {
+            Some(e) => Err(e),
+            None => self.route(session, id, method, params, &mut routed).await,
+        };
         self.record(session, method, params, routed, &out, started)
             .await;
         out
+    }
+
+    /// A URI as the catalog knows it, or else normalised (see [`super::uri`]).
+    fn checked_uri(&self, uri: &str) -> Result<String, RpcError> {
+        if self
+            .hub
+            .upstreams
+            .view()
+            .resolve(EntryKind::Resource, uri)
+            .is_some()
+        {
+            return Ok(uri.to_string());
+        }
+        super::uri::normalize(uri).map_err(|_| {
+            RpcError::invalid_params(format!(
+                "resource uri {uri:?} has an encoded or backslash separator or a dot segment \
+                 that cannot be resolved"
+            ))
+            .with_data(json!({ "uri": uri }))
+        })
     }
 
     async fn record(
@@ -231,6 +288,13 @@ impl Dispatcher {
                     .and_then(|p| p.get("level"))
                     .and_then(Value::as_str)
                     .ok_or_else(|| RpcError::invalid_params("level is required"))?;
+                if !LOG_LEVELS.contains(&level) {
+                    return Err(RpcError::invalid_params(format!(
+                        "level must be one of {}",
+                        LOG_LEVELS.join(", ")
+                    ))
+                    .with_data(json!({ "level": level })));
+                }
                 *session.log_level.lock().unwrap() = Some(level.to_string());
                 for conn in self.hub.upstreams.session_connections(&session.id) {
                     // 2026-07-28 upstreams get the level with each request instead.
@@ -341,7 +405,11 @@ impl Dispatcher {
                         (e.entry.upstream.clone(), nr)
                     }
                     Some("ref/resource") => {
-                        let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
+                        let raw = r.get("uri").and_then(Value::as_str).unwrap_or_default();
+                        let uri = &match view.resolve(EntryKind::ResourceTemplate, raw) {
+                            Some(_) => raw.to_string(),
+                            None => self.checked_uri(raw)?,
+                        };
                         let found = view
                             .resolve(EntryKind::ResourceTemplate, uri)
                             .map(|e| (e.entry.upstream.clone(), e.entry.key.clone()))

@@ -9,6 +9,7 @@
 //! | [`hub`] | all sessions; routing of upstream-initiated messages to them |
 //! | [`modern`] | the 2026-07-28 revision: stateless requests, discover, listen, the input bridge |
 //! | [`request_state`] | the gateway's signed `requestState` |
+//! | [`uri`] | resource URIs normalised before they are checked, forwarded and audited |
 
 pub mod dispatch;
 pub mod hub;
@@ -17,3 +18,4 @@ pub mod request_state;
 pub mod session;
 pub mod session_id;
 pub mod transport;
+pub mod uri;

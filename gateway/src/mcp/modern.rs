@@ -204,6 +204,9 @@ pub async fn post(
         );
     }
     let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
+    if !params.is_object() {
+        return refuse(&state, &method, id, jsonrpc::params_not_object());
+    }
     if let Err(e) = check_envelope(&headers, &method, &params) {
         return refuse(&state, &method, id, e);
     }

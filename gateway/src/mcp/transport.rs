@@ -282,6 +282,17 @@ fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
 async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) -> Response {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
+    if msg.get("params").is_some_and(|p| !p.is_object()) {
+        let out = Err(jsonrpc::params_not_object());
+        log_call(
+            &state.dispatcher.metrics,
+            &session,
+            &method,
+            &out,
+            std::time::Instant::now(),
+        );
+        return Json(reply(id, out)).into_response();
+    }
     // Calls may bring progress, logs or requests for the host along: those answer with a stream.
     let streams = sse
         && matches!(

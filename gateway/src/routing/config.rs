@@ -72,6 +72,9 @@ impl RoutingConfig {
         if default_k == 0 || max_k < default_k {
             return Err("routing: default_k must be > 0 and max_k >= default_k".into());
         }
+        if raw.threads == Some(0) || raw.auto_k == Some(0) {
+            return Err("routing: threads and auto_k must be > 0".into());
+        }
         let f = raw.fusion;
         if f.semantic_weight < 0.0 || f.lexical_weight < 0.0 || f.rrf_k < 0.0 {
             return Err("routing.fusion: weights and rrf_k must be >= 0".into());
@@ -89,11 +92,11 @@ impl RoutingConfig {
                     .or(raw.model_dir)
                     .unwrap_or_else(|| default_model_dir(env)),
                 ort_library: env("ORT_LIBRARY").map(PathBuf::from).or(raw.ort_library),
-                threads: raw.threads.unwrap_or(1).max(1),
+                threads: raw.threads.unwrap_or(1),
             },
             default_k,
             max_k,
-            auto_k: raw.auto_k.unwrap_or(10).max(1),
+            auto_k: raw.auto_k.unwrap_or(10),
             query_cache: raw.query_cache.unwrap_or(1024),
             mode: raw.mode.unwrap_or_default(),
             fusion: f,

@@ -253,10 +253,11 @@ impl Upstreams {
                     self.rebuild_view();
                 }
                 Err(e) => {
+                    let e = crate::config::redact_userinfo(&e.to_string()).into_owned();
                     tracing::warn!(upstream = %name, error = %e, retry_in = ?backoff, "upstream unavailable");
                     let mut h = entry.health.lock().unwrap();
                     h.status = "down".into();
-                    h.last_error = Some(e.to_string());
+                    h.last_error = Some(e);
                 }
             }
             tokio::select! {

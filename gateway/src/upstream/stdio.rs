@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 
 use super::connection::{Inbound, Outbound, TransportParts};
 use super::UpstreamError;
-use crate::config::UpstreamSpec;
+use crate::config::{env_name_matches, UpstreamSpec, ENV_PREFIX, INHERITED_ENV};
 
 /// How long a child gets to exit after SIGTERM before its group is killed.
 const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -31,12 +31,14 @@ pub fn spawn(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    // The gateway's own settings (database URL and the like) are not the child's business.
-    for key in env
-        .keys()
-        .filter(|k| k.starts_with(crate::config::ENV_PREFIX))
-    {
-        cmd.env_remove(key);
+    // A child sees only an allowlist of the gateway's environment: the rest holds the gateway's
+    // own settings and the secrets other upstreams' references point at.
+    cmd.env_clear();
+    for (key, value) in env.iter().filter(|(k, _)| {
+        !k.starts_with(ENV_PREFIX)
+            && (env_name_matches(INHERITED_ENV, k) || env_name_matches(&spec.inherit_env, k))
+    }) {
+        cmd.env(key, value);
     }
     for (key, value) in &spec.env {
         let v = value

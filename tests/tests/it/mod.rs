@@ -4,6 +4,7 @@ mod conformance;
 mod database_outage;
 mod deployment;
 mod failures;
+mod hardening;
 mod notifications;
 mod operations;
 mod real_peers;

@@ -1,0 +1,518 @@
+//! The holes an outside security and failure test found (issue 12), each shown through the real
+//! binary with real peers: dot segments past a role's resource patterns, stalled connections,
+//! secrets in stdio children's environment, token checks during a database outage, and the
+//! smaller protocol and HTTP details.
+
+use std::time::{Duration, Instant};
+
+use gateway_tests::{peers, Gateway, Idp, PgCluster, RawClient};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::{fixture_config, sqlite_url};
+
+fn everything_bin() -> String {
+    peers()
+        .join("node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string()
+}
+
+/// A token for `roles` made through the admin API with the gateway's admin token.
+async fn token_for(gw: &Gateway, roles: &[&str]) -> String {
+    let r: Value = reqwest::Client::new()
+        .post(format!("{}/admin/v1/tokens", gw.base))
+        .bearer_auth(gw.admin_token.as_deref().unwrap())
+        .json(&json!({"name": "t", "owner": "user", "roles": roles}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    r["token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"))
+        .to_string()
+}
+
+const ADMIN_ROLE: &str = "[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n";
+
+#[tokio::test]
+async fn dot_segments_do_not_carry_a_uri_past_a_role() {
+    let dir = gateway_tests::scratch();
+    let bin = everything_bin();
+    let config = format!(
+        "[auth]\nmode = \"required\"\n\n[database]\nurl = \"{}\"\n\n\
+         [[upstreams]]\nname = \"ev1\"\ntransport = \"stdio\"\ncommand = \"{bin}\"\n\n\
+         [[upstreams]]\nname = \"ev2\"\ntransport = \"stdio\"\ncommand = \"{bin}\"\n\n\
+         {ADMIN_ROLE}\n[[roles]]\nname = \"texts\"\nresources = [\"*/dynamic/text/*\"]\n",
+        sqlite_url(&dir)
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["ev1", "ev2"]).await;
+    let token = token_for(&gw, &["texts"]).await;
+    let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
+
+    let read = |uri: &str| json!({ "uri": uri });
+    // Two upstreams with the same URIs: the gateway exposes them as mcpgw://UPSTREAM/URI.
+    let allowed = "mcpgw://ev1/demo://resource/dynamic/text/1";
+    let r = c.request("resources/read", read(allowed)).await;
+    assert!(
+        r["result"]["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Resource 1")),
+        "the role reads what it is granted: {r}"
+    );
+    for attempt in [
+        "mcpgw://ev1/demo://resource/dynamic/text/../../static/document/architecture.md",
+        "mcpgw://ev1/demo://resource/dynamic/text/%2e%2e/%2E%2E/static/document/architecture.md",
+        "mcpgw://ev1/demo://resource/dynamic/text/./../../static/document/architecture.md",
+        "mcpgw://ev2/demo://resource/dynamic/text/..%2F..%2Fstatic/document/architecture.md",
+        "mcpgw://ev2/demo://resource/dynamic/text/..\\..\\static/document/architecture.md",
+    ] {
+        let r = c.request("resources/read", read(attempt)).await;
+        assert!(
+            r.get("result").is_none() && r["error"]["code"] == -32602,
+            "{attempt} must not reach a static resource: {r}"
+        );
+    }
+    // A dot segment that stays inside the grant is read, under its normalised URI.
+    let r = c
+        .request(
+            "resources/read",
+            read("mcpgw://ev2/demo://resource/dynamic/text/9/../2"),
+        )
+        .await;
+    assert!(
+        r["result"]["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Resource 2")),
+        "{r}"
+    );
+    let want = [
+        // Audited under the normalised URI.
+        "mcpgw://ev2/demo://resource/dynamic/text/2",
+        // The refused read is audited as what it would have reached.
+        "mcpgw://ev1/demo://resource/static/document/architecture.md",
+    ];
+    let mut targets = Vec::new();
+    for _ in 0..40 {
+        let audit = gw.get_json("/admin/v1/audit?action=resources/read").await;
+        targets = audit
+            .as_array()
+            .unwrap_or_else(|| panic!("{audit}"))
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}",
+                    e["outcome"].as_str().unwrap_or(""),
+                    e["target"].as_str().unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>();
+        if want.iter().all(|w| targets.iter().any(|t| t.ends_with(w))) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(targets.contains(&format!("ok {}", want[0])), "{targets:?}");
+    assert!(
+        targets.contains(&format!("denied {}", want[1])),
+        "{targets:?}"
+    );
+}
+
+#[tokio::test]
+async fn stdio_children_see_no_secrets_of_the_gateway() {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"everything\"\ntransport = \"stdio\"\n\
+         command = \"{}\"\ninherit_env = [\"KEEP_*\"]\nenv = {{ OWN = \"own-value\" }}\n\n\
+         [[upstreams]]\nname = \"remote\"\ntransport = \"http\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+         headers = {{ Authorization = {{ env = \"REMOTE_TOKEN\" }} }}\n",
+        sqlite_url(&dir),
+        everything_bin()
+    );
+    let gw = Gateway::start_with_env(
+        &config,
+        &[
+            ("REMOTE_TOKEN", "Bearer top-secret-remote"),
+            ("KEEP_ME", "kept-value"),
+            ("TZ", "UTC"),
+        ],
+    )
+    .await;
+    gw.wait_up(&["everything"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "everything__get-env", "arguments": {}}),
+        )
+        .await;
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"));
+    let env: Value = serde_json::from_str(text).unwrap();
+    assert!(
+        !text.contains("top-secret-remote"),
+        "another upstream's secret leaked: {text}"
+    );
+    assert!(
+        env.as_object()
+            .unwrap()
+            .keys()
+            .all(|k| !k.starts_with("MCP_GATEWAY_")),
+        "{text}"
+    );
+    assert_eq!(
+        env["KEEP_ME"], "kept-value",
+        "inherit_env passes what it names"
+    );
+    assert_eq!(env["OWN"], "own-value", "the upstream's own env");
+    assert_eq!(env["TZ"], "UTC", "the allowlist");
+    assert!(env["PATH"].is_string());
+}
+
+/// Opens a connection and sends `bytes`, then leaves it as it is.
+async fn stall(addr: &str, bytes: &[u8]) -> TcpStream {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(bytes).await.unwrap();
+    s
+}
+
+/// Whether the server has closed the connection (EOF or reset) within `within`; what a
+/// completed response sent earlier is skipped.
+async fn closed_by_server(s: &mut TcpStream, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, s.read(&mut buf)).await {
+            Err(_) => return false,
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => continue,
+        }
+    }
+}
+
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn stalled_connections_do_not_stop_a_real_client() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&fixture_config(
+        &sqlite_url(&dir),
+        "\n[server]\nheader_read_timeout_secs = 2\nbody_read_timeout_secs = 2\n",
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let addr = gw.base.trim_start_matches("http://").to_string();
+    let mut stalled = Vec::new();
+    for i in 0..300 {
+        let s = match i % 3 {
+            // Half-sent headers.
+            0 => stall(&addr, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n").await,
+            // Headers, then half a body.
+            1 => {
+                stall(
+                    &addr,
+                    b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                      Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"",
+                )
+                .await
+            }
+            // A finished request, then an idle keep-alive connection.
+            _ => stall(&addr, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await,
+        };
+        stalled.push(s);
+    }
+    // A real client is served while they sit there.
+    let health = reqwest::get(format!("{}/healthz", gw.base)).await.unwrap();
+    assert_eq!(health.status(), 200);
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "fx__echo", "arguments": {"message": "through"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "through", "{r}");
+    // The gateway closes every stalled connection once its timeout has passed.
+    for (i, s) in stalled.iter_mut().enumerate() {
+        assert!(
+            closed_by_server(s, Duration::from_secs(15)).await,
+            "stalled connection {i} (kind {}) is still open",
+            i % 3
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_connection_cap_bounds_descriptors_and_clients_get_through() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&fixture_config(
+        &sqlite_url(&dir),
+        "\n[server]\nmax_connections = 20\nheader_read_timeout_secs = 2\n",
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let before = open_fds(gw.pid());
+    let addr = gw.base.trim_start_matches("http://").to_string();
+    let mut stalled = Vec::new();
+    for _ in 0..200 {
+        stalled.push(stall(&addr, b"GET /healthz HTTP/1.1\r\n").await);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let during = open_fds(gw.pid());
+    assert!(
+        during <= before + 20 + 4,
+        "at most max_connections client sockets: {before} fds before, {during} with 200 stalled"
+    );
+    // Past the cap a new client waits in the backlog until stalled ones time out.
+    let health = tokio::time::timeout(
+        Duration::from_secs(30),
+        reqwest::get(format!("{}/healthz", gw.base)),
+    )
+    .await
+    .expect("served once the stalled connections time out")
+    .unwrap();
+    assert_eq!(health.status(), 200);
+}
+
+#[tokio::test]
+async fn tokens_seen_before_are_decided_at_once_while_postgres_is_down() {
+    let pg = PgCluster::start();
+    let config = format!(
+        "[auth]\nmode = \"required\"\n\n{ADMIN_ROLE}\n[[roles]]\nname = \"user\"\nupstreams = [\"fx\"]\n\n{}",
+        fixture_config(&pg.url, "")
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["fx"]).await;
+    let token = token_for(&gw, &["user"]).await;
+    let unseen = token_for(&gw, &["user"]).await;
+    let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
+    let call = json!({"name": "fx__echo", "arguments": {"message": "m"}});
+    assert_eq!(
+        c.request("tools/call", call.clone()).await["result"]["content"][0]["text"],
+        "m"
+    );
+    pg.stop();
+    let started = Instant::now();
+    for _ in 0..10 {
+        assert_eq!(
+            c.request("tools/call", call.clone()).await["result"]["content"][0]["text"],
+            "m"
+        );
+    }
+    let ten_calls = started.elapsed();
+    // Each check used to wait for the pool's ~3 s timeout: 10 calls took over 30 s.
+    assert!(
+        ten_calls < Duration::from_secs(6),
+        "10 calls with a known token took {ten_calls:?} while the database was down"
+    );
+    // A token never seen cannot be decided from memory: it waits and is refused.
+    let mut fresh = RawClient::new(&gw.mcp);
+    fresh.token = Some(unseen);
+    let r = fresh
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}}),
+        )
+        .await;
+    assert_eq!(r.status(), 503);
+    pg.restart();
+}
+
+#[tokio::test]
+async fn jwt_crit_headers_and_resource_metadata() {
+    const RESOURCE: &str = "https://gateway.test/mcp";
+    let idp = Idp::start(json!([])).await;
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[auth]\nmode = \"required\"\nresource = \"{RESOURCE}\"\n\n[[auth.issuers]]\nissuer = \"{}\"\n\
+         roles = [\"user\"]\n\n{ADMIN_ROLE}\n[[roles]]\nname = \"user\"\nupstreams = [\"fx\"]\n\n{}",
+        idp.issuer,
+        fixture_config(&sqlite_url(&dir), "")
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["fx"]).await;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims = json!({"iss": idp.issuer, "aud": RESOURCE, "sub": "ada", "exp": now + 300,
+                        "iat": now, "scope": "mcp"});
+    let status = |token: String| {
+        let url = gw.mcp.clone();
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .bearer_auth(token)
+                .header("accept", "application/json, text/event-stream")
+                .json(
+                    &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}}),
+                )
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let good = idp.sign(json!({"typ": "at+jwt"}), claims.clone()).await;
+    assert_eq!(
+        status(good).await.status(),
+        200,
+        "the same token without crit"
+    );
+    let crit = idp
+        .sign(
+            json!({"typ": "at+jwt", "crit": ["x-unknown-ext"], "x-unknown-ext": true}),
+            claims,
+        )
+        .await;
+    let r = status(crit).await;
+    assert_eq!(r.status(), 401);
+    let challenge = r.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(challenge.contains("critical"), "{challenge}");
+
+    // RFC 9728 §3.3: each document names the resource its URL was made from.
+    let root = gw.get_json("/.well-known/oauth-protected-resource").await;
+    assert_eq!(root["resource"], "https://gateway.test", "{root}");
+    let mcp = gw
+        .get_json("/.well-known/oauth-protected-resource/mcp")
+        .await;
+    assert_eq!(mcp["resource"], RESOURCE, "{mcp}");
+}
+
+/// Sends raw bytes and returns the status line and body of the answer.
+async fn raw_http(addr: &str, request: &str) -> String {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).to_string()
+}
+
+#[tokio::test]
+async fn smaller_protocol_and_http_holes() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start_with_env(
+        &fixture_config(&sqlite_url(&dir), ""),
+        // Dual-stack: IPv4 loopback peers arrive as ::ffff:127.0.0.1.
+        &[("MCP_GATEWAY_LISTEN", "[::]:0")],
+    )
+    .await;
+    let port = gw.base.rsplit(':').next().unwrap().to_string();
+    let base = format!("http://127.0.0.1:{port}");
+    let health: Value = reqwest::get(format!("{base}/admin/v1/health"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .expect("the admin API answers a loopback peer of a dual-stack listener");
+    assert!(health.is_array(), "{health}");
+
+    // Two Host headers: the second could be what something downstream reads.
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let answer = raw_http(
+        &format!("127.0.0.1:{port}"),
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+
+    let mcp = format!("{base}/mcp");
+    let mut c = RawClient::initialize(&mcp, json!({})).await;
+    let r: Value = c
+        .post(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": "oops"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["error"]["code"], -32602, "params as a string: {r}");
+    let r = c
+        .request("logging/setLevel", json!({"level": "nonsense"}))
+        .await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = c
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await;
+    assert!(r.get("result").is_some(), "{r}");
+
+    // URL credentials are never shown.
+    let http = reqwest::Client::new();
+    let r = http
+        .post(format!("{base}/admin/v1/upstreams"))
+        .json(&json!({"name": "creds", "transport": "http",
+                      "url": "http://ada:hunter2@127.0.0.1:9/mcp"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let shown = r.text().await.unwrap();
+    assert!(
+        !shown.contains("hunter2") && shown.contains("***@127.0.0.1"),
+        "{shown}"
+    );
+    for path in ["/admin/v1/upstreams", "/admin/v1/health", "/admin/v1/audit"] {
+        let mut text = String::new();
+        for _ in 0..20 {
+            text = http
+                .get(format!("{base}{path}"))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            if path != "/admin/v1/health" || text.contains("last_error\":\"") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        assert!(!text.contains("hunter2"), "{path}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn zero_limits_are_refused_with_the_setting_named() {
+    let dir = gateway_tests::scratch();
+    for (setting, name) in [
+        (
+            "[server]\nsession_idle_secs = 0\n",
+            "server.session_idle_secs",
+        ),
+        ("[server]\nmax_connections = 0\n", "server.max_connections"),
+        ("[audit]\nqueue = 0\n", "audit.queue"),
+    ] {
+        let path = dir.join("zero.toml");
+        std::fs::write(&path, setting).unwrap();
+        let out = tokio::process::Command::new(gateway_tests::gateway_bin())
+            .arg("--config")
+            .arg(&path)
+            .arg("check-config")
+            .output()
+            .await
+            .unwrap();
+        assert!(!out.status.success(), "{setting} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(name) && err.contains("> 0"), "{err}");
+    }
+}
