@@ -308,6 +308,8 @@ fn spawn_change_follower(registry: Arc<dyn Registry>, upstreams: &Arc<Upstreams>
             let names = match everything {
                 Some(names) => names,
                 None => {
+                    // The catalogs too, not only the registry: a list_changed may have been lost.
+                    ups.resync_all();
                     let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
                     match registry.list_upstreams().await {
                         Ok(recs) => all.extend(recs.into_iter().map(|r| r.name)),

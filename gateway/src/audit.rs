@@ -32,7 +32,10 @@ impl Auditor {
             let mut buf = Vec::with_capacity(batch);
             while rx.recv_many(&mut buf, batch).await > 0 {
                 metrics.audit_queue.set(rx.len() as i64);
-                let mut backoff = Duration::from_millis(100);
+                let mut backoff = registry::backoff::Backoff::new(
+                    Duration::from_millis(100),
+                    Duration::from_secs(5),
+                );
                 loop {
                     match registry.append_audit(&buf).await {
                         Ok(()) => {
@@ -41,9 +44,9 @@ impl Auditor {
                         }
                         Err(e) => {
                             metrics.audit_write_errors.inc();
-                            tracing::warn!(error = %e, entries = buf.len(), retry_in = ?backoff, "audit write failed; retrying");
-                            tokio::time::sleep(backoff).await;
-                            backoff = (backoff * 2).min(Duration::from_secs(5));
+                            let delay = backoff.next_delay();
+                            tracing::warn!(error = %e, entries = buf.len(), retry_in = ?delay, "audit write failed; retrying");
+                            tokio::time::sleep(delay).await;
                         }
                     }
                 }

@@ -161,11 +161,30 @@ impl Default for Metrics {
 }
 
 /// The outcome label of a JSON-RPC result.
-pub fn outcome<T>(r: &Result<T, crate::jsonrpc::RpcError>) -> &'static str {
+pub fn outcome<T: MaybeToolError>(r: &Result<T, crate::jsonrpc::RpcError>) -> &'static str {
     match r {
+        // A tool that ran and failed answered; it did not succeed (the audit log agrees).
+        Ok(v) if v.is_tool_error() => "tool_error",
         Ok(_) => "ok",
         Err(e) if e.code == crate::jsonrpc::UPSTREAM_TIMEOUT => "timeout",
         Err(e) if e.code == crate::jsonrpc::UPSTREAM_UNAVAILABLE => "unavailable",
         Err(_) => "error",
+    }
+}
+
+/// A result that may be a tool's own failure (`isError: true`).
+pub trait MaybeToolError {
+    fn is_tool_error(&self) -> bool;
+}
+
+impl MaybeToolError for serde_json::Value {
+    fn is_tool_error(&self) -> bool {
+        self.get("isError").and_then(serde_json::Value::as_bool) == Some(true)
+    }
+}
+
+impl MaybeToolError for () {
+    fn is_tool_error(&self) -> bool {
+        false
     }
 }

@@ -14,8 +14,10 @@
 //! | [`hash`] | content hashes |
 //! | [`access`] | roles and personal access tokens (hashes only) |
 //! | [`audit`] | the hash-chained audit log and its verification |
+//! | [`backoff`] | the one jittered, never-ending retry policy of every loop (here and the gateway's) |
 
 pub mod access;
+pub mod backoff;
 pub mod audit;
 pub mod error;
 pub mod hash;

@@ -118,9 +118,14 @@ impl SqlRegistry {
             Some(tokio::spawn(async move {
                 // `recv` reconnects by itself after a lost connection; notifications sent while
                 // it was away are lost, which the periodic resync of the caller covers.
+                let mut backoff = crate::backoff::Backoff::new(
+                    Duration::from_millis(250),
+                    Duration::from_secs(30),
+                );
                 loop {
                     match listener.recv().await {
                         Ok(n) => {
+                            backoff.reset();
                             if let Some((from, name)) = n.payload().split_once(' ') {
                                 if from == me {
                                     continue;
@@ -135,8 +140,9 @@ impl SqlRegistry {
                             }
                         }
                         Err(e) => {
-                            tracing::warn!(error = %e, "registry listener lost; retrying");
-                            tokio::time::sleep(Duration::from_secs(1)).await;
+                            let delay = backoff.next_delay();
+                            tracing::warn!(error = %e, retry_in = ?delay, "registry listener lost; retrying");
+                            tokio::time::sleep(delay).await;
                         }
                     }
                 }

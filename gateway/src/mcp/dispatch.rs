@@ -63,6 +63,16 @@ fn unknown(kind: EntryKind, name: &str) -> RpcError {
     ))
 }
 
+/// The error of a call to what an upstream that is restarting or unreachable served: worth a
+/// retry, unlike an unknown name.
+fn unavailable(upstream: &str, detail: &str) -> RpcError {
+    RpcError::new(
+        jsonrpc::UPSTREAM_UNAVAILABLE,
+        format!("upstream {upstream} is restarting or unreachable ({detail}); retry shortly"),
+    )
+    .with_data(json!({ "upstream": upstream, "retry": true }))
+}
+
 fn resource_not_found(uri: &str) -> RpcError {
     RpcError::new(
         jsonrpc::INVALID_PARAMS,
@@ -155,7 +165,10 @@ impl Dispatcher {
         let params = if method == "tools/call"
             && params.and_then(|p| p.get("name")).and_then(Value::as_str) == Some(CALL_TOOL)
         {
-            unwrapped = meta_tools::unwrap_call(params)?;
+            unwrapped = match meta_tools::unwrap_call(params) {
+                Ok(u) => u,
+                Err(e) => return Ok(meta_tools::bad_arguments(e)),
+            };
             Some(&unwrapped)
         } else {
             params
@@ -193,6 +206,15 @@ impl Dispatcher {
         self.record(session, method, params, routed, &out, started)
             .await;
         out
+    }
+
+    /// Why a tool or prompt name does not resolve: unknown, or served by an upstream that is
+    /// restarting (only said to a caller allowed to use it).
+    fn unknown_or_offline(&self, lens: &Lens, kind: EntryKind, name: &str) -> RpcError {
+        match self.hub.upstreams.offline_upstream(kind, name) {
+            Some(up) if lens.allows(kind, &up, name) => unavailable(&up, "not connected"),
+            _ => unknown(kind, name),
+        }
     }
 
     /// A URI as the catalog knows it, or else normalised (see [`super::uri`]).
@@ -329,7 +351,7 @@ impl Dispatcher {
                 let view = self.hub.upstreams.view();
                 let e = view
                     .resolve(kind, name)
-                    .ok_or_else(|| unknown(kind, name))?;
+                    .ok_or_else(|| self.unknown_or_offline(&lens, kind, name))?;
                 if !lens.allows(kind, &e.entry.upstream, name) {
                     routed.denied = true;
                     return Err(unknown(kind, name));
@@ -351,9 +373,14 @@ impl Dispatcher {
                     .ok_or_else(|| RpcError::invalid_params("uri is required"))?
                     .to_string();
                 let view = self.hub.upstreams.view();
-                let (upstream, original) = view
-                    .resolve_resource_uri(&uri)
-                    .ok_or_else(|| resource_not_found(&uri))?;
+                let (upstream, original) = view.resolve_resource_uri(&uri).ok_or_else(|| {
+                    match self.hub.upstreams.offline_upstream(EntryKind::Resource, &uri) {
+                        Some(up) if lens.allows(EntryKind::Resource, &up, &uri) => {
+                            unavailable(&up, "not connected")
+                        }
+                        _ => resource_not_found(&uri),
+                    }
+                })?;
                 drop(view);
                 if !lens.allows(EntryKind::Resource, &upstream, &uri) {
                     routed.denied = true;
@@ -449,7 +476,10 @@ impl Dispatcher {
         params: Option<&Map<String, Value>>,
     ) -> Result<Value, RpcError> {
         let cfg = &self.routing.config;
-        let (query, k) = meta_tools::search_args(params, cfg.default_k, cfg.max_k)?;
+        let (query, k) = match meta_tools::search_args(params, cfg.default_k, cfg.max_k) {
+            Ok(a) => a,
+            Err(e) => return Ok(meta_tools::bad_arguments(e)),
+        };
         let found = self
             .routing
             .search(&query, k, "meta", &|e: &Exposed| {
@@ -545,15 +575,10 @@ impl Dispatcher {
         // A 2026-07-28 host declares capabilities per request; its shared per-session
         // connections are opened with everything the gateway can relay.
         let host_caps = (!session.modern).then_some(&session.client_caps);
-        let conn = ups
+        let mut conn = ups
             .connection_for(upstream, &session.conn_key, host_caps)
             .await
-            .map_err(|e| {
-                RpcError::new(
-                    jsonrpc::UPSTREAM_UNAVAILABLE,
-                    format!("upstream {upstream} is unavailable: {e}"),
-                )
-            })?;
+            .map_err(|e| unavailable(upstream, &e.to_string()))?;
         // The host's progress token is unique only within its session: the upstream gets one
         // that is unique within the gateway.
         let mut progress_key = None;
@@ -583,6 +608,26 @@ impl Dispatcher {
         let mut result = self
             .call_upstream(session, id, upstream, &conn, method, &params)
             .await;
+        // The upstream lost our session before it processed the call (it restarted): once the
+        // connection is re-initialised the call goes again, once, never twice.
+        if let Err(e) = &mut result {
+            if take_replayable(e)
+                && ups
+                    .reconnected(upstream, &conn, ups.timeout_of(upstream))
+                    .await
+            {
+                if let Ok(fresh) = ups.connection_for(upstream, &session.conn_key, host_caps).await {
+                    tracing::info!(upstream, method, "call replayed after the upstream session was lost");
+                    conn = fresh;
+                    result = self
+                        .call_upstream(session, id, upstream, &conn, method, &params)
+                        .await;
+                    if let Err(e) = &mut result {
+                        take_replayable(e);
+                    }
+                }
+            }
+        }
         // A 2026-07-28 upstream asks its questions in the result; a 2025 host is asked them on
         // its session, and the call is retried with the answers.
         let mut rounds = 0;
@@ -740,6 +785,19 @@ impl Dispatcher {
 
 /// Rounds of questions a 2025 host answers for one call before the gateway gives up.
 const MAX_INPUT_ROUNDS: usize = 8;
+
+/// Whether an error says the call may be replayed; the internal marker is removed either way.
+fn take_replayable(e: &mut RpcError) -> bool {
+    let marker = crate::upstream::http::REPLAYABLE;
+    let Some(d) = e.data.as_mut().and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let found = d.remove(marker).is_some();
+    if d.is_empty() {
+        e.data = None;
+    }
+    found
+}
 
 fn is_input_required(r: &Result<Value, RpcError>) -> bool {
     matches!(r, Ok(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required"))

@@ -443,7 +443,19 @@ impl Hub {
                     }
                 }
             }
-            "$/gateway/session-expired" => conn.shutdown(),
+            "$/gateway/session-expired" => {
+                let why = msg
+                    .pointer("/params/reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("upstream session expired");
+                conn.set_close_reason(format!("upstream session lost: {why}"));
+                conn.shutdown();
+            }
+            crate::upstream::http::LISTENING => {
+                if conn.owner.is_none() {
+                    self.upstreams.resync(&conn.upstream);
+                }
+            }
             _ => {
                 if let Some((s, req)) = self.route(conn, related) {
                     s.send_related(req.as_ref(), &msg);

@@ -420,6 +420,16 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                             if r.get("resultType").is_none() {
                                 r["resultType"] = json!("complete");
                             }
+                            // A 2025 upstream says nothing of caching; a read result must say
+                            // something (2026-07-28): not to be cached, and not to be shared.
+                            if flight.method == "resources/read" && r.get("contents").is_some() {
+                                if r.get("ttlMs").is_none() {
+                                    r["ttlMs"] = json!(0);
+                                }
+                                if r.get("cacheScope").is_none() {
+                                    r["cacheScope"] = json!("private");
+                                }
+                            }
                             jsonrpc::result(task_id.clone(), r)
                         }
                         Err(e) => e.to_message(task_id.clone()),

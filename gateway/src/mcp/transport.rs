@@ -400,7 +400,11 @@ const KNOWN_METHODS: [&str; 15] = [
 ];
 
 /// Counts a host request by method and outcome.
-pub fn count<T>(metrics: &crate::metrics::Metrics, method: &str, out: &Result<T, RpcError>) {
+pub fn count<T: crate::metrics::MaybeToolError>(
+    metrics: &crate::metrics::Metrics,
+    method: &str,
+    out: &Result<T, RpcError>,
+) {
     let label = KNOWN_METHODS
         .iter()
         .find(|m| **m == method)

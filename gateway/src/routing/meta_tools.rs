@@ -77,6 +77,15 @@ pub fn search_args(
 }
 
 /// The `tools/call` params a `call_tool` call stands for.
+/// What a meta-tool answers to arguments it cannot use: a tool result with `isError` (the spec's
+/// rule for tool execution errors, so the model can read it and try again), not a protocol error.
+pub fn bad_arguments(e: RpcError) -> Value {
+    serde_json::json!({
+        "content": [{ "type": "text", "text": e.message }],
+        "isError": true,
+    })
+}
+
 pub fn unwrap_call(params: Option<&Map<String, Value>>) -> Result<Map<String, Value>, RpcError> {
     let args = params
         .and_then(|p| p.get("arguments"))

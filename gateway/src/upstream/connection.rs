@@ -84,6 +84,8 @@ pub struct Connection {
     pub calls: Mutex<HashMap<i64, CallCtx>>,
     /// Progress tokens the gateway gave upstream → (session, the host's own token).
     pub progress: Mutex<HashMap<String, ProgressRoute>>,
+    /// Why the connection ended, when the gateway knows (health shows it).
+    close_reason: Mutex<Option<String>>,
 }
 
 impl Connection {
@@ -107,6 +109,7 @@ impl Connection {
             modern_caps: OnceLock::new(),
             calls: Mutex::default(),
             progress: Mutex::default(),
+            close_reason: Mutex::default(),
         });
         let weak = Arc::downgrade(&conn);
         let mut rx = parts.rx;
@@ -160,6 +163,15 @@ impl Connection {
     pub async fn closed(&self) {
         let mut rx = self.closed.subscribe();
         let _ = rx.wait_for(|c| *c).await;
+    }
+
+    /// Records why the connection is about to end (the first reason wins).
+    pub fn set_close_reason(&self, why: String) {
+        self.close_reason.lock().unwrap().get_or_insert(why);
+    }
+
+    pub fn close_reason(&self) -> Option<String> {
+        self.close_reason.lock().unwrap().clone()
     }
 
     /// Closes the transport; pending calls fail with [`CallError::Closed`].

@@ -3,6 +3,7 @@
 //! by the `sse-stream` crate; a POST stream that ends before its response is resumed with
 //! `Last-Event-ID`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,13 +16,21 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::connection::{Inbound, Outbound, TransportParts};
-use super::UpstreamError;
+use super::{limits, UpstreamError};
+use registry::backoff::Backoff;
 use crate::jsonrpc;
+
+/// Told to the connection's owner when the GET stream (re)opens: list again.
+pub const LISTENING: &str = "$/gateway/listening";
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 /// How many times a dropped stream is resumed before the request counts as failed.
 const MAX_RESUMES: usize = 5;
+/// In an error's `data`: the upstream never processed the request (its session was gone), so
+/// it may be sent again, once, on a new connection. The dispatcher removes it before a host
+/// sees the error.
+pub const REPLAYABLE: &str = "gatewayReplayable";
 
 struct Shared {
     client: reqwest::Client,
@@ -32,6 +41,8 @@ struct Shared {
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
     inbound: mpsc::UnboundedSender<Inbound>,
+    /// The largest answer or SSE event read.
+    max_message: usize,
 }
 
 /// The 2026-07-28 routing headers of a message that carries the `_meta` envelope; `None` for
@@ -110,6 +121,31 @@ impl Shared {
         let _ = self.inbound.send(Inbound { msg, related });
     }
 
+    /// The upstream no longer knows our session (it restarted, or expired it): the request was
+    /// not processed, so the caller may replay it once on a new connection; this connection is
+    /// over and the supervisor re-initialises.
+    fn session_lost(&self, id: Option<i64>, why: String) {
+        tracing::warn!(url = %crate::config::redact_userinfo(&self.url), %why, "upstream session lost");
+        if let Some(id) = id {
+            self.deliver(
+                jsonrpc::RpcError::new(
+                    jsonrpc::UPSTREAM_UNAVAILABLE,
+                    format!("upstream session lost: {why}"),
+                )
+                .with_data(serde_json::json!({ REPLAYABLE: true }))
+                .to_message(Value::from(id)),
+                Some(id),
+            );
+        }
+        let _ = self.inbound.send(Inbound {
+            msg: jsonrpc::notification(
+                "$/gateway/session-expired",
+                Some(serde_json::json!({ "reason": why })),
+            ),
+            related: None,
+        });
+    }
+
     /// An error response for request `id`, so the waiting call fails with a clear message.
     fn fail(&self, id: Option<i64>, message: String) {
         match id {
@@ -117,7 +153,7 @@ impl Shared {
                 jsonrpc::error(Value::from(id), jsonrpc::UPSTREAM_UNAVAILABLE, message),
                 Some(id),
             ),
-            None => tracing::warn!(url = %self.url, %message, "upstream notification failed"),
+            None => tracing::warn!(url = %crate::config::redact_userinfo(&self.url), %message, "upstream notification failed"),
         }
     }
 }
@@ -127,6 +163,7 @@ pub fn connect(
     url: &str,
     headers: HeaderMap,
     auth: Option<Arc<super::oauth::TokenSource>>,
+    max_message: usize,
 ) -> Result<TransportParts, UpstreamError> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
     let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
@@ -138,6 +175,7 @@ pub fn connect(
         session: Mutex::default(),
         version: Mutex::default(),
         inbound: in_tx,
+        max_message,
     });
     let writer_shared = shared.clone();
     let writer = tokio::spawn(async move {
@@ -204,23 +242,32 @@ async fn post(s: &Shared, msg: Value) {
         .json(&msg)
         .send()
         .await;
+    // A session that worked and now fails to be used: the upstream restarted or forgot it.
+    let had_session = !is_init && s.session.lock().unwrap().is_some();
     let resp = match resp {
         Ok(r) => r,
+        Err(e) if had_session && e.is_connect() => {
+            return s.session_lost(id, format!("upstream unreachable: {e}"))
+        }
         Err(e) => return s.fail(id, format!("upstream unreachable: {e}")),
     };
     let status = resp.status();
-    if status == StatusCode::NOT_FOUND && s.session.lock().unwrap().is_some() {
-        // The upstream forgot our session: the connection is over, the supervisor reconnects.
-        s.fail(id, "upstream session expired".into());
-        let _ = s.inbound.send(Inbound {
-            msg: jsonrpc::notification("$/gateway/session-expired", None),
-            related: None,
-        });
-        return;
-    }
     if !status.is_success() {
+        let body = limits::read_body(resp, s.max_message.min(1 << 20))
+            .await
+            .unwrap_or_default();
+        // The spec asks for 404; real servers (server-everything, the TypeScript SDK's
+        // examples) answer 400 "No valid session ID provided".
+        let names_session = String::from_utf8_lossy(&body)
+            .to_ascii_lowercase()
+            .contains("session");
+        if had_session
+            && (status == StatusCode::NOT_FOUND
+                || (status == StatusCode::BAD_REQUEST && names_session))
+        {
+            return s.session_lost(id, format!("it answered HTTP {status} to our session"));
+        }
         // A JSON-RPC error with a status (2026-07-28 maps codes to 400/404) is the answer itself.
-        let body = resp.bytes().await.unwrap_or_default();
         if let Ok(m) = serde_json::from_slice::<Value>(&body) {
             if id.is_some() && m.get("id").and_then(Value::as_i64) == id && m.get("error").is_some()
             {
@@ -276,11 +323,11 @@ async fn post(s: &Shared, msg: Value) {
             );
         }
     } else {
-        match resp
-            .bytes()
-            .await
-            .map(|b| serde_json::from_slice::<Value>(&b))
-        {
+        let body = match limits::read_body(resp, s.max_message).await {
+            Ok(b) => b,
+            Err(e) => return s.fail(id, e),
+        };
+        match Ok::<_, ()>(serde_json::from_slice::<Value>(&body)) {
             Ok(Ok(Value::Array(msgs))) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
             Ok(Ok(m)) => {
                 if is_init {
@@ -310,7 +357,9 @@ async fn read_stream(
     answered: &mut bool,
     last_event: &mut Option<String>,
 ) {
-    let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+    let over = Arc::new(AtomicBool::new(false));
+    let bytes = limits::limit_events(resp.bytes_stream(), s.max_message, over.clone());
+    let mut events = SseStream::from_bytes_stream(bytes);
     while let Some(Ok(ev)) = events.next().await {
         if let Some(eid) = ev.id {
             *last_event = Some(eid);
@@ -319,7 +368,7 @@ async fn read_stream(
             continue;
         };
         let Ok(msg) = serde_json::from_str::<Value>(&data) else {
-            tracing::warn!(url = %s.url, "non-JSON SSE event ignored");
+            tracing::warn!(url = %crate::config::redact_userinfo(&s.url), "non-JSON SSE event ignored");
             continue;
         };
         let is_answer = jsonrpc::kind(&msg) == jsonrpc::Kind::Response
@@ -335,13 +384,19 @@ async fn read_stream(
             return;
         }
     }
+    if over.load(Ordering::Relaxed) {
+        // Resuming would only send the same event again.
+        *answered = true;
+        s.fail(id, limits::too_large(s.max_message));
+    }
 }
 
-/// The GET stream for messages the server sends on its own; resumed when it drops, given up when
-/// the server does not offer one (405).
+/// The GET stream for messages the server sends on its own; resumed when it drops (with the
+/// gateway's backoff, without end), given up when the server offers none (405). Each time it
+/// opens, the catalog is listed again: a `list_changed` sent while it was closed was lost.
 async fn listen(s: &Shared) {
     let mut last_event: Option<String> = None;
-    let mut failures = 0u32;
+    let mut backoff = Backoff::new(Duration::from_millis(250), Duration::from_secs(30));
     loop {
         let mut req = s
             .client
@@ -353,8 +408,11 @@ async fn listen(s: &Shared) {
         }
         match req.send().await {
             Ok(r) if r.status().is_success() => {
-                failures = 0;
-                let mut events = SseStream::from_bytes_stream(r.bytes_stream());
+                backoff.reset();
+                s.deliver(jsonrpc::notification(LISTENING, None), None);
+                let over = Arc::new(AtomicBool::new(false));
+                let bytes = limits::limit_events(r.bytes_stream(), s.max_message, over.clone());
+                let mut events = SseStream::from_bytes_stream(bytes);
                 while let Some(Ok(ev)) = events.next().await {
                     if let Some(eid) = ev.id {
                         last_event = Some(eid);
@@ -363,22 +421,28 @@ async fn listen(s: &Shared) {
                         s.deliver(msg, None);
                     }
                 }
+                if over.load(Ordering::Relaxed) {
+                    tracing::warn!(url = %crate::config::redact_userinfo(&s.url), "oversized event on the GET stream; reopened without it");
+                    last_event = None;
+                }
             }
             Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => return,
-            Ok(r) if r.status() == StatusCode::NOT_FOUND => return,
-            _ => failures += 1,
+            Ok(r) if r.status() == StatusCode::NOT_FOUND => {
+                if s.session.lock().unwrap().is_some() {
+                    s.session_lost(None, "its GET stream answered HTTP 404".into());
+                }
+                return;
+            }
+            _ => {}
         }
-        if failures > 5 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(250 * (1 << failures.min(4)))).await;
+        tokio::time::sleep(backoff.next_delay()).await;
     }
 }
 
 /// A 2026-07-28 `subscriptions/listen` stream: what the upstream announces (list changes) comes
 /// in here; reopened when it drops, given up when the upstream refuses it.
 async fn subscribe(s: &Shared, msg: Value) {
-    let mut failures = 0u32;
+    let mut backoff = Backoff::new(Duration::from_millis(250), Duration::from_secs(30));
     loop {
         let r = s
             .client
@@ -390,8 +454,10 @@ async fn subscribe(s: &Shared, msg: Value) {
             .await;
         match r {
             Ok(r) if r.status().is_success() => {
-                failures = 0;
-                let mut events = SseStream::from_bytes_stream(r.bytes_stream());
+                backoff.reset();
+                let over = Arc::new(AtomicBool::new(false));
+                let bytes = limits::limit_events(r.bytes_stream(), s.max_message, over);
+                let mut events = SseStream::from_bytes_stream(bytes);
                 while let Some(Ok(ev)) = events.next().await {
                     let Some(Ok(m)) = ev.data.map(|d| serde_json::from_str::<Value>(&d)) else {
                         continue;
@@ -404,15 +470,12 @@ async fn subscribe(s: &Shared, msg: Value) {
                 }
             }
             Ok(r) if r.status().is_client_error() => {
-                tracing::info!(url = %s.url, status = %r.status(), "upstream offers no subscriptions/listen");
+                tracing::info!(url = %crate::config::redact_userinfo(&s.url), status = %r.status(), "upstream offers no subscriptions/listen");
                 return;
             }
-            _ => failures += 1,
+            _ => {}
         }
-        if failures > 5 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(250 * (1 << failures.min(4)))).await;
+        tokio::time::sleep(backoff.next_delay()).await;
     }
 }
 

@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::connection::{Connection, InboundSink};
 use super::{http, sse, stdio, UpstreamError, UPSTREAM_VERSIONS};
+use registry::backoff::Backoff;
 use crate::config::{Config, Sharing, TransportKind, UpstreamSpec};
 use crate::jsonrpc;
 
@@ -29,6 +30,8 @@ pub struct Health {
     pub status: String,
     pub last_error: Option<String>,
     pub restarts: u32,
+    /// Why the last restart happened (a lost session, a process that exited, a failed ping).
+    pub last_restart_reason: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub up_since: Option<i64>,
     pub tools: usize,
@@ -56,6 +59,9 @@ pub struct Upstreams {
     /// The gateway's own OAuth tokens, per upstream (shared by its connections).
     tokens: Mutex<HashMap<String, Arc<super::oauth::TokenSource>>>,
     view: RwLock<Arc<CatalogView>>,
+    /// What upstreams that are restarting or unreachable served when last up: not listed, but a
+    /// call to it is told to retry rather than that it does not exist.
+    offline: RwLock<Arc<CatalogView>>,
     /// Kinds whose exposed list changed; the hub turns them into `list_changed` notifications.
     changes: broadcast::Sender<EntryKind>,
 }
@@ -73,6 +79,7 @@ impl Upstreams {
             entries: Mutex::default(),
             tokens: Mutex::default(),
             view: RwLock::new(Arc::new(CatalogView::default())),
+            offline: RwLock::new(Arc::new(CatalogView::default())),
             changes: broadcast::channel(64).0,
         })
     }
@@ -84,6 +91,36 @@ impl Upstreams {
 
     pub fn subscribe_changes(&self) -> broadcast::Receiver<EntryKind> {
         self.changes.subscribe()
+    }
+
+    /// The upstream that served `name` (a tool or prompt; for resources, a URI) when it was
+    /// last up and is now restarting or unreachable.
+    pub fn offline_upstream(&self, kind: EntryKind, name: &str) -> Option<String> {
+        let view = self.offline.read().unwrap().clone();
+        if kind == EntryKind::Resource {
+            return view.resolve_resource_uri(name).map(|(u, _)| u);
+        }
+        view.resolve(kind, name).map(|e| e.entry.upstream.clone())
+    }
+
+    /// Waits (at most `within`) until `upstream` has a connection other than `old`: a lost
+    /// session is being re-initialised.
+    pub async fn reconnected(&self, upstream: &str, old: &Arc<Connection>, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let entry = self.entries.lock().unwrap().get(upstream).cloned();
+            let Some(entry) = entry else { return false };
+            let fresh = entry.shared.lock().unwrap().clone();
+            if fresh.is_some_and(|c| !c.is_closed() && !Arc::ptr_eq(&c, old))
+                && entry.health.lock().unwrap().status == "up"
+            {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// The catalog as hosts see it now.
@@ -152,6 +189,7 @@ impl Upstreams {
                 .into(),
                 last_error: None,
                 restarts: 0,
+                last_restart_reason: None,
                 up_since: None,
                 tools: 0,
                 server_info: None,
@@ -207,7 +245,7 @@ impl Upstreams {
 
     async fn supervise(self: Arc<Self>, entry: Arc<Entry>, mut stop: watch::Receiver<bool>) {
         let name = entry.spec.name.clone();
-        let mut backoff = Duration::from_millis(500);
+        let mut backoff = Backoff::new(Duration::from_millis(500), MAX_BACKOFF);
         loop {
             let attempt = self.connect(&entry.spec, None, None);
             let result = tokio::select! {
@@ -216,7 +254,7 @@ impl Upstreams {
             };
             match result {
                 Ok(conn) => {
-                    backoff = Duration::from_millis(500);
+                    backoff.reset();
                     *entry.shared.lock().unwrap() = Some(conn.clone());
                     // "up" only once the catalog is known: a host that sees the upstream up
                     // also sees its tools.
@@ -234,37 +272,69 @@ impl Upstreams {
                             .and_then(Value::as_str)
                             .map(str::to_string);
                     }
+                    self.rebuild_view();
                     tracing::info!(upstream = %name, "upstream connected");
                     tokio::select! {
                         _ = conn.closed() => {}
+                        _ = self.keep_pinging(&conn) => {}
                         _ = stop.wait_for(|s| *s) => { conn.shutdown(); return; }
                     }
-                    tracing::warn!(upstream = %name, "upstream connection closed; restarting");
+                    let why = conn
+                        .close_reason()
+                        .unwrap_or_else(|| "connection closed".into());
+                    tracing::warn!(upstream = %name, reason = %why, "upstream connection lost; restarting");
                     entry.shared.lock().unwrap().take();
-                    entry.definitions.lock().unwrap().clear();
                     {
+                        // The tools stay known (not listed) while it restarts: a call to one is
+                        // told to retry, not that the tool does not exist.
                         let mut h = entry.health.lock().unwrap();
-                        h.status = "down".into();
-                        h.last_error = Some("connection closed".into());
+                        h.status = "restarting".into();
+                        h.last_error = Some(why.clone());
+                        h.last_restart_reason = Some(why);
                         h.restarts += 1;
                         h.up_since = None;
-                        h.tools = 0;
                     }
                     self.rebuild_view();
+                    // A restarted server is usually back at once: the first retry is quick.
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+                        _ = stop.wait_for(|s| *s) => return,
+                    }
+                    continue;
                 }
                 Err(e) => {
                     let e = crate::config::redact_userinfo(&e.to_string()).into_owned();
-                    tracing::warn!(upstream = %name, error = %e, retry_in = ?backoff, "upstream unavailable");
-                    let mut h = entry.health.lock().unwrap();
-                    h.status = "down".into();
-                    h.last_error = Some(e);
+                    let delay = backoff.next_delay();
+                    tracing::warn!(upstream = %name, error = %e, retry_in = ?delay, "upstream unavailable");
+                    {
+                        let mut h = entry.health.lock().unwrap();
+                        h.status = "down".into();
+                        h.last_error = Some(e);
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = stop.wait_for(|s| *s) => return,
+                    }
                 }
             }
-            tokio::select! {
-                _ = tokio::time::sleep(backoff) => {}
-                _ = stop.wait_for(|s| *s) => return,
+        }
+    }
+
+    /// Pings a connection every `server.upstream_ping_secs`; returns when it did not answer (a
+    /// hung or restarted upstream that no call touches is found this way). Any answer, even an
+    /// error, is life; a lost HTTP session ends the connection on its own.
+    async fn keep_pinging(&self, conn: &Arc<Connection>) {
+        let Some(every) = self.config.upstream_ping else {
+            return std::future::pending().await;
+        };
+        loop {
+            tokio::time::sleep(every).await;
+            let timeout = every.min(Duration::from_secs(10));
+            if let Err(e) = conn.request("ping", None, None, timeout).await {
+                conn.set_close_reason(format!("ping failed: {e}"));
+                conn.shutdown();
+                return;
             }
-            backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     }
 
@@ -302,7 +372,9 @@ impl Upstreams {
             .ok_or_else(|| UpstreamError::Unavailable(spec.name.clone()))?;
         let env = &self.config.env;
         let parts = match spec.transport {
-            TransportKind::Stdio => stdio::spawn(spec, env)?,
+            TransportKind::Stdio => {
+                stdio::spawn(spec, env, self.config.max_upstream_message_bytes)?
+            }
             TransportKind::Http | TransportKind::Sse => {
                 let mut pairs = Vec::new();
                 for (k, v) in &spec.headers {
@@ -326,9 +398,21 @@ impl Upstreams {
                 let headers = http::header_map(&pairs)?;
                 let url = spec.url.as_deref().unwrap_or_default();
                 if spec.transport == TransportKind::Http {
-                    http::connect(self.client.clone(), url, headers, auth)?
+                    http::connect(
+                        self.client.clone(),
+                        url,
+                        headers,
+                        auth,
+                        self.config.max_upstream_message_bytes,
+                    )?
                 } else {
-                    sse::connect(self.client.clone(), url, headers).await?
+                    sse::connect(
+                        self.client.clone(),
+                        url,
+                        headers,
+                        self.config.max_upstream_message_bytes,
+                    )
+                    .await?
                 }
             }
         };
@@ -481,6 +565,15 @@ impl Upstreams {
         }
     }
 
+    /// Re-reads every connected upstream's lists: a `list_changed` can be lost (sent before a
+    /// stream was open, or while it was down), so the periodic reconcile compares catalogs too.
+    pub fn resync_all(self: &Arc<Self>) {
+        let names: Vec<String> = self.entries.lock().unwrap().keys().cloned().collect();
+        for n in names {
+            self.resync(&n);
+        }
+    }
+
     /// Re-reads an upstream's lists (after its `list_changed`).
     pub fn resync(self: &Arc<Self>, upstream: &str) {
         let Some(entry) = self.entries.lock().unwrap().get(upstream).cloned() else {
@@ -558,15 +651,18 @@ impl Upstreams {
     fn rebuild_view(&self) {
         let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
         let mut all = Vec::new();
+        let mut offline = Vec::new();
         let mut prefixes = HashMap::new();
         for e in &entries {
             prefixes.insert(e.spec.name.clone(), e.spec.prefix);
+            let serving = e.shared.lock().unwrap().as_ref().is_some_and(|c| !c.is_closed());
+            let into = if serving { &mut all } else { &mut offline };
             for (kind, defs) in e.definitions.lock().unwrap().iter() {
                 for def in defs {
                     let Some(key) = def.get(kind.key_field()).and_then(Value::as_str) else {
                         continue;
                     };
-                    all.push(CatalogEntry {
+                    into.push(CatalogEntry {
                         upstream: e.spec.name.clone(),
                         kind: *kind,
                         key: key.to_string(),
@@ -576,9 +672,9 @@ impl Upstreams {
                 }
             }
         }
-        let view = Arc::new(CatalogView::build(all, |u| {
-            prefixes.get(u).copied().unwrap_or_default()
-        }));
+        let prefix = |u: &str| prefixes.get(u).copied().unwrap_or_default();
+        let view = Arc::new(CatalogView::build(all, prefix));
+        *self.offline.write().unwrap() = Arc::new(CatalogView::build(offline, prefix));
         let old = std::mem::replace(&mut *self.view.write().unwrap(), view.clone());
         for kind in EntryKind::ALL {
             let sig = |v: &CatalogView| -> Vec<(String, String)> {

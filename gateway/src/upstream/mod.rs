@@ -6,11 +6,13 @@
 //! | [`http`] | Streamable HTTP (POST + SSE, GET stream, resumption) |
 //! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
 //! | [`oauth`] | the gateway's own OAuth token for an upstream (client credentials) |
+//! | [`limits`] | bounded reads: HTTP answers, SSE events, stdio lines |
 //! | [`connection`] | transport-independent: ids, pending calls, routing context |
 //! | [`manager`] | supervision (restart with backoff), health, per-session connections, catalog sync |
 
 pub mod connection;
 pub mod http;
+pub mod limits;
 pub mod manager;
 pub mod oauth;
 pub mod sse;

@@ -21,6 +21,7 @@ pub async fn connect(
     client: reqwest::Client,
     url: &str,
     headers: HeaderMap,
+    max_message: usize,
 ) -> Result<TransportParts, UpstreamError> {
     let resp = client
         .get(url)
@@ -43,7 +44,11 @@ pub async fn connect(
     let fail_tx = in_tx.downgrade();
     let reader = tokio::spawn(async move {
         let mut endpoint_tx = Some(endpoint_tx);
-        let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+        // An event over the limit ends the stream: the connection restarts (the legacy
+        // transport does not say which call an event answers before it is parsed).
+        let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let bytes = super::limits::limit_events(resp.bytes_stream(), max_message, over.clone());
+        let mut events = SseStream::from_bytes_stream(bytes);
         while let Some(Ok(ev)) = events.next().await {
             let Some(data) = ev.data else { continue };
             match ev.event.as_deref() {
@@ -62,6 +67,12 @@ pub async fn connect(
                 },
                 Some(_) => {}
             }
+        }
+        if over.load(std::sync::atomic::Ordering::Relaxed) {
+            tracing::warn!(
+                "{}; the SSE upstream is reconnected",
+                super::limits::too_large(max_message)
+            );
         }
     });
     let endpoint = match tokio::time::timeout(ENDPOINT_TIMEOUT, endpoint_rx).await {

@@ -13,7 +13,7 @@ use tokio::process::Command;
 use tokio::sync::mpsc;
 
 use super::connection::{Inbound, Outbound, TransportParts};
-use super::UpstreamError;
+use super::{limits, UpstreamError};
 use crate::config::{env_name_matches, UpstreamSpec, ENV_PREFIX, INHERITED_ENV};
 
 /// How long a child gets to exit after SIGTERM before its group is killed.
@@ -22,6 +22,7 @@ const TERM_GRACE: Duration = Duration::from_secs(2);
 pub fn spawn(
     spec: &UpstreamSpec,
     env: &HashMap<String, String>,
+    max_message: usize,
 ) -> Result<TransportParts, UpstreamError> {
     let program = spec.command.as_deref().unwrap_or_default();
     let mut cmd = Command::new(program);
@@ -72,12 +73,34 @@ pub fn spawn(
     });
     let reader_name = name.clone();
     tokio::spawn(async move {
-        let mut lines = BufReader::new(stdout).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim().is_empty() {
+        let mut stdout = BufReader::new(stdout);
+        loop {
+            let line = match limits::read_line(&mut stdout, max_message).await {
+                Ok(limits::Line::Text(line)) => line,
+                Ok(limits::Line::TooLong { head, tail }) => {
+                    let Some(id) = limits::id_in(&head, &tail) else {
+                        // Whose answer it was cannot be told: restart rather than leave a call
+                        // waiting for its timeout.
+                        tracing::warn!(upstream = %reader_name, "oversized message of no request; restarting");
+                        break;
+                    };
+                    tracing::warn!(upstream = %reader_name, id, "oversized answer refused");
+                    let msg = crate::jsonrpc::error(
+                        serde_json::Value::from(id),
+                        crate::jsonrpc::INTERNAL_ERROR,
+                        limits::too_large(max_message),
+                    );
+                    if in_tx.send(Inbound { msg, related: None }).is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                Ok(limits::Line::End) | Err(_) => break,
+            };
+            if line.trim_ascii().is_empty() {
                 continue;
             }
-            match serde_json::from_str(&line) {
+            match serde_json::from_slice(&line) {
                 Ok(msg) => {
                     if in_tx.send(Inbound { msg, related: None }).is_err() {
                         break;

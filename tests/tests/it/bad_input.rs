@@ -39,6 +39,10 @@ async fn malformed_unknown_oversized_and_foreign_requests_are_refused() {
         "{body}"
     );
 
+    // A server that refuses a body before reading it all closes that connection; a client
+    // that reuses it before noticing races the close. Later requests use fresh connections.
+    c.http = reqwest::Client::new();
+
     let mut stranger = RawClient::new(&gw.mcp);
     stranger.session = Some("not-a-session".into());
     assert_eq!(
