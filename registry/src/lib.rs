@@ -17,8 +17,8 @@
 //! | [`backoff`] | the one jittered, never-ending retry policy of every loop (here and the gateway's) |
 
 pub mod access;
-pub mod backoff;
 pub mod audit;
+pub mod backoff;
 pub mod error;
 pub mod hash;
 pub mod model;

@@ -373,14 +373,19 @@ impl Dispatcher {
                     .ok_or_else(|| RpcError::invalid_params("uri is required"))?
                     .to_string();
                 let view = self.hub.upstreams.view();
-                let (upstream, original) = view.resolve_resource_uri(&uri).ok_or_else(|| {
-                    match self.hub.upstreams.offline_upstream(EntryKind::Resource, &uri) {
-                        Some(up) if lens.allows(EntryKind::Resource, &up, &uri) => {
-                            unavailable(&up, "not connected")
+                let (upstream, original) =
+                    view.resolve_resource_uri(&uri).ok_or_else(|| {
+                        match self
+                            .hub
+                            .upstreams
+                            .offline_upstream(EntryKind::Resource, &uri)
+                        {
+                            Some(up) if lens.allows(EntryKind::Resource, &up, &uri) => {
+                                unavailable(&up, "not connected")
+                            }
+                            _ => resource_not_found(&uri),
                         }
-                        _ => resource_not_found(&uri),
-                    }
-                })?;
+                    })?;
                 drop(view);
                 if !lens.allows(EntryKind::Resource, &upstream, &uri) {
                     routed.denied = true;
@@ -613,11 +618,18 @@ impl Dispatcher {
         if let Err(e) = &mut result {
             if take_replayable(e)
                 && ups
-                    .reconnected(upstream, &conn, ups.timeout_of(upstream))
+                    .reconnected(upstream, &conn, ups.timeout_of(upstream).min(REPLAY_WAIT))
                     .await
             {
-                if let Ok(fresh) = ups.connection_for(upstream, &session.conn_key, host_caps).await {
-                    tracing::info!(upstream, method, "call replayed after the upstream session was lost");
+                if let Ok(fresh) = ups
+                    .connection_for(upstream, &session.conn_key, host_caps)
+                    .await
+                {
+                    tracing::info!(
+                        upstream,
+                        method,
+                        "call replayed after the upstream session was lost"
+                    );
                     conn = fresh;
                     result = self
                         .call_upstream(session, id, upstream, &conn, method, &params)
@@ -626,6 +638,13 @@ impl Dispatcher {
                         take_replayable(e);
                     }
                 }
+            }
+        }
+        // Whatever made the upstream unavailable, the host learns which one, and that a retry
+        // may help.
+        if let Err(e) = &mut result {
+            if e.code == jsonrpc::UPSTREAM_UNAVAILABLE && e.data.is_none() {
+                e.data = Some(json!({ "upstream": upstream, "retry": true }));
             }
         }
         // A 2026-07-28 upstream asks its questions in the result; a 2025 host is asked them on
@@ -782,6 +801,10 @@ impl Dispatcher {
         }
     }
 }
+
+/// How long a call whose upstream session was lost waits for the upstream to be back before
+/// it is answered "restarting, retry".
+const REPLAY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Rounds of questions a 2025 host answers for one call before the gateway gives up.
 const MAX_INPUT_ROUNDS: usize = 8;

@@ -17,8 +17,8 @@ use tokio::task::JoinSet;
 
 use super::connection::{Inbound, Outbound, TransportParts};
 use super::{limits, UpstreamError};
-use registry::backoff::Backoff;
 use crate::jsonrpc;
+use registry::backoff::Backoff;
 
 /// Told to the connection's owner when the GET stream (re)opens: list again.
 pub const LISTENING: &str = "$/gateway/listening";
@@ -153,7 +153,9 @@ impl Shared {
                 jsonrpc::error(Value::from(id), jsonrpc::UPSTREAM_UNAVAILABLE, message),
                 Some(id),
             ),
-            None => tracing::warn!(url = %crate::config::redact_userinfo(&self.url), %message, "upstream notification failed"),
+            None => {
+                tracing::warn!(url = %crate::config::redact_userinfo(&self.url), %message, "upstream notification failed")
+            }
         }
     }
 }

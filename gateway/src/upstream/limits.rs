@@ -75,7 +75,10 @@ pub enum Line {
     Text(Vec<u8>),
     /// Longer than the limit: the rest was skipped; its first and last bytes are kept (a
     /// JSON-RPC answer names its `id` at one end or the other).
-    TooLong { head: Vec<u8>, tail: Vec<u8> },
+    TooLong {
+        head: Vec<u8>,
+        tail: Vec<u8>,
+    },
     End,
 }
 
@@ -153,10 +156,16 @@ mod tests {
 
     #[tokio::test]
     async fn lines_are_bounded_and_the_stream_goes_on() {
-        let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"{}\"}}\n", "x".repeat(5000));
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"{}\"}}\n",
+            "x".repeat(5000)
+        );
         let input = format!("short\n{big}after\n");
         let mut r = tokio::io::BufReader::with_capacity(64, input.as_bytes());
-        assert_eq!(read_line(&mut r, 1000).await.unwrap(), Line::Text(b"short".to_vec()));
+        assert_eq!(
+            read_line(&mut r, 1000).await.unwrap(),
+            Line::Text(b"short".to_vec())
+        );
         match read_line(&mut r, 1000).await.unwrap() {
             Line::TooLong { head, tail } => {
                 assert!(head.len() <= KEEP && tail.len() <= KEEP);
@@ -164,13 +173,19 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(read_line(&mut r, 1000).await.unwrap(), Line::Text(b"after".to_vec()));
+        assert_eq!(
+            read_line(&mut r, 1000).await.unwrap(),
+            Line::Text(b"after".to_vec())
+        );
         assert_eq!(read_line(&mut r, 1000).await.unwrap(), Line::End);
     }
 
     #[test]
     fn ids_at_either_end() {
-        assert_eq!(id_in(b"{\"result\":{", b"},\"jsonrpc\":\"2.0\",\"id\": 42}"), Some(42));
+        assert_eq!(
+            id_in(b"{\"result\":{", b"},\"jsonrpc\":\"2.0\",\"id\": 42}"),
+            Some(42)
+        );
         assert_eq!(id_in(b"{\"jsonrpc\":\"2.0\",\"id\":\"s\"", b""), None);
     }
 }

@@ -14,9 +14,9 @@ use tokio::sync::{broadcast, watch};
 
 use super::connection::{Connection, InboundSink};
 use super::{http, sse, stdio, UpstreamError, UPSTREAM_VERSIONS};
-use registry::backoff::Backoff;
 use crate::config::{Config, Sharing, TransportKind, UpstreamSpec};
 use crate::jsonrpc;
+use registry::backoff::Backoff;
 
 /// Most pages read from one list before the gateway stops (a server whose cursor never ends).
 const MAX_PAGES: usize = 200;
@@ -105,7 +105,12 @@ impl Upstreams {
 
     /// Waits (at most `within`) until `upstream` has a connection other than `old`: a lost
     /// session is being re-initialised.
-    pub async fn reconnected(&self, upstream: &str, old: &Arc<Connection>, within: Duration) -> bool {
+    pub async fn reconnected(
+        &self,
+        upstream: &str,
+        old: &Arc<Connection>,
+        within: Duration,
+    ) -> bool {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let entry = self.entries.lock().unwrap().get(upstream).cloned();
@@ -655,7 +660,12 @@ impl Upstreams {
         let mut prefixes = HashMap::new();
         for e in &entries {
             prefixes.insert(e.spec.name.clone(), e.spec.prefix);
-            let serving = e.shared.lock().unwrap().as_ref().is_some_and(|c| !c.is_closed());
+            let serving = e
+                .shared
+                .lock()
+                .unwrap()
+                .as_ref()
+                .is_some_and(|c| !c.is_closed());
             let into = if serving { &mut all } else { &mut offline };
             for (kind, defs) in e.definitions.lock().unwrap().iter() {
                 for def in defs {

@@ -10,6 +10,7 @@ mod operations;
 mod real_peers;
 mod registry_suite;
 mod replicas;
+mod resilience;
 mod resumption;
 mod revisions;
 mod routing;
