@@ -349,15 +349,24 @@ async fn personal_access_tokens_are_shown_once_and_revoked_on_every_replica() {
     )
     .await;
     assert_eq!(status, 401);
-    // The non-admin token is refused by the admin API; revocation is audited.
-    let (_, audit) = admin(
-        &a,
-        reqwest::Method::GET,
-        "/admin/v1/audit?action=admin.token.revoke",
-        None,
-    )
-    .await;
-    assert_eq!(audit[0]["target"], id.as_str());
+    // The non-admin token is refused by the admin API; revocation is audited (the audit
+    // writer is asynchronous: the row may take a moment).
+    let mut audit = Value::Null;
+    for _ in 0..40 {
+        audit = admin(
+            &a,
+            reqwest::Method::GET,
+            "/admin/v1/audit?action=admin.token.revoke",
+            None,
+        )
+        .await
+        .1;
+        if audit[0]["target"] == id.as_str() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(audit[0]["target"], id.as_str(), "{audit}");
     assert_eq!(audit[0]["principal"], "pat:root");
 }
 
