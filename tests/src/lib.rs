@@ -634,3 +634,31 @@ impl Idp {
         assert!(r.status().is_success());
     }
 }
+
+/// server-everything in one of its network modes (`streamableHttp`, `sse`) on `port` (it cannot
+/// report a port of its own).
+pub fn everything(mode: &str, port: u16) -> Child {
+    Command::new(peers().join("node_modules/.bin/mcp-server-everything"))
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .env("PATH", peer_path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start server-everything")
+}
+
+/// Waits (bounded) until something listens on a loopback port.
+pub async fn wait_port(port: u16) {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("port {port} never opened");
+}

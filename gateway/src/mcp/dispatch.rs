@@ -8,7 +8,7 @@ use registry::{AuditEntry, EntryKind, Exposed};
 use serde_json::{json, Map, Value};
 
 use super::hub::Hub;
-use super::session::{id_key, PendingClient, Session};
+use super::session::{id_key, PendingClient, Session, LOG_LEVELS};
 use crate::audit::Auditor;
 use crate::auth::Access;
 use crate::jsonrpc::{self, RpcError};
@@ -21,18 +21,6 @@ use crate::routing::{Mode, ToolRouter};
 use crate::upstream::{CallCtx, CallError, Connection, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
-
-/// The syslog severities MCP's `logging/setLevel` takes (RFC 5424).
-const LOG_LEVELS: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
 
 pub struct Dispatcher {
     pub hub: Arc<Hub>,

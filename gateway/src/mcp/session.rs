@@ -20,6 +20,18 @@ const BUFFER_EVENTS: usize = 512;
 /// Finished POST streams kept for resumption.
 const KEEP_FINISHED_STREAMS: usize = 32;
 
+/// The syslog severities MCP's `logging/setLevel` takes (RFC 5424), lowest first.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 /// One SSE event: its id and JSON text.
 #[derive(Debug, Clone)]
 pub struct StreamEvent {
@@ -328,17 +340,7 @@ impl Session {
 
     /// Whether a log message of `level` passes the host's `logging/setLevel`.
     pub fn wants_log(&self, level: &str) -> bool {
-        const ORDER: [&str; 8] = [
-            "debug",
-            "info",
-            "notice",
-            "warning",
-            "error",
-            "critical",
-            "alert",
-            "emergency",
-        ];
-        let rank = |l: &str| ORDER.iter().position(|x| *x == l).unwrap_or(0);
+        let rank = |l: &str| LOG_LEVELS.iter().position(|x| *x == l).unwrap_or(0);
         match self.log_level.lock().unwrap().as_deref() {
             Some(min) => rank(level) >= rank(min),
             // 2025: no level set means every message; 2026-07-28: none unless asked for.

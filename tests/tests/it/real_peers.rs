@@ -2,38 +2,8 @@
 //! server-everything over stdio, Streamable HTTP and legacy SSE; mcp-server-time and
 //! server-memory over stdio; the Python SDK client (default and legacy mode) and the Inspector CLI.
 
-use std::process::Stdio;
-use std::time::Duration;
-
-use gateway_tests::{free_port, peer_path, peers, Gateway};
+use gateway_tests::{everything, free_port, peers, wait_port, Gateway};
 use serde_json::json;
-use tokio::process::{Child, Command};
-
-/// server-everything in one of its network modes on `port` (it cannot report a port of its own).
-fn everything(mode: &str, port: u16) -> Child {
-    Command::new(peers().join("node_modules/.bin/mcp-server-everything"))
-        .arg(mode)
-        .env("PORT", port.to_string())
-        .env("PATH", peer_path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start server-everything")
-}
-
-async fn wait_port(port: u16) {
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("nothing listens on {port} after 20 s");
-}
 
 #[tokio::test]
 async fn real_servers_and_real_clients_through_the_gateway() {

@@ -2,39 +2,12 @@
 //! upstream is used again at once, tools added just after start are listed, a call to a
 //! restarting upstream is told to retry, and one huge answer costs one call, not the gateway.
 
-use std::process::Stdio;
 use std::time::Duration;
 
-use gateway_tests::{free_port, peer_path, peers, Gateway, RawClient};
+use gateway_tests::{everything, free_port, peers, wait_port, Gateway, RawClient};
 use serde_json::{json, Value};
-use tokio::process::{Child, Command};
 
 use super::{fixture_config, sqlite_url};
-
-fn everything_http(port: u16) -> Child {
-    Command::new(peers().join("node_modules/.bin/mcp-server-everything"))
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .env("PATH", peer_path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start server-everything")
-}
-
-async fn wait_port(port: u16) {
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("port {port} never opened");
-}
 
 fn tool_names(list: &Value) -> Vec<String> {
     list["result"]["tools"]
@@ -58,7 +31,7 @@ fn health_of(health: &Value, name: &str) -> Value {
 #[tokio::test]
 async fn a_restarted_http_upstream_is_used_again_and_late_tools_are_listed() {
     let port = free_port();
-    let mut server = everything_http(port);
+    let mut server = everything("streamableHttp", port);
     wait_port(port).await;
     let dir = gateway_tests::scratch();
     let gw = Gateway::start(&format!(
@@ -107,7 +80,7 @@ async fn a_restarted_http_upstream_is_used_again_and_late_tools_are_listed() {
 
     // Back on the same port with no memory of our session: it is used again at once, from the
     // old host session and from new ones.
-    let _server = everything_http(port);
+    let _server = everything("streamableHttp", port);
     wait_port(port).await;
     let mut answered = None;
     for _ in 0..40 {
@@ -138,7 +111,7 @@ async fn a_restarted_http_upstream_is_used_again_and_late_tools_are_listed() {
 #[tokio::test]
 async fn a_lost_session_is_re_initialised_and_the_call_replayed_once() {
     let port = free_port();
-    let mut server = everything_http(port);
+    let mut server = everything("streamableHttp", port);
     wait_port(port).await;
     let dir = gateway_tests::scratch();
     let gw = Gateway::start(&format!(
@@ -159,7 +132,7 @@ async fn a_lost_session_is_re_initialised_and_the_call_replayed_once() {
     // HTTP 400, and the very next call succeeds.
     server.kill().await.unwrap();
     let _ = server.wait().await;
-    let _server = everything_http(port);
+    let _server = everything("streamableHttp", port);
     wait_port(port).await;
     let r = c.request("tools/call", echo).await;
     assert_eq!(
