@@ -49,14 +49,21 @@ enum Command {
         catalog: PathBuf,
         #[arg(long, default_value = "../shared/routing-eval/queries.jsonl")]
         queries: PathBuf,
-        /// Print the report as JSON instead of a Markdown table.
+        /// Requests no tool serves: adds the "nothing fits" threshold trade-off.
+        #[arg(long)]
+        no_tool: Option<PathBuf>,
+        /// Print the report as JSON instead of Markdown tables.
         #[arg(long)]
         json: bool,
-        /// Fusion weights (default: the config's routing.fusion).
+        /// No progress lines on standard error.
+        #[arg(long)]
+        quiet: bool,
+        /// Fusion weights (default: the config's routing.fusion). Several lexical weights,
+        /// comma-separated, give one hybrid row each.
         #[arg(long)]
         semantic_weight: Option<f32>,
-        #[arg(long)]
-        lexical_weight: Option<f32>,
+        #[arg(long, value_delimiter = ',')]
+        lexical_weight: Vec<f32>,
         #[arg(long)]
         rrf_k: Option<f32>,
         /// `score` or `rrf`.
@@ -135,14 +142,21 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    // The server logs what it does; a one-shot command prints its answer and only warnings.
+    // hnsw_rs logs its settings at INFO for every graph it builds.
+    let default_filter = match cli.command {
+        None | Some(Command::Serve) => "info,hnsw_rs=warn",
+        Some(_) => "warn",
+    };
     tracing_subscriber::fmt()
         .json()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| default_filter.into()),
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
     let config = load(&cli)?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
@@ -234,7 +248,9 @@ async fn main() -> anyhow::Result<()> {
         Command::EvalRouting {
             catalog,
             queries,
+            no_tool,
             json,
+            quiet,
             semantic_weight,
             lexical_weight,
             rrf_k,
@@ -242,14 +258,30 @@ async fn main() -> anyhow::Result<()> {
         } => {
             let mut fusion = config.routing.fusion;
             fusion.semantic_weight = semantic_weight.unwrap_or(fusion.semantic_weight);
-            fusion.lexical_weight = lexical_weight.unwrap_or(fusion.lexical_weight);
             fusion.rrf_k = rrf_k.unwrap_or(fusion.rrf_k);
             if let Some(m) = fusion_method {
                 fusion.method = serde_json::from_value(serde_json::Value::from(m))
                     .map_err(|_| anyhow::anyhow!("--fusion must be score or rrf"))?;
             }
-            let report =
-                gateway::routing::eval::run(&catalog, &queries, &config.routing.model, fusion)?;
+            let fusions = if lexical_weight.is_empty() {
+                vec![fusion]
+            } else {
+                lexical_weight
+                    .iter()
+                    .map(|&w| registry::routing::Fusion {
+                        lexical_weight: w,
+                        ..fusion
+                    })
+                    .collect()
+            };
+            let options = gateway::routing::eval::Options {
+                catalog,
+                queries,
+                no_tool,
+                fusions,
+                progress: !quiet,
+            };
+            let report = gateway::routing::eval::run(&options, &config.routing.model)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -1,14 +1,16 @@
 //! `mcp-gateway eval-routing`: builds the index from a catalog file with the real model and
-//! measures retrieval quality and latency for embedding only, BM25 only and hybrid.
+//! measures retrieval quality and latency for embedding only, BM25 only and hybrid (one row per
+//! fusion setting asked for), overall and per value of any extra query field (`level`,
+//! `category`), and how well a score threshold tells "nothing fits" apart.
 //! Files are JSON lines in the routing evaluation set's format.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use registry::routing::eval::Summary;
-use registry::routing::{
-    embedder::BATCH, tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder, ToolDoc, ToolIndex,
-};
+use registry::routing::eval::{Judged, Summary};
+use registry::routing::{tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder, ToolIndex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -31,19 +33,48 @@ struct QueryLine {
     id: String,
     query: String,
     relevant: Vec<ToolRef>,
+    #[serde(default)]
+    relevant_groups: Vec<Vec<ToolRef>>,
+    /// Any other field with a string or number value (`level`, `category`): reported apart.
+    #[serde(flatten)]
+    extra: BTreeMap<String, Value>,
+}
+
+/// What to evaluate.
+pub struct Options {
+    pub catalog: PathBuf,
+    pub queries: PathBuf,
+    /// Requests no tool serves (`"relevant": []`): the "nothing fits" trade-off.
+    pub no_tool: Option<PathBuf>,
+    /// One hybrid row per setting.
+    pub fusions: Vec<Fusion>,
+    /// Progress lines on standard error.
+    pub progress: bool,
 }
 
 /// One method's results.
 #[derive(Debug, Serialize)]
 pub struct MethodReport {
-    pub method: &'static str,
+    pub method: String,
     #[serde(flatten)]
     pub summary: Summary,
+    /// The same measures per value of each extra query field (`level=2`).
+    pub by_field: BTreeMap<String, Summary>,
     /// Search time per query after the query embedding, median and 95th percentile (µs).
     pub search_p50_us: f64,
     pub search_p95_us: f64,
-    /// Queries whose relevant tool was not in the top 5: (id, query, what came first).
+    /// Queries with no relevant tool in the top 5: (id, query, what came first).
     pub misses_at_5: Vec<(String, String, Vec<String>)>,
+}
+
+/// One point of the "nothing fits" curve: with this threshold on a search's best similarity,
+/// the share of no-tool requests answered "nothing fits", and the share of graded requests whose
+/// best relevant tool in the top 5 stays above it.
+#[derive(Debug, Serialize)]
+pub struct ThresholdPoint {
+    pub threshold: f32,
+    pub no_tool_rejected: f64,
+    pub graded_kept: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -51,12 +82,12 @@ pub struct Report {
     pub tools: usize,
     pub queries: usize,
     pub model: String,
-    pub fusion: Fusion,
     /// Embedding the whole catalog (ms), and one query (median / 95th percentile, ms).
     pub index_build_ms: f64,
     pub query_embed_p50_ms: f64,
     pub query_embed_p95_ms: f64,
     pub methods: Vec<MethodReport>,
+    pub no_tool: Vec<ThresholdPoint>,
 }
 
 fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<Vec<T>> {
@@ -80,18 +111,70 @@ fn percentile(v: &mut [Duration], p: f64) -> Duration {
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
-fn key(server: &str, name: &str) -> String {
-    format!("{server}/{name}")
+fn key(r: &ToolRef) -> String {
+    format!("{}/{}", r.server, r.name)
 }
 
-pub fn run(
-    catalog: &Path,
-    queries: &Path,
-    model: &ModelFiles,
-    fusion: Fusion,
-) -> anyhow::Result<Report> {
-    let tools: Vec<CatalogLine> = read_lines(catalog)?;
-    let queries: Vec<QueryLine> = read_lines(queries)?;
+/// The `field=value` labels a query is reported under.
+fn labels(q: &QueryLine) -> Vec<String> {
+    q.extra
+        .iter()
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some(format!("{k}={s}")),
+            Value::Number(n) => Some(format!("{k}={n}")),
+            _ => None,
+        })
+        .collect()
+}
+
+fn progress(on: bool, what: &str, done: usize, total: usize) {
+    if on {
+        eprint!("\r{what}: {done}/{total}");
+        if done == total {
+            eprintln!();
+        }
+        let _ = std::io::stderr().flush();
+    }
+}
+
+/// Query embeddings, one inference each (as a live search does), timed.
+fn embed_queries(
+    embedder: &OnnxEmbedder,
+    queries: &[String],
+    opts: &Options,
+    what: &str,
+) -> anyhow::Result<(Vec<Vec<f32>>, Vec<Duration>)> {
+    let mut vectors = Vec::with_capacity(queries.len());
+    let mut times = Vec::with_capacity(queries.len());
+    for (i, q) in queries.iter().enumerate() {
+        let t = Instant::now();
+        vectors.push(embedder.embed(std::slice::from_ref(q))?.remove(0));
+        times.push(t.elapsed());
+        if (i + 1) % 50 == 0 || i + 1 == queries.len() {
+            progress(opts.progress, what, i + 1, queries.len());
+        }
+    }
+    Ok((vectors, times))
+}
+
+fn label(method: Method, fusion: &Fusion, several: bool) -> String {
+    match method {
+        Method::Hybrid if several => format!(
+            "hybrid ({:?}, semantic {}, lexical {})",
+            fusion.method, fusion.semantic_weight, fusion.lexical_weight
+        )
+        .to_lowercase(),
+        _ => method.as_str().to_string(),
+    }
+}
+
+pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
+    let tools: Vec<CatalogLine> = read_lines(&opts.catalog)?;
+    let queries: Vec<QueryLine> = read_lines(&opts.queries)?;
+    let no_tool: Vec<QueryLine> = match &opts.no_tool {
+        Some(p) => read_lines(p)?,
+        None => Vec::new(),
+    };
     let embedder = OnnxEmbedder::load(model).map_err(|e| {
         anyhow::anyhow!("{e} (the evaluation needs the model: run scripts/fetch-model)")
     })?;
@@ -108,100 +191,207 @@ pub fn run(
         docs.push(doc);
     }
     let started = Instant::now();
-    for chunk in docs.chunks(BATCH) {
+    const CHUNK: usize = 256;
+    for (i, chunk) in docs.chunks(CHUNK).enumerate() {
         let texts: Vec<String> = chunk.iter().map(|d| d.gist.clone()).collect();
-        let vectors = embedder.embed(&texts)?;
-        for (d, v) in chunk.iter().zip(vectors) {
+        for (d, v) in chunk.iter().zip(embedder.embed(&texts)?) {
             index.set_vector(&d.upstream, &d.name, &d.hash, v);
         }
+        progress(
+            opts.progress,
+            "embedding tools",
+            (i * CHUNK + chunk.len()).min(docs.len()),
+            docs.len(),
+        );
     }
     let index_build = started.elapsed();
-    let mut embed_times = Vec::new();
-    let mut vectors = Vec::new();
-    for q in &queries {
-        let t = Instant::now();
-        let v = embedder.embed(std::slice::from_ref(&q.query))?.remove(0);
-        embed_times.push(t.elapsed());
-        vectors.push(v);
-    }
-    let all = |_: &ToolDoc| true;
+    let texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
+    let (vectors, mut embed_times) = embed_queries(&embedder, &texts, opts, "embedding queries")?;
+    let all = |_: &registry::routing::ToolDoc| true;
+    let mut runs: Vec<(Method, Fusion)> = vec![
+        (Method::Semantic, Fusion::default()),
+        (Method::Lexical, Fusion::default()),
+    ];
+    runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f)));
+    let several = opts.fusions.len() > 1;
     let mut methods = Vec::new();
-    for method in [Method::Semantic, Method::Lexical, Method::Hybrid] {
-        let mut results = Vec::new();
+    for (method, fusion) in &runs {
+        let mut judged = Vec::new();
         let mut times = Vec::new();
         let mut misses = Vec::new();
-        for (q, v) in queries.iter().zip(&vectors) {
+        let mut by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, (q, v)) in queries.iter().zip(&vectors).enumerate() {
             let t = Instant::now();
-            let hits = index.search(&q.query, Some(v), 10, method, &fusion, &all);
+            let hits = index.search(&q.query, Some(v), 10, *method, fusion, &all);
             times.push(t.elapsed());
-            let ranked: Vec<String> = hits.iter().map(|h| key(&h.upstream, &h.name)).collect();
-            let relevant: Vec<String> =
-                q.relevant.iter().map(|r| key(&r.server, &r.name)).collect();
-            if !ranked.iter().take(5).any(|r| relevant.contains(r)) {
+            let ranked: Vec<String> = hits
+                .iter()
+                .map(|h| format!("{}/{}", h.upstream, h.name))
+                .collect();
+            let j = Judged {
+                relevant: q.relevant.iter().map(key).collect(),
+                groups: q
+                    .relevant_groups
+                    .iter()
+                    .map(|g| g.iter().map(key).collect())
+                    .collect(),
+                ranked,
+            };
+            if !j.ranked.iter().take(5).any(|r| j.relevant.contains(r)) {
                 misses.push((
                     q.id.clone(),
                     q.query.clone(),
-                    ranked.iter().take(3).cloned().collect(),
+                    j.ranked.iter().take(3).cloned().collect(),
                 ));
             }
-            results.push((relevant, ranked));
+            for l in labels(q) {
+                by_field.entry(l).or_default().push(i);
+            }
+            judged.push(j);
         }
         methods.push(MethodReport {
-            method: method.as_str(),
-            summary: Summary::of(&results),
+            method: label(*method, fusion, several),
+            summary: Summary::of(&judged),
+            by_field: by_field
+                .into_iter()
+                .map(|(l, ids)| (l, Summary::of(ids.iter().map(|&i| &judged[i]))))
+                .collect(),
             search_p50_us: percentile(&mut times, 0.5).as_secs_f64() * 1e6,
             search_p95_us: percentile(&mut times, 0.95).as_secs_f64() * 1e6,
             misses_at_5: misses,
         });
     }
+    let no_tool = if no_tool.is_empty() {
+        Vec::new()
+    } else {
+        let texts: Vec<String> = no_tool.iter().map(|q| q.query.clone()).collect();
+        let (none_vectors, _) =
+            embed_queries(&embedder, &texts, opts, "embedding no-tool queries")?;
+        let fusion = opts.fusions.first().copied().unwrap_or_default();
+        let best = |q: &str, v: &[f32]| {
+            index
+                .search(q, Some(v), 5, Method::Hybrid, &fusion, &all)
+                .iter()
+                .filter_map(|h| h.similarity)
+                .fold(f32::MIN, f32::max)
+        };
+        let none: Vec<f32> = no_tool
+            .iter()
+            .zip(&none_vectors)
+            .map(|(q, v)| best(&q.query, v))
+            .collect();
+        // The best similarity among the relevant tools a graded search returns in its top 5
+        // (none returned: nothing a threshold could keep).
+        let graded: Vec<Option<f32>> = queries
+            .iter()
+            .zip(&vectors)
+            .map(|(q, v)| {
+                let relevant: Vec<String> = q.relevant.iter().map(key).collect();
+                index
+                    .search(&q.query, Some(v), 5, Method::Hybrid, &fusion, &all)
+                    .iter()
+                    .filter(|h| relevant.contains(&format!("{}/{}", h.upstream, h.name)))
+                    .filter_map(|h| h.similarity)
+                    .reduce(f32::max)
+            })
+            .collect();
+        (0..=14)
+            .map(|i| {
+                let t = 0.2 + 0.05 * i as f32;
+                ThresholdPoint {
+                    threshold: (t * 100.0).round() / 100.0,
+                    no_tool_rejected: none.iter().filter(|&&s| s < t).count() as f64
+                        / none.len() as f64,
+                    graded_kept: graded.iter().filter(|s| s.is_some_and(|s| s >= t)).count() as f64
+                        / graded.len().max(1) as f64,
+                }
+            })
+            .collect()
+    };
     Ok(Report {
         tools: tools.len(),
         queries: queries.len(),
         model: embedder.model_id().to_string(),
-        fusion,
         index_build_ms: index_build.as_secs_f64() * 1e3,
         query_embed_p50_ms: percentile(&mut embed_times, 0.5).as_secs_f64() * 1e3,
         query_embed_p95_ms: percentile(&mut embed_times, 0.95).as_secs_f64() * 1e3,
         methods,
+        no_tool,
     })
 }
 
+/// Misses listed per method in the Markdown report (all of them are in `--json`).
+const MISSES_SHOWN: usize = 10;
+
 impl Report {
-    /// The table `docs/routing.md` records.
+    /// The tables `docs/routing.md` records.
     pub fn markdown(&self) -> String {
         let mut s = format!(
-            "{} tools, {} queries, model `{}`, fusion: {:?}, semantic weight {}, lexical weight {}, \
-             rrf_k {}\n\n| method | recall@1 | recall@5 | recall@10 | nDCG@10 | MRR | search p50 (µs) | search p95 (µs) |\n|---|---|---|---|---|---|---|---|\n",
-            self.tools,
-            self.queries,
-            self.model,
-            self.fusion.method,
-            self.fusion.semantic_weight,
-            self.fusion.lexical_weight,
-            self.fusion.rrf_k
+            "{} tools, {} queries, model `{}`\n\n| method | recall@1 | recall@5 | recall@10 | \
+             group recall@5 | group recall@10 | nDCG@10 | MRR | search p50 (µs) | search p95 (µs) |\n\
+             |---|---|---|---|---|---|---|---|---|---|\n",
+            self.tools, self.queries, self.model,
         );
-        for m in &self.methods {
-            let x = &m.summary;
-            s.push_str(&format!(
-                "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} |\n",
-                m.method,
+        let row = |name: &str, x: &Summary, tail: &str| {
+            format!(
+                "| {name} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |{tail}\n",
                 x.recall_at_1,
                 x.recall_at_5,
                 x.recall_at_10,
+                x.group_recall_at_5,
+                x.group_recall_at_10,
                 x.ndcg_at_10,
                 x.mrr,
-                m.search_p50_us,
-                m.search_p95_us
-            ));
+            )
+        };
+        for m in &self.methods {
+            let tail = format!(" {:.0} | {:.0} |", m.search_p50_us, m.search_p95_us);
+            s.push_str(&row(&m.method, &m.summary, &tail));
+        }
+        let fields: Vec<&String> = self
+            .methods
+            .first()
+            .map(|m| m.by_field.keys().collect())
+            .unwrap_or_default();
+        if !fields.is_empty() {
+            s.push_str(
+                "\nPer query field:\n\n| method | field | queries | recall@1 | recall@5 | \
+                 recall@10 | group recall@5 | group recall@10 | nDCG@10 | MRR |\n\
+                 |---|---|---|---|---|---|---|---|---|---|\n",
+            );
+            for m in &self.methods {
+                for (field, x) in &m.by_field {
+                    let name = format!("{} | {field} | {}", m.method, x.queries);
+                    s.push_str(&row(&name, x, ""));
+                }
+            }
         }
         s.push_str(&format!(
             "\nIndex build (embedding every tool): {:.0} ms. Query embedding: p50 {:.1} ms, p95 {:.1} ms.\n",
             self.index_build_ms, self.query_embed_p50_ms, self.query_embed_p95_ms
         ));
+        if !self.no_tool.is_empty() {
+            s.push_str(
+                "\nNothing fits (threshold on the best similarity of a search):\n\n\
+                 | threshold | no-tool requests answered \"nothing fits\" | graded requests whose \
+                 tool stays above |\n|---|---|---|\n",
+            );
+            for p in &self.no_tool {
+                s.push_str(&format!(
+                    "| {:.2} | {:.3} | {:.3} |\n",
+                    p.threshold, p.no_tool_rejected, p.graded_kept
+                ));
+            }
+        }
         for m in &self.methods {
             if !m.misses_at_5.is_empty() {
-                s.push_str(&format!("\nMissed at 5 by {}:\n", m.method));
-                for (id, q, top) in &m.misses_at_5 {
+                s.push_str(&format!(
+                    "\nMissed at 5 by {} ({} queries, first {}):\n",
+                    m.method,
+                    m.misses_at_5.len(),
+                    MISSES_SHOWN.min(m.misses_at_5.len())
+                ));
+                for (id, q, top) in m.misses_at_5.iter().take(MISSES_SHOWN) {
                     s.push_str(&format!("- {id} \"{q}\" → {}\n", top.join(", ")));
                 }
             }

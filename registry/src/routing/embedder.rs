@@ -53,11 +53,16 @@ impl ModelFiles {
 }
 
 /// all-MiniLM-L6-v2 (or any BERT-like sentence model with mean pooling) through fastembed.
+/// One ONNX session per configured thread, each running single-threaded: a lone query takes any
+/// free session, and a catalog is split across all of them.
 pub struct OnnxEmbedder {
-    model: Mutex<TextEmbedding>,
+    sessions: Vec<Mutex<TextEmbedding>>,
     id: String,
     dim: usize,
 }
+
+/// Texts per inference when embedding many: sorted by length first, so a batch pads little.
+const SUB_BATCH: usize = 16;
 
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>, EmbedError> {
     let path = dir.join(name);
@@ -107,20 +112,49 @@ impl OnnxEmbedder {
                 .unwrap_or_default(),
             &hex::encode(Sha256::digest(&onnx))[..16]
         );
-        let model = UserDefinedEmbeddingModel::new(onnx, tokenizer).with_pooling(Pooling::Mean);
-        let options = InitOptionsUserDefined::new()
-            .with_max_length(MAX_LENGTH)
-            .with_intra_threads(files.threads.max(1));
-        let mut model = TextEmbedding::try_new_from_user_defined(model, options)
-            .map_err(|e| EmbedError::Load(format!("cannot load the model: {e}")))?;
-        let probe = model
+        let mut sessions = Vec::new();
+        for _ in 0..files.threads.max(1) {
+            let model = UserDefinedEmbeddingModel::new(onnx.clone(), tokenizer.clone())
+                .with_pooling(Pooling::Mean);
+            let options = InitOptionsUserDefined::new()
+                .with_max_length(MAX_LENGTH)
+                .with_intra_threads(1);
+            let model = TextEmbedding::try_new_from_user_defined(model, options)
+                .map_err(|e| EmbedError::Load(format!("cannot load the model: {e}")))?;
+            sessions.push(Mutex::new(model));
+        }
+        let probe = sessions[0]
+            .lock()
+            .unwrap()
             .embed(["probe"], None)
             .map_err(|e| EmbedError::Load(format!("the model does not run: {e}")))?;
         Ok(Self {
             dim: probe[0].len(),
-            model: Mutex::new(model),
+            sessions,
             id,
         })
+    }
+}
+
+impl OnnxEmbedder {
+    /// A session nobody holds, or the first one (then the caller waits its turn).
+    fn free_session(&self) -> &Mutex<TextEmbedding> {
+        self.sessions
+            .iter()
+            .find(|m| !m.is_poisoned() && m.try_lock().is_ok())
+            .unwrap_or(&self.sessions[0])
+    }
+
+    fn run(
+        &self,
+        session: &Mutex<TextEmbedding>,
+        texts: &[String],
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .embed(texts, Some(texts.len().max(1)))
+            .map_err(|e| EmbedError::Run(e.to_string()))
     }
 }
 
@@ -134,13 +168,50 @@ impl Embed for OnnxEmbedder {
     }
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.model
-            .lock()
-            .unwrap()
-            // One text per inference: padding a batch to its longest text cost more than
-            // batching saved (52 tool texts: 1.8 s one by one, 12.8 s in one batch).
-            .embed(texts, Some(1))
-            .map_err(|e| EmbedError::Run(e.to_string()))
+        if texts.len() <= 1 {
+            return self.run(self.free_session(), texts);
+        }
+        // Batches of similar length (a batch pads to its longest text: unsorted, padding cost
+        // more than batching saved), handed to the sessions in turn.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let batches: Vec<Vec<usize>> = order.chunks(SUB_BATCH).map(<[usize]>::to_vec).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let workers = self.sessions.len().min(batches.len());
+        let results: Vec<Result<Vec<(usize, Vec<f32>)>, EmbedError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let (batches, next) = (&batches, &next);
+                    s.spawn(move || {
+                        let mut out = Vec::new();
+                        loop {
+                            let b = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(batch) = batches.get(b) else {
+                                return Ok(out);
+                            };
+                            let part: Vec<String> =
+                                batch.iter().map(|&i| texts[i].clone()).collect();
+                            let vectors = self.run(&self.sessions[w], &part)?;
+                            out.extend(batch.iter().copied().zip(vectors));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(EmbedError::Run("panicked".into())))
+                })
+                .collect()
+        });
+        let mut vectors = vec![Vec::new(); texts.len()];
+        for r in results {
+            for (i, v) in r? {
+                vectors[i] = v;
+            }
+        }
+        Ok(vectors)
     }
 }
 

@@ -29,6 +29,20 @@ pub fn ndcg_at(relevant: &[String], ranked: &[String], k: usize) -> f64 {
     }
 }
 
+/// Share of the groups of interchangeable tools with at least one member in the first `k`
+/// results: a step is served when any tool that can do it is offered.
+pub fn group_recall_at(groups: &[Vec<String>], ranked: &[String], k: usize) -> f64 {
+    if groups.is_empty() {
+        return 0.0;
+    }
+    let top = &ranked[..ranked.len().min(k)];
+    groups
+        .iter()
+        .filter(|g| g.iter().any(|t| top.contains(t)))
+        .count() as f64
+        / groups.len() as f64
+}
+
 /// 1 / rank of the first relevant result (0 when none is in the list).
 pub fn reciprocal_rank(relevant: &[String], ranked: &[String]) -> f64 {
     ranked
@@ -46,27 +60,46 @@ pub struct Summary {
     pub recall_at_10: f64,
     pub ndcg_at_10: f64,
     pub mrr: f64,
+    /// [`group_recall_at`]; equal to plain recall where every group is one tool.
+    pub group_recall_at_5: f64,
+    pub group_recall_at_10: f64,
+}
+
+/// One query's truth and answer.
+#[derive(Debug, Clone, Default)]
+pub struct Judged {
+    pub relevant: Vec<String>,
+    /// Interchangeable tools per step; empty means one group per relevant tool.
+    pub groups: Vec<Vec<String>>,
+    pub ranked: Vec<String>,
+}
+
+impl Judged {
+    fn groups(&self) -> Vec<Vec<String>> {
+        if self.groups.is_empty() {
+            self.relevant.iter().map(|r| vec![r.clone()]).collect()
+        } else {
+            self.groups.clone()
+        }
+    }
 }
 
 impl Summary {
-    /// `results`: per query, the relevant tools and the ranked answer (at least 10 long when
-    /// the catalog allows).
-    pub fn of(results: &[(Vec<String>, Vec<String>)]) -> Self {
+    /// `results`: per query, the truth and the ranked answer (at least 10 long when the
+    /// catalog allows).
+    pub fn of<'a>(results: impl IntoIterator<Item = &'a Judged>) -> Self {
+        let results: Vec<&Judged> = results.into_iter().collect();
         let n = results.len().max(1) as f64;
-        let mean = |f: &dyn Fn(&[String], &[String]) -> f64| {
-            results
-                .iter()
-                .map(|(rel, ranked)| f(rel, ranked))
-                .sum::<f64>()
-                / n
-        };
+        let mean = |f: &dyn Fn(&Judged) -> f64| results.iter().map(|j| f(j)).sum::<f64>() / n;
         Summary {
             queries: results.len(),
-            recall_at_1: mean(&|r, x| recall_at(r, x, 1)),
-            recall_at_5: mean(&|r, x| recall_at(r, x, 5)),
-            recall_at_10: mean(&|r, x| recall_at(r, x, 10)),
-            ndcg_at_10: mean(&|r, x| ndcg_at(r, x, 10)),
-            mrr: mean(&|r, x| reciprocal_rank(r, x)),
+            recall_at_1: mean(&|j| recall_at(&j.relevant, &j.ranked, 1)),
+            recall_at_5: mean(&|j| recall_at(&j.relevant, &j.ranked, 5)),
+            recall_at_10: mean(&|j| recall_at(&j.relevant, &j.ranked, 10)),
+            ndcg_at_10: mean(&|j| ndcg_at(&j.relevant, &j.ranked, 10)),
+            mrr: mean(&|j| reciprocal_rank(&j.relevant, &j.ranked)),
+            group_recall_at_5: mean(&|j| group_recall_at(&j.groups(), &j.ranked, 5)),
+            group_recall_at_10: mean(&|j| group_recall_at(&j.groups(), &j.ranked, 10)),
         }
     }
 }
@@ -89,8 +122,20 @@ mod tests {
         assert!((ndcg_at(&rel, &ranked, 10) - 1.0 / 3f64.log2()).abs() < 1e-12);
         let two = v(&["a", "z"]);
         assert_eq!(recall_at(&two, &ranked, 10), 0.5);
-        let s = Summary::of(&[(rel, ranked.clone()), (v(&["q"]), ranked)]);
+        let judged = |relevant: Vec<String>, groups: Vec<Vec<String>>| Judged {
+            relevant,
+            groups,
+            ranked: ranked.clone(),
+        };
+        let s = Summary::of(&[judged(rel, vec![]), judged(v(&["q"]), vec![])]);
         assert_eq!(s.recall_at_5, 0.5);
+        assert_eq!(s.group_recall_at_5, 0.5);
         assert_eq!(s.mrr, 0.25);
+        // Two steps, the first served by either of two tools: one of them is enough.
+        let steps = judged(v(&["a", "x", "y"]), vec![v(&["x", "a"]), v(&["y"])]);
+        assert_eq!(group_recall_at(&steps.groups, &ranked, 5), 0.5);
+        let s = Summary::of([&steps]);
+        assert!((s.recall_at_5 - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.group_recall_at_5, 0.5);
     }
 }

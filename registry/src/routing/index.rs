@@ -99,6 +99,9 @@ pub struct Hit {
     pub name: String,
     /// Fused score (hybrid), cosine similarity (semantic) or BM25 score (lexical).
     pub score: f32,
+    /// Cosine similarity to the query, when the semantic ranking returned the tool: unlike the
+    /// fused score it means the same in every search (the "nothing fits" threshold uses it).
+    pub similarity: Option<f32>,
     pub semantic_rank: Option<usize>,
     pub lexical_rank: Option<usize>,
 }
@@ -258,6 +261,7 @@ impl ToolIndex {
                     upstream: doc.upstream.clone(),
                     name: doc.name.clone(),
                     score: 0.0,
+                    similarity: None,
                     semantic_rank: None,
                     lexical_rank: None,
                 });
@@ -267,6 +271,9 @@ impl ToolIndex {
                     &mut hit.lexical_rank
                 };
                 *slot = Some(rank + 1);
+                if semantic {
+                    hit.similarity = Some(*raw);
+                }
                 hit.score += match method {
                     Method::Hybrid => fused[rank],
                     _ => *raw,
