@@ -58,6 +58,9 @@ enum Command {
         /// No progress lines on standard error.
         #[arg(long)]
         quiet: bool,
+        /// Also rank with requests split into their steps (one search per step, merged).
+        #[arg(long)]
+        split: bool,
         /// Fusion weights (default: the config's routing.fusion). Several lexical weights,
         /// comma-separated, give one hybrid row each.
         #[arg(long)]
@@ -251,6 +254,7 @@ async fn main() -> anyhow::Result<()> {
             no_tool,
             json,
             quiet,
+            split,
             semantic_weight,
             lexical_weight,
             rrf_k,
@@ -279,6 +283,7 @@ async fn main() -> anyhow::Result<()> {
                 queries,
                 no_tool,
                 fusions,
+                split,
                 progress: !quiet,
             };
             let report = gateway::routing::eval::run(&options, &config.routing.model)?;

@@ -473,7 +473,7 @@ impl Dispatcher {
             Ok(a) => a,
             Err(e) => return Ok(meta_tools::bad_arguments(e)),
         };
-        let found = self
+        let search = self
             .routing
             .search(&query, k, "meta", &|e: &Exposed| {
                 lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)
@@ -488,7 +488,7 @@ impl Dispatcher {
                 .unwrap_or(cfg.auto_k);
             let search = LastSearch {
                 query,
-                results: found.iter().map(|f| f.name.clone()).collect(),
+                results: search.tools.iter().map(|f| f.name.clone()).collect(),
             };
             if session.routing.remember(search, keep) && lens.mode == Mode::Auto {
                 session.send_unsolicited(&jsonrpc::notification(
@@ -497,7 +497,7 @@ impl Dispatcher {
                 ));
             }
         }
-        Ok(meta_tools::search_result(&found, mode))
+        Ok(meta_tools::search_result(&search, mode))
     }
 
     /// Counts whether the session's latest search had found the tool it calls now.

@@ -5,12 +5,14 @@
 //! Files are JSON lines in the routing evaluation set's format.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use registry::routing::eval::{Judged, Summary};
-use registry::routing::{tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder, ToolIndex};
+use registry::routing::{
+    split_request, tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder, ToolIndex,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -48,6 +50,8 @@ pub struct Options {
     pub no_tool: Option<PathBuf>,
     /// One hybrid row per setting.
     pub fusions: Vec<Fusion>,
+    /// Also rank each hybrid setting with requests split into their steps.
+    pub split: bool,
     /// Progress lines on standard error.
     pub progress: bool,
 }
@@ -86,6 +90,10 @@ pub struct Report {
     pub index_build_ms: f64,
     pub query_embed_p50_ms: f64,
     pub query_embed_p95_ms: f64,
+    /// Queries split into several steps, and embedding their steps (one call, ms).
+    pub split_queries: usize,
+    pub steps_embed_p50_ms: f64,
+    pub steps_embed_p95_ms: f64,
     pub methods: Vec<MethodReport>,
     pub no_tool: Vec<ThresholdPoint>,
 }
@@ -127,13 +135,19 @@ fn labels(q: &QueryLine) -> Vec<String> {
         .collect()
 }
 
+/// A progress line that rewrites itself on a terminal, and whole lines (every tenth) elsewhere.
 fn progress(on: bool, what: &str, done: usize, total: usize) {
-    if on {
+    if !on {
+        return;
+    }
+    if std::io::stderr().is_terminal() {
         eprint!("\r{what}: {done}/{total}");
         if done == total {
             eprintln!();
         }
         let _ = std::io::stderr().flush();
+    } else if done == total || done * 10 / total.max(1) != (done - 1) * 10 / total.max(1) {
+        eprintln!("{what}: {done}/{total}");
     }
 }
 
@@ -157,15 +171,52 @@ fn embed_queries(
     Ok((vectors, times))
 }
 
-fn label(method: Method, fusion: &Fusion, several: bool) -> String {
-    match method {
+fn label(method: Method, fusion: &Fusion, several: bool, steps: bool) -> String {
+    let mut s = match method {
         Method::Hybrid if several => format!(
             "hybrid ({:?}, semantic {}, lexical {})",
             fusion.method, fusion.semantic_weight, fusion.lexical_weight
         )
         .to_lowercase(),
         _ => method.as_str().to_string(),
+    };
+    if steps {
+        s.push_str(", split into steps");
     }
+    s
+}
+
+/// Each query's steps with their vectors (empty for a one-step request), and the time the
+/// extra inferences took per split query.
+type Steps = Vec<Vec<(String, Option<Vec<f32>>)>>;
+
+fn embed_steps(
+    embedder: &OnnxEmbedder,
+    queries: &[String],
+    opts: &Options,
+) -> anyhow::Result<(Steps, Vec<Duration>)> {
+    let mut out = Vec::with_capacity(queries.len());
+    let mut times = Vec::new();
+    for (i, q) in queries.iter().enumerate() {
+        let parts = split_request(q);
+        if parts.len() < 2 {
+            out.push(Vec::new());
+        } else {
+            let t = Instant::now();
+            let vectors = embedder.embed(&parts)?;
+            times.push(t.elapsed());
+            out.push(
+                parts
+                    .into_iter()
+                    .zip(vectors.into_iter().map(Some))
+                    .collect(),
+            );
+        }
+        if (i + 1) % 50 == 0 || i + 1 == queries.len() {
+            progress(opts.progress, "embedding steps", i + 1, queries.len());
+        }
+    }
+    Ok((out, times))
 }
 
 pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
@@ -207,22 +258,34 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
     let index_build = started.elapsed();
     let texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
     let (vectors, mut embed_times) = embed_queries(&embedder, &texts, opts, "embedding queries")?;
+    let (steps, mut step_times) = if opts.split {
+        embed_steps(&embedder, &texts, opts)?
+    } else {
+        (vec![Vec::new(); texts.len()], Vec::new())
+    };
     let all = |_: &registry::routing::ToolDoc| true;
-    let mut runs: Vec<(Method, Fusion)> = vec![
-        (Method::Semantic, Fusion::default()),
-        (Method::Lexical, Fusion::default()),
+    let mut runs: Vec<(Method, Fusion, bool)> = vec![
+        (Method::Semantic, Fusion::default(), false),
+        (Method::Lexical, Fusion::default(), false),
     ];
-    runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f)));
+    runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f, false)));
+    if opts.split {
+        runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f, true)));
+    }
     let several = opts.fusions.len() > 1;
     let mut methods = Vec::new();
-    for (method, fusion) in &runs {
+    for (method, fusion, split) in &runs {
         let mut judged = Vec::new();
         let mut times = Vec::new();
         let mut misses = Vec::new();
         let mut by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, (q, v)) in queries.iter().zip(&vectors).enumerate() {
             let t = Instant::now();
-            let hits = index.search(&q.query, Some(v), 10, *method, fusion, &all);
+            let hits = if *split {
+                index.search_steps(&q.query, Some(v), &steps[i], 10, *method, fusion, &all)
+            } else {
+                index.search(&q.query, Some(v), 10, *method, fusion, &all)
+            };
             times.push(t.elapsed());
             let ranked: Vec<String> = hits
                 .iter()
@@ -250,7 +313,7 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
             judged.push(j);
         }
         methods.push(MethodReport {
-            method: label(*method, fusion, several),
+            method: label(*method, fusion, several, *split),
             summary: Summary::of(&judged),
             by_field: by_field
                 .into_iter()
@@ -315,6 +378,9 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
         index_build_ms: index_build.as_secs_f64() * 1e3,
         query_embed_p50_ms: percentile(&mut embed_times, 0.5).as_secs_f64() * 1e3,
         query_embed_p95_ms: percentile(&mut embed_times, 0.95).as_secs_f64() * 1e3,
+        split_queries: step_times.len(),
+        steps_embed_p50_ms: percentile(&mut step_times, 0.5).as_secs_f64() * 1e3,
+        steps_embed_p95_ms: percentile(&mut step_times, 0.95).as_secs_f64() * 1e3,
         methods,
         no_tool,
     })
@@ -370,6 +436,12 @@ impl Report {
             "\nIndex build (embedding every tool): {:.0} ms. Query embedding: p50 {:.1} ms, p95 {:.1} ms.\n",
             self.index_build_ms, self.query_embed_p50_ms, self.query_embed_p95_ms
         ));
+        if self.split_queries > 0 {
+            s.push_str(&format!(
+                "Split into steps: {} queries; embedding their steps: p50 {:.1} ms, p95 {:.1} ms.\n",
+                self.split_queries, self.steps_embed_p50_ms, self.steps_embed_p95_ms
+            ));
+        }
         if !self.no_tool.is_empty() {
             s.push_str(
                 "\nNothing fits (threshold on the best similarity of a search):\n\n\

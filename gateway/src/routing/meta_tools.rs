@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::service::Found;
+use super::service::Search;
 use crate::jsonrpc::RpcError;
 
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -118,8 +118,9 @@ pub fn unwrap_call(params: Option<&Map<String, Value>>) -> Result<Map<String, Va
 
 /// The `search_tools` result: the tools as JSON text (what every host shows the model) and as
 /// structured content.
-pub fn search_result(found: &[Found], mode: &str) -> Value {
-    let tools: Vec<Value> = found
+pub fn search_result(search: &Search, mode: &str) -> Value {
+    let tools: Vec<Value> = search
+        .tools
         .iter()
         .map(|f| {
             let d = &f.definition;
@@ -134,10 +135,25 @@ pub fn search_result(found: &[Found], mode: &str) -> Value {
                 "score".into(),
                 json!((f64::from(f.score) * 1e4).round() / 1e4),
             );
+            if let Some(step) = &f.step {
+                t.insert("step".into(), Value::from(step.clone()));
+            }
             Value::Object(t)
         })
         .collect();
-    let structured = json!({ "tools": tools, "mode": mode });
+    let mut structured =
+        json!({ "tools": tools, "mode": mode, "nothing_fits": search.nothing_fits });
+    if search.steps.len() > 1 {
+        structured["steps"] = json!(search.steps);
+    }
+    if search.nothing_fits {
+        // Said in words too: a model reads the text, and should not call a tool that merely
+        // came closest.
+        structured["note"] = Value::from(
+            "No tool fits this request well; these are only the closest. Tell the user if none \
+             of them does what was asked.",
+        );
+    }
     json!({
         "content": [{ "type": "text", "text": structured.to_string() }],
         "structuredContent": structured,

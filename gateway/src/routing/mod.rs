@@ -15,4 +15,4 @@ pub mod virtual_servers;
 
 pub use config::{Mode, RoutingConfig};
 pub use endpoint::Endpoint;
-pub use service::{Found, RoutingStatus, ToolRouter};
+pub use service::{Found, RoutingStatus, Search, ToolRouter};

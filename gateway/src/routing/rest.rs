@@ -73,23 +73,37 @@ pub async fn route(
         .iter()
         .map(|p| WildMatch::new(p))
         .collect();
-    let found = router
+    let search = router
         .search(query, k, "rest", &|e: &Exposed| {
             lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)
                 && (upstreams.is_empty() || upstreams.iter().any(|p| p.matches(&e.entry.upstream)))
         })
         .await;
-    let tools: Vec<Value> = found
+    let tools: Vec<Value> = search
+        .tools
         .iter()
         .map(|f| {
-            json!({
+            let mut t = json!({
                 "name": f.name,
                 "upstream": f.upstream,
                 "score": f.score,
+                "similarity": f.similarity,
                 "description": f.definition.get("description"),
                 "inputSchema": f.definition.get("inputSchema"),
-            })
+            });
+            if let Some(step) = &f.step {
+                t["step"] = Value::from(step.clone());
+            }
+            t
         })
         .collect();
-    Json(json!({ "tools": tools, "mode": router.status().mode })).into_response()
+    let mut body = json!({
+        "tools": tools,
+        "mode": router.status().mode,
+        "nothing_fits": search.nothing_fits,
+    });
+    if search.steps.len() > 1 {
+        body["steps"] = json!(search.steps);
+    }
+    Json(body).into_response()
 }

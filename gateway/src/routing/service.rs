@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use prometheus::{Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts};
 use registry::routing::{
-    embedder::BATCH, tool_doc, Embed, Method, OnnxEmbedder, QueryCache, ToolDoc, ToolIndex,
+    embedder::BATCH, split_request, tool_doc, Embed, Method, OnnxEmbedder, QueryCache, ToolDoc,
+    ToolIndex,
 };
 use registry::{CatalogView, EntryKind, Exposed, Registry};
 use serde::Serialize;
@@ -38,8 +39,25 @@ pub struct Found {
     pub name: String,
     pub upstream: String,
     pub score: f32,
+    /// Cosine similarity to the request (or to the step that found it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
+    /// The step of a multi-step request this tool serves (absent: the whole request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
     #[serde(skip)]
     pub definition: Value,
+}
+
+/// What a search found.
+#[derive(Debug, Default)]
+pub struct Search {
+    pub tools: Vec<Found>,
+    /// No tool is similar enough to the request (`routing.min_similarity`): the tools are the
+    /// closest ones, not good ones.
+    pub nothing_fits: bool,
+    /// The steps the request was split into (one: not split).
+    pub steps: Vec<String>,
 }
 
 struct RoutingMetrics {
@@ -383,33 +401,83 @@ impl ToolRouter {
         }
     }
 
+    /// The vectors of a request's steps: cached ones reused, the others embedded in one call.
+    async fn step_vectors(&self, steps: &[String]) -> Vec<Option<Vec<f32>>> {
+        let Some(embedder) = self.embedder.clone() else {
+            return vec![None; steps.len()];
+        };
+        let mut out: Vec<Option<Vec<f32>>> = steps
+            .iter()
+            .map(|s| self.cache.get(s).map(|v| v.to_vec()))
+            .collect();
+        let missing: Vec<String> = steps
+            .iter()
+            .zip(&out)
+            .filter(|(_, v)| v.is_none())
+            .map(|(s, _)| s.clone())
+            .collect();
+        if missing.is_empty() {
+            return out;
+        }
+        let texts = missing.clone();
+        match tokio::task::spawn_blocking(move || embedder.embed(&texts)).await {
+            Ok(Ok(vectors)) => {
+                let mut fresh = missing.iter().zip(vectors);
+                for slot in out.iter_mut().filter(|v| v.is_none()) {
+                    if let Some((text, v)) = fresh.next() {
+                        self.cache.put(text, v.clone().into());
+                        *slot = Some(v);
+                    }
+                }
+            }
+            Ok(Err(e)) => tracing::warn!(error = %e, "step embedding failed; searching by words"),
+            Err(_) => {}
+        }
+        out
+    }
+
     /// The best `k` tools for `query` among those `allow` accepts (and that are in the catalog
-    /// now: only connected upstreams' tools are).
+    /// now: only connected upstreams' tools are). A request of several steps is searched step by
+    /// step as well (`routing.split_steps`).
     pub async fn search(
         &self,
         query: &str,
         k: usize,
         surface: &str,
         allow: &(dyn Fn(&Exposed) -> bool + Sync),
-    ) -> Vec<Found> {
+    ) -> Search {
         let started = Instant::now();
         let qv = self.query_vector(query).await;
+        let steps = if self.config.split_steps {
+            split_request(query)
+        } else {
+            vec![query.to_string()]
+        };
+        let step_vectors = if steps.len() > 1 {
+            self.step_vectors(&steps).await
+        } else {
+            Vec::new()
+        };
         let view = self.upstreams.view();
         let hits = {
             let ix = self.index.read().unwrap();
-            ix.search(
+            let allow = |d: &ToolDoc| {
+                view.find(EntryKind::Tool, &d.upstream, &d.name)
+                    .is_some_and(allow)
+            };
+            let with_vectors: Vec<(String, Option<Vec<f32>>)> =
+                steps.iter().cloned().zip(step_vectors).collect();
+            ix.search_steps(
                 query,
                 qv.as_deref(),
+                &with_vectors,
                 k,
                 Method::Hybrid,
                 &self.config.fusion,
-                &|d: &ToolDoc| {
-                    view.find(EntryKind::Tool, &d.upstream, &d.name)
-                        .is_some_and(allow)
-                },
+                &allow,
             )
         };
-        let found: Vec<Found> = hits
+        let tools: Vec<Found> = hits
             .into_iter()
             .filter_map(|h| {
                 let e = view.find(EntryKind::Tool, &h.upstream, &h.name)?;
@@ -419,20 +487,31 @@ impl ToolRouter {
                     name: e.exposed.clone(),
                     upstream: h.upstream,
                     score: h.score,
+                    similarity: h.similarity,
+                    step: h.step.and_then(|i| steps.get(i).cloned()),
                     definition: def,
                 })
             })
             .collect();
+        // Without a model there is no similarity to judge by: never "nothing fits".
+        let best = tools.iter().filter_map(|f| f.similarity).reduce(f32::max);
+        let nothing_fits = qv.is_some()
+            && self.config.min_similarity > 0.0
+            && best.is_none_or(|b| b < self.config.min_similarity);
         let mode = if qv.is_some() { "semantic" } else { "lexical" };
         self.metrics
             .searches
             .with_label_values(&[surface, mode])
             .inc();
-        self.metrics.results.observe(found.len() as f64);
+        self.metrics.results.observe(tools.len() as f64);
         self.metrics
             .seconds
             .observe(started.elapsed().as_secs_f64());
-        found
+        Search {
+            tools,
+            nothing_fits,
+            steps,
+        }
     }
 
     /// Re-reads the virtual servers.

@@ -14,8 +14,9 @@ use sha2::{Digest, Sha256};
 
 /// Longest input in tokens: tool texts beyond it are cut (MiniLM was trained on 256).
 const MAX_LENGTH: usize = 256;
-/// Texts embedded, stored and logged together when indexing.
-pub const BATCH: usize = 64;
+/// Texts embedded, stored and logged together when indexing (the embedder splits them into
+/// length-sorted inferences across its sessions).
+pub const BATCH: usize = 256;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
@@ -60,6 +61,9 @@ pub struct OnnxEmbedder {
     id: String,
     dim: usize,
 }
+
+/// Vectors with the position of their text.
+type Indexed = Vec<(usize, Vec<f32>)>;
 
 /// Texts per inference when embedding many: sorted by length first, so a batch pads little.
 const SUB_BATCH: usize = 16;
@@ -178,7 +182,7 @@ impl Embed for OnnxEmbedder {
         let batches: Vec<Vec<usize>> = order.chunks(SUB_BATCH).map(<[usize]>::to_vec).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let workers = self.sessions.len().min(batches.len());
-        let results: Vec<Result<Vec<(usize, Vec<f32>)>, EmbedError>> = std::thread::scope(|s| {
+        let results: Vec<Result<Indexed, EmbedError>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..workers)
                 .map(|w| {
                     let (batches, next) = (&batches, &next);

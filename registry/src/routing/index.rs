@@ -46,8 +46,8 @@ impl Method {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FusionMethod {
-    /// Weighted sum of scores normalised per search (cosine min–max over the candidates, BM25
-    /// divided by the best one): keeps how far apart the candidates are.
+    /// Weighted sum of scores normalised per search (cosine and BM25 each divided by the best
+    /// of its ranking): keeps how far apart the candidates are.
     Score,
     /// Weighted reciprocal rank fusion: `weight / (rrf_k + rank)` summed; only ranks count.
     Rrf,
@@ -67,27 +67,24 @@ impl Default for Fusion {
         Self {
             method: FusionMethod::Score,
             semantic_weight: 1.0,
-            lexical_weight: 0.2,
+            lexical_weight: 0.5,
             rrf_k: 60.0,
         }
     }
 }
 
 /// The fused contribution of each candidate of one ranking, in its order.
-fn contributions(list: &[(u32, f32)], weight: f32, fusion: &Fusion, semantic: bool) -> Vec<f32> {
+fn contributions(list: &[(u32, f32)], weight: f32, fusion: &Fusion) -> Vec<f32> {
     match fusion.method {
         FusionMethod::Rrf => (0..list.len())
             .map(|rank| weight / (fusion.rrf_k + rank as f32 + 1.0))
             .collect(),
         FusionMethod::Score => {
+            // Each score over the best of its ranking: what a candidate gets does not depend on
+            // how many candidates were fetched (min–max over the candidates did).
             let max = list.iter().map(|x| x.1).fold(f32::MIN, f32::max);
-            let min = if semantic {
-                list.iter().map(|x| x.1).fold(f32::MAX, f32::min)
-            } else {
-                0.0
-            };
-            let span = (max - min).max(f32::EPSILON);
-            list.iter().map(|x| weight * (x.1 - min) / span).collect()
+            let max = max.max(f32::EPSILON);
+            list.iter().map(|x| weight * x.1 / max).collect()
         }
     }
 }
@@ -104,6 +101,9 @@ pub struct Hit {
     pub similarity: Option<f32>,
     pub semantic_rank: Option<usize>,
     pub lexical_rank: Option<usize>,
+    /// Which step of a split request found the tool ([`ToolIndex::search_steps`]); `None`:
+    /// the whole request.
+    pub step: Option<usize>,
 }
 
 #[derive(Default)]
@@ -254,7 +254,7 @@ impl ToolIndex {
             } else {
                 fusion.lexical_weight
             };
-            let fused = contributions(list, weight, fusion, semantic);
+            let fused = contributions(list, weight, fusion);
             for (rank, (id, raw)) in list.iter().enumerate() {
                 let doc = self.doc(*id).expect("indexed id");
                 let hit = scored.entry(*id).or_insert_with(|| Hit {
@@ -264,6 +264,7 @@ impl ToolIndex {
                     similarity: None,
                     semantic_rank: None,
                     lexical_rank: None,
+                    step: None,
                 });
                 let slot = if semantic {
                     &mut hit.semantic_rank
@@ -295,6 +296,65 @@ impl ToolIndex {
         });
         hits.truncate(k);
         hits
+    }
+
+    /// The best `k` tools for a request split into steps (`steps`: each step's text and
+    /// vector): the whole request and every step are searched, and their rankings taken in
+    /// turn — the first of each, then the second of each — so that every step has its best tools
+    /// near the top however many words the others have. A tool keeps the first place it earns
+    /// (and the step that earned it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_steps(
+        &self,
+        query: &str,
+        query_vector: Option<&[f32]>,
+        steps: &[(String, Option<Vec<f32>>)],
+        k: usize,
+        method: Method,
+        fusion: &Fusion,
+        allow: &dyn Fn(&ToolDoc) -> bool,
+    ) -> Vec<Hit> {
+        let whole = self.search(query, query_vector, k, method, fusion, allow);
+        if steps.len() < 2 {
+            return whole;
+        }
+        let mut parts = Vec::new();
+        for (i, (text, vector)) in steps.iter().enumerate() {
+            let mut hits = self.search(text, vector.as_deref(), k, method, fusion, allow);
+            for h in &mut hits {
+                h.step = Some(i);
+            }
+            parts.push(hits);
+        }
+        // Within a round, the steps whose best tool fits best come first: a sentence of
+        // context ("I'm researching OSMO") fits no tool well and should not take a slot first.
+        // Measured on ETOM level 4: group recall@5 0.509 in request order, 0.540 in this one.
+        let fit = |l: &Vec<Hit>| l.first().and_then(|h| h.similarity).unwrap_or(0.0);
+        parts.sort_by(|a, b| fit(b).total_cmp(&fit(a)));
+        let mut lists = vec![whole];
+        lists.extend(parts);
+        let mut out: Vec<Hit> = Vec::with_capacity(k);
+        for rank in 0..k {
+            for list in &lists {
+                let Some(hit) = list.get(rank) else { continue };
+                let seen = out
+                    .iter()
+                    .position(|h| h.upstream == hit.upstream && h.name == hit.name);
+                match seen {
+                    // Found again: it fits the text that fits it best this well.
+                    Some(i) => {
+                        let h = &mut out[i];
+                        h.similarity = match (h.similarity, hit.similarity) {
+                            (Some(a), Some(b)) => Some(a.max(b)),
+                            (a, b) => a.or(b),
+                        }
+                    }
+                    None if out.len() < k => out.push(hit.clone()),
+                    None => {}
+                }
+            }
+        }
+        out
     }
 }
 
@@ -362,6 +422,29 @@ mod tests {
         // No vector: hybrid falls back to words.
         let lex = ix.search("working tree", None, 2, Method::Hybrid, &f, &all);
         assert_eq!(lex[0].name, "git_status");
+    }
+
+    #[test]
+    fn every_step_of_a_split_request_gets_its_best_tool() {
+        let ix = index();
+        let all = |_: &ToolDoc| true;
+        let f = Fusion::default();
+        // The whole request points at git status; its steps at reading a file and fetching.
+        let whole = [0.9, 0.1, 0.1, 0.0];
+        let steps = vec![
+            ("read the file".to_string(), Some(axis(1))),
+            ("fetch the page".to_string(), Some(axis(2))),
+        ];
+        let hits = ix.search_steps("zzz", Some(&whole), &steps, 3, Method::Semantic, &f, &all);
+        let names: Vec<(&str, Option<usize>)> =
+            hits.iter().map(|h| (h.name.as_str(), h.step)).collect();
+        assert_eq!(names.len(), 3);
+        assert_eq!(names[0], ("git_status", None));
+        assert!(names.contains(&("read_file", Some(0))), "{names:?}");
+        assert!(names.contains(&("fetch", Some(1))), "{names:?}");
+        // A one-step request is an ordinary search.
+        let one = ix.search_steps("zzz", Some(&axis(2)), &[], 1, Method::Semantic, &f, &all);
+        assert_eq!((one[0].name.as_str(), one[0].step), ("fetch", None));
     }
 
     #[test]

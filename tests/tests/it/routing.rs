@@ -240,6 +240,50 @@ async fn search_tools_then_call_tool_with_a_real_client() {
             .all(|t| t["upstream"] == "everything"),
         "{r}"
     );
+    // A request of two steps gets the tools of each, each saying which step it serves.
+    let (_, r) = route(
+        json!({"query": "Tell me the current time in Tokyo, and then \
+        remember that Alice works at Acme as a data engineer", "k": 4}),
+    )
+    .await;
+    assert_eq!(r["steps"].as_array().map(Vec::len), Some(2), "{r}");
+    let tools = r["tools"].as_array().unwrap();
+    let serving = |prefix: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().starts_with(prefix))
+            .map(|t| t["step"].as_str().unwrap_or("whole request").to_string())
+    };
+    let time_step = serving("time__").expect("a time tool");
+    let memory_step = serving("memory__").expect("a memory tool");
+    assert!(
+        time_step.contains("Tokyo") || time_step == "whole request",
+        "{r}"
+    );
+    assert!(memory_step.contains("Alice"), "{r}");
+    let (_, r) = route(json!({"query": "what time is it in Tokyo right now", "k": 3})).await;
+    assert_eq!(r["nothing_fits"], false, "{r}");
+    assert!(r.get("steps").is_none(), "one step: {r}");
+    // Nothing here books restaurants: the search says so, and still shows the closest tools.
+    let (_, r) =
+        route(json!({"query": "book a table for two at an Italian restaurant tonight", "k": 3}))
+            .await;
+    assert_eq!(r["nothing_fits"], true, "{r}");
+    assert_eq!(r["tools"].as_array().map(Vec::len), Some(3), "{r}");
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let found = c
+        .request(
+            "tools/call",
+            json!({"name": "search_tools", "arguments":
+                {"query": "book a table for two at an Italian restaurant tonight"}}),
+        )
+        .await;
+    let structured = &found["result"]["structuredContent"];
+    assert_eq!(structured["nothing_fits"], true, "{found}");
+    assert!(structured["note"]
+        .as_str()
+        .unwrap()
+        .contains("No tool fits"));
     let (s, _) = route(json!({"query": "", "k": 5})).await;
     assert_eq!(s, 400);
     let (s, _) = route(json!({"query": "x", "k": 5000})).await;

@@ -1,0 +1,155 @@
+//! Splitting a request into the steps it asks for ("find the file, then email it to Bob"), so
+//! that each step gets its own search: one vector of a long multi-step request is a blur of all
+//! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences,
+//! then clauses at sequencing words.
+
+/// Words that open a new step inside a sentence, matched after a comma or a space.
+const STEP_MARKERS: &[&str] = &[
+    "and then ",
+    "then ",
+    "after that ",
+    "afterwards ",
+    "finally ",
+    "lastly ",
+    "also ",
+    "additionally ",
+    "and also ",
+    "as well as ",
+    "followed by ",
+    "once you have ",
+    "once that is done ",
+    "and finally ",
+];
+
+/// Parts with fewer words are not a step of their own ("Thanks!", "the next 5 days"): they
+/// stay with the part before them.
+const MIN_WORDS: usize = 4;
+/// At most this many parts are searched (a paragraph of context is not ten steps).
+pub const MAX_PARTS: usize = 6;
+
+/// The steps of `request`, in order; a single element when it has only one. Parts keep their
+/// own words only: no part repeats another.
+pub fn split_request(request: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for sentence in sentences(request) {
+        for clause in clauses(&sentence) {
+            let clause = clause.trim_matches(|c: char| c.is_whitespace() || c == ',' || c == ';');
+            match parts.last_mut() {
+                Some(last) if clause.split_whitespace().count() < MIN_WORDS => {
+                    last.push(' ');
+                    last.push_str(clause);
+                }
+                _ => parts.push(clause.to_string()),
+            }
+        }
+    }
+    // A short first part joins the second.
+    if parts.len() >= 2 && parts[0].split_whitespace().count() < MIN_WORDS {
+        let first = parts.remove(0);
+        parts[0] = format!("{first} {}", parts[0]);
+    }
+    if parts.len() < 2 {
+        return vec![request.trim().to_string()];
+    }
+    parts.truncate(MAX_PARTS);
+    parts
+}
+
+/// Sentences end at `.`, `?`, `!` or `;` followed by a space (so `v2.3`, `a.b@c.com` and URLs
+/// stay whole) or a line break.
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        current.push(c);
+        let ends = matches!(c, '.' | '?' | '!' | ';')
+            && chars.peek().is_none_or(|n| n.is_whitespace())
+            || c == '\n';
+        if ends {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    out.push(current);
+    out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+/// A sentence cut before each step marker that follows a comma or starts a word.
+fn clauses(sentence: &str) -> Vec<String> {
+    let lower = sentence.to_lowercase();
+    // Byte offsets line up: lowercasing ASCII keeps lengths, and the markers are ASCII; a
+    // sentence whose lowercase form changes length is left whole.
+    if lower.len() != sentence.len() {
+        return vec![sentence.to_string()];
+    }
+    let mut cuts = Vec::new();
+    let bytes = lower.as_bytes();
+    for (i, _) in lower.char_indices() {
+        let at_word = i > 0 && bytes[i - 1] == b' ';
+        if !at_word {
+            continue;
+        }
+        if STEP_MARKERS.iter().any(|m| lower[i..].starts_with(m)) {
+            // "and then": cut before "and", not between it and "then".
+            if cuts.last().is_some_and(|&c| i - c <= 4) {
+                continue;
+            }
+            cuts.push(i);
+        }
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    for c in cuts {
+        out.push(sentence[start..c].to_string());
+        start = c;
+    }
+    out.push(sentence[start..].to_string());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_multi_step_request_becomes_its_steps() {
+        let parts = split_request(
+            "Fetch the article at https://example.com/a.html, convert it to markdown, and then \
+             email it to research-team@example.com with the subject 'Trends v2.3'. Thanks!",
+        );
+        assert_eq!(
+            parts,
+            [
+                "Fetch the article at https://example.com/a.html, convert it to markdown",
+                "and then email it to research-team@example.com with the subject 'Trends v2.3'. \
+                 Thanks!",
+            ]
+        );
+        let parts = split_request(
+            "Could you first list the latest blocks, then find the token details; finally, \
+             give me the average price of OSMO on Binance?",
+        );
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert!(parts[2].starts_with("finally"), "{parts:?}");
+    }
+
+    #[test]
+    fn a_single_request_stays_whole() {
+        assert_eq!(
+            split_request("show me the contents of config.yaml"),
+            ["show me the contents of config.yaml"]
+        );
+        // Short sentences and phrases are not steps: they stay with their neighbour.
+        assert_eq!(
+            split_request("Read the file notes.txt for me. Thanks a lot!"),
+            ["Read the file notes.txt for me. Thanks a lot!"]
+        );
+        assert_eq!(
+            split_request("Get the weather for Paris and then next week's forecast too"),
+            [
+                "Get the weather for Paris",
+                "and then next week's forecast too"
+            ]
+        );
+    }
+}
