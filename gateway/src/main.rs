@@ -55,6 +55,9 @@ enum Command {
         /// Print the report as JSON instead of Markdown tables.
         #[arg(long)]
         json: bool,
+        /// Also write the JSON report to this file.
+        #[arg(long)]
+        json_out: Option<PathBuf>,
         /// No progress lines on standard error.
         #[arg(long)]
         quiet: bool,
@@ -253,6 +256,7 @@ async fn main() -> anyhow::Result<()> {
             queries,
             no_tool,
             json,
+            json_out,
             quiet,
             split,
             semantic_weight,
@@ -287,6 +291,10 @@ async fn main() -> anyhow::Result<()> {
                 progress: !quiet,
             };
             let report = gateway::routing::eval::run(&options, &config.routing.model)?;
+            if let Some(path) = json_out {
+                std::fs::write(&path, serde_json::to_string_pretty(&report)?)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            }
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

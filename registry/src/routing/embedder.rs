@@ -66,7 +66,7 @@ pub struct OnnxEmbedder {
 type Indexed = Vec<(usize, Vec<f32>)>;
 
 /// Texts per inference when embedding many: sorted by length first, so a batch pads little.
-const SUB_BATCH: usize = 16;
+const SUB_BATCH: usize = 4;
 
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>, EmbedError> {
     let path = dir.join(name);
