@@ -238,13 +238,7 @@ impl ToolIndex {
             _ => Vec::new(),
         };
         let lexical: Vec<(u32, f32)> = match method {
-            Method::Lexical | Method::Hybrid => self
-                .lexical
-                .search(query)
-                .into_iter()
-                .filter(|(id, _)| allowed(*id))
-                .take(depth)
-                .collect(),
+            Method::Lexical | Method::Hybrid => self.lexical.search(query, depth, &allowed),
             Method::Semantic => Vec::new(),
         };
         let mut scored: HashMap<u32, Hit> = HashMap::new();
@@ -331,6 +325,7 @@ impl ToolIndex {
         // Measured on ETOM level 4: group recall@5 0.509 in request order, 0.540 in this one.
         let fit = |l: &Vec<Hit>| l.first().and_then(|h| h.similarity).unwrap_or(0.0);
         parts.sort_by(|a, b| fit(b).total_cmp(&fit(a)));
+
         let mut lists = vec![whole];
         lists.extend(parts);
         let mut out: Vec<Hit> = Vec::with_capacity(k);

@@ -1,7 +1,13 @@
-//! BM25 over tool texts (the `bm25` crate's scorer), with a tokenizer made for tool catalogs:
-//! identifiers split into words, English stemming, common words dropped.
+//! BM25 over tool texts, with a tokenizer made for tool catalogs: identifiers split into words,
+//! English stemming, common words dropped. The `bm25` crate weighs the terms (term frequency,
+//! length normalisation); the postings and the top-k selection are ours: the crate's scorer
+//! collects every matching document into a hash set, scores each by a linear search of its terms
+//! and sorts them all, which took 0.9 ms (p50) and 2.8 ms (p95) per search over ETOM's 2,375
+//! tools, while a search needs only the best few.
 
-use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
+use std::collections::HashMap;
+
+use bm25::{Embedder, EmbedderBuilder, Tokenizer};
 use rust_stemmers::{Algorithm, Stemmer};
 
 use super::text::humanize;
@@ -46,7 +52,12 @@ impl Tokenizer for ToolTokenizer {
 /// Tool texts scored with BM25; documents are added and removed one at a time.
 pub struct Lexical {
     embedder: Embedder<u32, ToolTokenizer>,
-    scorer: Scorer<u32>,
+    /// Term → (document, term weight) for every document that holds it.
+    postings: HashMap<u32, Vec<(u32, f32)>>,
+    /// Document → its terms (to take it out of the postings).
+    terms: HashMap<u32, Vec<u32>>,
+    /// One past the largest document id seen: the size of a search's score array.
+    id_bound: usize,
 }
 
 /// Average tool text length in tokens (measured on the evaluation catalog): BM25's length
@@ -59,28 +70,82 @@ impl Default for Lexical {
             embedder: EmbedderBuilder::<u32, ToolTokenizer>::with_avgdl(AVGDL)
                 .tokenizer(ToolTokenizer::default())
                 .build(),
-            scorer: Scorer::new(),
+            postings: HashMap::new(),
+            terms: HashMap::new(),
+            id_bound: 0,
         }
     }
 }
 
 impl Lexical {
     pub fn upsert(&mut self, id: u32, text: &str) {
-        self.scorer.upsert(&id, self.embedder.embed(text));
+        self.remove(id);
+        let embedding = self.embedder.embed(text);
+        let mut terms = Vec::with_capacity(embedding.len());
+        for t in embedding.iter() {
+            // The embedder counts a repeated word once, with its frequency in the weight.
+            if terms.contains(&t.index) {
+                continue;
+            }
+            terms.push(t.index);
+            self.postings
+                .entry(t.index)
+                .or_default()
+                .push((id, t.value));
+        }
+        self.terms.insert(id, terms);
+        self.id_bound = self.id_bound.max(id as usize + 1);
     }
 
     pub fn remove(&mut self, id: u32) {
-        self.scorer.remove(&id);
+        let Some(terms) = self.terms.remove(&id) else {
+            return;
+        };
+        for term in terms {
+            if let Some(list) = self.postings.get_mut(&term) {
+                list.retain(|(d, _)| *d != id);
+                if list.is_empty() {
+                    self.postings.remove(&term);
+                }
+            }
+        }
     }
 
-    /// Documents that share a word with the query, best first.
-    pub fn search(&self, query: &str) -> Vec<(u32, f32)> {
+    /// The best `k` documents that `allow` accepts and that share a word with the query, best
+    /// first. BM25 with the crate's inverse document frequency, ln(1 + (N − n + 0.5)/(n + 0.5)).
+    pub fn search(&self, query: &str, k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let q = self.embedder.embed(query);
-        self.scorer
-            .matches(&q)
+        let n = self.terms.len() as f32;
+        let mut scores = vec![0f32; self.id_bound];
+        let mut touched: Vec<u32> = Vec::new();
+        for t in q.iter() {
+            let Some(list) = self.postings.get(&t.index) else {
+                continue;
+            };
+            let df = list.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(doc, weight) in list {
+                let s = &mut scores[doc as usize];
+                if *s == 0.0 {
+                    touched.push(doc);
+                }
+                // A zero-weight term still marks the document as matched.
+                *s += (idf * weight).max(f32::MIN_POSITIVE);
+            }
+        }
+        let mut found: Vec<(u32, f32)> = touched
             .into_iter()
-            .map(|d| (d.id, d.score))
-            .collect()
+            .filter(|&d| allow(d))
+            .map(|d| (d, scores[d as usize]))
+            .collect();
+        let best_first = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if found.len() > k && k > 0 {
+            found.select_nth_unstable_by(k - 1, best_first);
+            found.truncate(k);
+        }
+        found.sort_by(best_first);
+        found.truncate(k);
+        found
     }
 }
 
@@ -99,9 +164,23 @@ mod tests {
         l.upsert(1, "git status. Shows the working tree status");
         l.upsert(2, "read text file. Reads a file from disk");
         l.upsert(3, "fetch. Fetches a URL from the internet");
-        assert_eq!(l.search("read the files")[0].0, 2);
-        assert_eq!(l.search("working tree")[0].0, 1);
+        let all = |_: u32| true;
+        assert_eq!(l.search("read the files", 3, &all)[0].0, 2);
+        assert_eq!(l.search("working tree", 3, &all)[0].0, 1);
+        // Only the best k, and only what the filter lets through.
+        assert_eq!(l.search("git file fetch", 2, &all).len(), 2);
+        assert!(l
+            .search("read the files", 3, &|d| d != 2)
+            .iter()
+            .all(|(id, _)| *id != 2));
         l.remove(2);
-        assert!(l.search("read the files").iter().all(|(id, _)| *id != 2));
+        assert!(l
+            .search("read the files", 3, &all)
+            .iter()
+            .all(|(id, _)| *id != 2));
+        // A changed text replaces the old one.
+        l.upsert(3, "fetch. Downloads a web page as markdown");
+        assert!(l.search("internet", 3, &all).is_empty());
+        assert_eq!(l.search("markdown", 3, &all)[0].0, 3);
     }
 }
