@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use registry::routing::eval::{Judged, Summary};
 use registry::routing::{
-    split_request, tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder, ToolIndex,
+    semantic_query, split_request, tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder,
+    ToolIndex,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -162,6 +163,7 @@ fn embed_queries(
     let mut times = Vec::with_capacity(queries.len());
     for (i, q) in queries.iter().enumerate() {
         let t = Instant::now();
+        let q = &semantic_query(q);
         vectors.push(embedder.embed(std::slice::from_ref(q))?.remove(0));
         times.push(t.elapsed());
         if (i + 1) % 50 == 0 || i + 1 == queries.len() {
@@ -203,7 +205,8 @@ fn embed_steps(
             out.push(Vec::new());
         } else {
             let t = Instant::now();
-            let vectors = embedder.embed(&parts)?;
+            let texts: Vec<String> = parts.iter().map(|p| semantic_query(p)).collect();
+            let vectors = embedder.embed(&texts)?;
             times.push(t.elapsed());
             out.push(
                 parts

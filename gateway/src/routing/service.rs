@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use prometheus::{Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts};
 use registry::routing::{
-    embedder::BATCH, split_request, tool_doc, Embed, Method, OnnxEmbedder, QueryCache, ToolDoc,
-    ToolIndex,
+    embedder::BATCH, semantic_query, split_request, tool_doc, Embed, Method, OnnxEmbedder,
+    QueryCache, ToolDoc, ToolIndex,
 };
 use registry::{CatalogView, EntryKind, Exposed, Registry};
 use serde::Serialize;
@@ -386,7 +386,7 @@ impl ToolRouter {
             return Some(v);
         }
         self.metrics.cache.with_label_values(&["miss"]).inc();
-        let q = vec![query.to_string()];
+        let q = vec![semantic_query(query)];
         match tokio::task::spawn_blocking(move || embedder.embed(&q)).await {
             Ok(Ok(mut v)) => {
                 let v: Arc<[f32]> = v.pop()?.into();
@@ -419,7 +419,7 @@ impl ToolRouter {
         if missing.is_empty() {
             return out;
         }
-        let texts = missing.clone();
+        let texts: Vec<String> = missing.iter().map(|m| semantic_query(m)).collect();
         match tokio::task::spawn_blocking(move || embedder.embed(&texts)).await {
             Ok(Ok(vectors)) => {
                 let mut fresh = missing.iter().zip(vectors);

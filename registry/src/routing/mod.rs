@@ -7,6 +7,7 @@ pub mod embedder;
 pub mod eval;
 mod index;
 mod lexical;
+mod query;
 mod split;
 mod text;
 
@@ -25,5 +26,6 @@ pub fn tool_doc(upstream: &str, name: &str, definition: &serde_json::Value) -> T
 
 pub use embedder::{Embed, EmbedError, ModelFiles, OnnxEmbedder, QueryCache};
 pub use index::{Fusion, FusionMethod, Hit, Method, ToolDoc, ToolIndex};
+pub use query::semantic_query;
 pub use split::{split_request, MAX_PARTS};
 pub use text::{humanize, text_hash, tool_text, Detail};
