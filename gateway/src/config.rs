@@ -137,6 +137,10 @@ pub struct UpstreamSpec {
     /// Per-request timeout in seconds (default: the server's `request_timeout_secs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
+    /// Longest text a tool result's text item may carry through the gateway (bytes); longer
+    /// ones are cut with a marker saying so. Unset: no limit (beyond `max_upstream_message_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_result_text_bytes: Option<usize>,
     #[serde(default = "yes")]
     pub enabled: bool,
 }
@@ -349,6 +353,12 @@ impl UpstreamSpec {
         if self.timeout_secs == Some(0) {
             return Err(format!(
                 "upstream {:?}: timeout_secs must be > 0",
+                self.name
+            ));
+        }
+        if self.max_result_text_bytes == Some(0) {
+            return Err(format!(
+                "upstream {:?}: max_result_text_bytes must be > 0 (leave it out for no limit)",
                 self.name
             ));
         }

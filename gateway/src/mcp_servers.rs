@@ -104,6 +104,7 @@ pub fn parse(text: &str) -> Result<Vec<UpstreamSpec>, String> {
             sharing: Sharing::Shared,
             prefix: PrefixMode::Always,
             timeout_secs: None,
+            max_result_text_bytes: None,
             enabled: !s.disabled,
         };
         spec.validate()

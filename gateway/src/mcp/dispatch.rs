@@ -352,7 +352,13 @@ impl Dispatcher {
                 p.insert("name".into(), Value::from(e.entry.key.clone()));
                 let upstream = e.entry.upstream.clone();
                 drop(view);
-                self.forward(session, id, &upstream, method, p).await
+                let mut result = self.forward(session, id, &upstream, method, p).await?;
+                if kind == EntryKind::Tool {
+                    if let Some(cap) = self.hub.upstreams.result_text_cap(&upstream) {
+                        trim_result_texts(&mut result, cap);
+                    }
+                }
+                Ok(result)
             }
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
                 let uri = params
@@ -843,5 +849,56 @@ fn strip_envelope(params: &mut Map<String, Value>) {
         if meta.is_empty() {
             params.remove("_meta");
         }
+    }
+}
+
+/// Cuts every text item of a tool result to `cap` bytes (at a character boundary), saying so at
+/// the end of the text: a model that reads a cut text should know it is not the whole.
+fn trim_result_texts(result: &mut Value, cap: usize) {
+    let Some(items) = result.get_mut("content").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for item in items {
+        if item.get("type").and_then(Value::as_str) != Some("text") {
+            continue;
+        }
+        let Some(text) = item.get_mut("text") else {
+            continue;
+        };
+        let Some(s) = text.as_str().filter(|s| s.len() > cap) else {
+            continue;
+        };
+        let mut end = cap;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        *text = Value::from(format!(
+            "{}\n[trimmed by the gateway: {} of {} bytes shown (max_result_text_bytes)]",
+            &s[..end],
+            end,
+            s.len()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod trim_tests {
+    use super::*;
+
+    #[test]
+    fn long_tool_texts_are_cut_at_a_character_boundary_and_say_so() {
+        let mut r = json!({"content": [
+            {"type": "text", "text": "héllo wörld"},
+            {"type": "text", "text": "ok"},
+            {"type": "image", "data": "AAAA"}
+        ]});
+        trim_result_texts(&mut r, 2);
+        let cut = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            cut.starts_with("h\n[trimmed by the gateway: 1 of 13 bytes"),
+            "{cut}"
+        );
+        assert_eq!(r["content"][1]["text"], "ok");
+        assert_eq!(r["content"][2]["data"], "AAAA");
     }
 }

@@ -152,6 +152,15 @@ impl Upstreams {
         self.timeout_from(secs)
     }
 
+    /// An upstream's cap on a tool result's text items (read on every call: no copy of the spec).
+    pub fn result_text_cap(&self, name: &str) -> Option<usize> {
+        self.entries
+            .lock()
+            .unwrap()
+            .get(name)
+            .and_then(|e| e.spec.max_result_text_bytes)
+    }
+
     /// The gateway's request timeout (for what no one upstream's setting covers).
     pub fn timeout_of_default(&self) -> Duration {
         self.config.request_timeout

@@ -194,7 +194,7 @@ async fn tool_errors_meta_tool_arguments_and_2026_reads() {
     let dir = gateway_tests::scratch();
     let gw = Gateway::start(&format!(
         "[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"everything\"\ntransport = \"stdio\"\n\
-         command = \"{}\"\n",
+         command = \"{}\"\nmax_result_text_bytes = 40\n",
         sqlite_url(&dir),
         peers()
             .join("node_modules/.bin/mcp-server-everything")
@@ -203,6 +203,26 @@ async fn tool_errors_meta_tool_arguments_and_2026_reads() {
     .await;
     gw.wait_up(&["everything"]).await;
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+
+    // A long tool text is cut to the upstream's max_result_text_bytes, and says so.
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "everything__echo", "arguments": {"message": "y".repeat(5000)}}),
+        )
+        .await;
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert!(text.len() < 200, "{text}");
+    assert!(text.contains("[trimmed by the gateway: 40 of"), "{text}");
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "everything__echo", "arguments": {"message": "short"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "Echo: short", "{r}");
 
     // A meta-tool given arguments it cannot use answers a tool error the model can read.
     let r = c
