@@ -356,7 +356,12 @@ fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>)
             let change = tokio::select! {
                 c = changes.recv() => match c {
                     Ok(c) => Some(c),
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => None,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if let Some(auth) = auth.upgrade() {
+                            auth.tokens.forget_all();
+                        }
+                        None
+                    }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 },
                 _ = every.tick() => None,
@@ -368,6 +373,9 @@ fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>)
             if let Some(id) = change.as_deref().and_then(|c| c.strip_prefix("token:")) {
                 auth.tokens.forget(id);
                 continue;
+            }
+            if change.as_deref() == Some(registry::NOTIFICATIONS_LOST) {
+                auth.tokens.forget_all();
             }
             if let Err(e) = auth.roles.reload(registry.as_ref()).await {
                 tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");

@@ -140,6 +140,7 @@ impl SqlRegistry {
                             }
                         }
                         Err(e) => {
+                            let _ = access_tx.send(crate::store::NOTIFICATIONS_LOST.to_string());
                             let delay = backoff.next_delay();
                             tracing::warn!(error = %e, retry_in = ?delay, "registry listener lost; retrying");
                             tokio::time::sleep(delay).await;

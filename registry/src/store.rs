@@ -61,6 +61,10 @@ pub trait Registry: AccessStore + AuditStore + RoutingStore + Send + Sync + 'sta
     /// LISTEN/NOTIFY). A single-process backend never sends anything.
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String>;
     /// Roles (`role:NAME`), tokens (`token:ID`) and virtual servers (`virtual:NAME`) another
-    /// replica changed.
+    /// replica changed; [`NOTIFICATIONS_LOST`] when the listener lost its connection (what was
+    /// announced meanwhile is not known: caches of these should be dropped).
     fn subscribe_access(&self) -> tokio::sync::broadcast::Receiver<String>;
 }
+
+/// Sent on [`Registry::subscribe_access`] when notifications may have been missed.
+pub const NOTIFICATIONS_LOST: &str = "lost:notifications";
