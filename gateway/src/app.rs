@@ -358,7 +358,7 @@ fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>)
                     Ok(c) => Some(c),
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                         if let Some(auth) = auth.upgrade() {
-                            auth.tokens.forget_all();
+                            auth.tokens.distrust_all();
                         }
                         None
                     }
@@ -375,7 +375,7 @@ fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>)
                 continue;
             }
             if change.as_deref() == Some(registry::NOTIFICATIONS_LOST) {
-                auth.tokens.forget_all();
+                auth.tokens.distrust_all();
             }
             if let Err(e) = auth.roles.reload(registry.as_ref()).await {
                 tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");

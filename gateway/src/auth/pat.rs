@@ -2,8 +2,8 @@
 //! and logs); only the sha256 of the whole token is stored. A token read from the registry is
 //! trusted from memory for [`FRESH_FOR`] (a database read per request cost half the throughput);
 //! a revocation still takes effect on every replica at once, because each replica forgets a
-//! token when the registry announces its change (and everything when announcements were
-//! missed). When the database is unreachable, a token verified in the last few minutes is decided
+//! token when the registry announces its change (and distrusts every verdict from before a
+//! moment when announcements may have been missed). When the database is unreachable, a token verified in the last few minutes is decided
 //! from memory at once (only tokens never seen wait for the database).
 
 use std::collections::HashMap;
@@ -77,6 +77,8 @@ pub struct TokenChecker {
     /// Since when the database has been failing (until a read succeeds again).
     outage: Arc<Mutex<Option<Instant>>>,
     last_probe: Mutex<Option<Instant>>,
+    /// Verdicts from before this are not fresh: notifications may have been missed then.
+    unsure_before: Mutex<Option<Instant>>,
 }
 
 impl TokenChecker {
@@ -86,7 +88,7 @@ impl TokenChecker {
         token: &str,
     ) -> Result<TokenRecord, Refusal> {
         let id = id_of(token).ok_or(Refusal::Unknown)?;
-        if let Some(rec) = self.verified_within(id, FRESH_FOR) {
+        if let Some(rec) = self.fresh(id) {
             return self.judge(registry, rec, token, id, false);
         }
         // While the database is known to be down, a token verified a moment ago is decided from
@@ -128,6 +130,19 @@ impl TokenChecker {
     /// A token verified within [`OUTAGE_GRACE`].
     fn remembered(&self, id: &str) -> Option<TokenRecord> {
         self.verified_within(id, OUTAGE_GRACE)
+    }
+
+    /// A token verified within [`FRESH_FOR`], and since notifications were last missed.
+    fn fresh(&self, id: &str) -> Option<TokenRecord> {
+        let unsure_before = *self.unsure_before.lock().unwrap();
+        match self.recent.lock().unwrap().get(id) {
+            Some((rec, at))
+                if at.elapsed() < FRESH_FOR && unsure_before.is_none_or(|u| *at > u) =>
+            {
+                Some(rec.clone())
+            }
+            _ => None,
+        }
     }
 
     fn verified_within(&self, id: &str, age: Duration) -> Option<TokenRecord> {
@@ -218,10 +233,12 @@ impl TokenChecker {
         self.recent.lock().unwrap().remove(id);
     }
 
-    /// Drops every remembered verdict: registry notifications were missed, and one of them may
-    /// have been a revocation.
-    pub fn forget_all(&self) {
-        self.recent.lock().unwrap().clear();
+    /// Registry notifications were missed, and one of them may have been a revocation: no
+    /// verdict from before now is trusted without asking the database again. They stay for a
+    /// database outage (the listener loses its connection exactly then), where
+    /// [`OUTAGE_GRACE`] bounds them.
+    pub fn distrust_all(&self) {
+        *self.unsure_before.lock().unwrap() = Some(Instant::now());
     }
 }
 
