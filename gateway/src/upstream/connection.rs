@@ -32,6 +32,21 @@ pub struct TransportParts {
     pub rx: mpsc::UnboundedReceiver<Inbound>,
     /// Called once when the connection closes (kill the child, end the HTTP session).
     pub close: Box<dyn FnOnce() + Send>,
+    /// A transport whose requests are independent of each other (Streamable HTTP: one POST
+    /// each) sends an ordinary request from a task of its own at once, without passing through
+    /// `tx` and its writer task.
+    pub direct: Option<Arc<dyn DirectSend>>,
+}
+
+/// Sends one request on its own (see [`TransportParts::direct`]); the answer still arrives on
+/// the transport's `rx`.
+pub trait DirectSend: Send + Sync {
+    fn send(&self, msg: Value);
+}
+
+/// Requests that must go through the writer: the ones that set up or hold the session.
+fn needs_writer(method: &str) -> bool {
+    matches!(method, "initialize" | "subscriptions/listen")
 }
 
 /// Where the upstream's requests and notifications go (implemented by the downstream hub).
@@ -70,6 +85,7 @@ pub struct Connection {
     /// The downstream session that owns this connection (`per_session` sharing).
     pub owner: Option<String>,
     tx: mpsc::UnboundedSender<Outbound>,
+    direct: Option<Arc<dyn DirectSend>>,
     pending: Mutex<HashMap<i64, oneshot::Sender<Value>>>,
     next_id: AtomicI64,
     closed: watch::Sender<bool>,
@@ -101,6 +117,7 @@ impl Connection {
             upstream: upstream.to_string(),
             owner,
             tx: parts.tx,
+            direct: parts.direct,
             pending: Mutex::default(),
             next_id: AtomicI64::new(1),
             closed,
@@ -218,6 +235,10 @@ impl Connection {
             self.calls.lock().unwrap().insert(id, ctx);
         }
         let msg = jsonrpc::request(Value::from(id), method, params);
+        if let Some(direct) = self.direct.as_ref().filter(|_| !needs_writer(method)) {
+            direct.send(msg);
+            return Ok((id, rx));
+        }
         if self.tx.send(Outbound { msg }).is_err() {
             self.forget(id);
             return Err(CallError::Closed(self.upstream.clone()));

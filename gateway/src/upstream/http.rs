@@ -15,7 +15,7 @@ use sse_stream::SseStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::connection::{Inbound, Outbound, TransportParts};
+use super::connection::{DirectSend, Inbound, Outbound, TransportParts};
 use super::{limits, UpstreamError};
 use crate::jsonrpc;
 use registry::backoff::Backoff;
@@ -226,7 +226,18 @@ pub fn connect(
         tx: out_tx,
         rx: in_rx,
         close,
+        direct: Some(Arc::new(Direct(shared))),
     })
+}
+
+/// One POST per request, from a task of its own: nothing orders ordinary requests.
+struct Direct(Arc<Shared>);
+
+impl DirectSend for Direct {
+    fn send(&self, msg: Value) {
+        let s = self.0.clone();
+        tokio::spawn(async move { post(&s, msg).await });
+    }
 }
 
 async fn post(s: &Shared, msg: Value) {

@@ -118,5 +118,6 @@ pub async fn connect(
         tx: out_tx,
         rx: in_rx,
         close,
+        direct: None,
     })
 }

@@ -145,5 +145,6 @@ pub fn spawn(
         tx: out_tx,
         rx: in_rx,
         close,
+        direct: None,
     })
 }
