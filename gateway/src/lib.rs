@@ -11,6 +11,7 @@
 //! | [`jsonrpc`] | JSON-RPC on raw JSON values |
 //! | [`metrics`] | Prometheus metrics |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
+//! | [`memory`] | freed memory handed back to the system after loading the model |
 
 pub mod admin;
 pub mod app;
@@ -20,6 +21,7 @@ pub mod config;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod mcp_servers;
+pub mod memory;
 pub mod metrics;
 pub mod routing;
 pub mod server;

@@ -165,7 +165,12 @@ impl ToolRouter {
     ) -> Arc<Self> {
         let (embedder, reason) = if config.enabled {
             let files = config.model.clone();
-            match tokio::task::spawn_blocking(move || OnnxEmbedder::load(&files)).await {
+            let load = move || {
+                let loaded = OnnxEmbedder::load(&files);
+                crate::memory::release_freed();
+                loaded
+            };
+            match tokio::task::spawn_blocking(load).await {
                 Ok(Ok(e)) => {
                     tracing::info!(model = %e.model_id(), dir = %config.model.dir.display(), "semantic tool routing: model loaded");
                     (Some(Arc::new(e) as Arc<dyn Embed>), None)

@@ -88,20 +88,6 @@ fn load_runtime(lib: &Path) -> Result<(), EmbedError> {
     }
 }
 
-/// Hands memory that is free but kept by the C allocator back to the system. Building an ONNX
-/// session allocates and frees some 65 MB of temporaries (graph optimisation) that glibc would
-/// otherwise keep for the life of the process: measured RSS of an idle gateway with the model
-/// 279 MB before, 214 MB after (docs/benchmarks.md). The project denies unsafe code; this one
-/// libc call is the exception: no safe wrapper exists, and it takes no pointers.
-#[allow(unsafe_code)]
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks glibc's own heaps; it has no preconditions.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 impl OnnxEmbedder {
     /// Loads the model. Fails with a message that says which file is missing or bad; never
     /// panics (a missing ONNX Runtime would, without the explicit `init_from`).
@@ -146,7 +132,6 @@ impl OnnxEmbedder {
             .unwrap()
             .embed(["probe"], None)
             .map_err(|e| EmbedError::Load(format!("the model does not run: {e}")))?;
-        release_freed_memory();
         Ok(Self {
             dim: probe[0].len(),
             sessions,
