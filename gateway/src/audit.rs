@@ -23,6 +23,8 @@ pub struct Auditor {
 }
 
 const REDACTED: &str = "[REDACTED]";
+/// How long the writer waits for a batch to fill before writing what it has.
+const LINGER: Duration = Duration::from_millis(5);
 
 impl Auditor {
     pub fn start(registry: Arc<dyn Registry>, config: AuditConfig, metrics: Arc<Metrics>) -> Self {
@@ -31,6 +33,17 @@ impl Auditor {
         let writer = tokio::spawn(async move {
             let mut buf = Vec::with_capacity(batch);
             while rx.recv_many(&mut buf, batch).await > 0 {
+                // Under load entries arrive one by one: a moment's wait fills the batch, and one
+                // transaction (one commit, one sync) carries hundreds instead of a few.
+                if buf.len() < batch {
+                    tokio::time::sleep(LINGER).await;
+                    while buf.len() < batch {
+                        match rx.try_recv() {
+                            Ok(e) => buf.push(e),
+                            Err(_) => break,
+                        }
+                    }
+                }
                 metrics.audit_queue.set(rx.len() as i64);
                 let mut backoff = registry::backoff::Backoff::new(
                     Duration::from_millis(100),
