@@ -31,14 +31,26 @@ use crate::mcp::session_id::SessionCodec;
 use crate::mcp::transport;
 use crate::upstream::Upstreams;
 
-/// Cheap-to-clone state shared by all handlers.
+/// State shared by all handlers: one `Arc`, because axum clones the state for every extractor
+/// and layer of every request, and five reference counts shared by every core were the
+/// gateway's hottest symbol under load (`drop_in_place<AppState>`, 4% of samples).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+/// What [`AppState`] holds.
+pub struct Shared {
     pub config: Arc<Config>,
     pub registry: Arc<dyn Registry>,
     pub hub: Arc<Hub>,
     pub dispatcher: Arc<Dispatcher>,
     pub auth: Arc<Authenticator>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 /// A built gateway: bound, not yet serving.
@@ -495,13 +507,13 @@ impl Application {
             routing,
         });
         let listener = TcpListener::bind(config.listen).await?;
-        let state = AppState {
+        let state = AppState(Arc::new(Shared {
             config,
             registry,
             hub,
             dispatcher,
             auth,
-        };
+        }));
         let reaper_hub = Arc::downgrade(&state.hub);
         let idle = state.config.session_idle;
         tokio::spawn(async move {
