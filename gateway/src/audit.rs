@@ -103,9 +103,12 @@ impl Auditor {
 
     /// Arguments as stored: secrets redacted by key, cut to `max_argument_bytes`.
     pub fn arguments(&self, v: Option<&Value>) -> Option<String> {
-        let mut v = v?.clone();
-        redact(&mut v, &self.config.redact_keys);
-        Some(cap(v.to_string(), self.config.max_argument_bytes))
+        let redacted = Redacted {
+            value: v?,
+            keys: &self.config.redact_keys,
+        };
+        let text = serde_json::to_string(&redacted).unwrap_or_default();
+        Some(cap(text, self.config.max_argument_bytes))
     }
 
     /// Stops taking entries and waits until every queued one is written.
@@ -140,20 +143,59 @@ fn cap(text: String, max: usize) -> String {
     format!("{}…[truncated, {} bytes in all]", &text[..cut], text.len())
 }
 
-fn redact(v: &mut Value, keys: &[String]) {
-    match v {
-        Value::Object(m) => {
-            for (k, val) in m.iter_mut() {
-                let lk = k.to_ascii_lowercase();
-                if keys.iter().any(|p| lk.contains(p.as_str())) {
-                    *val = Value::from(REDACTED);
-                } else {
-                    redact(val, keys);
+/// A value written with the values of secret-looking keys replaced, at any depth: serialised
+/// straight from the caller's arguments (every audited call used to clone them first).
+struct Redacted<'a> {
+    value: &'a Value,
+    /// Lowercase fragments of secret key names.
+    keys: &'a [String],
+}
+
+/// Whether `key` contains one of `fragments` (lowercase), ignoring ASCII case, without
+/// allocating.
+fn is_secret(key: &str, fragments: &[String]) -> bool {
+    fragments.iter().any(|f| {
+        !f.is_empty()
+            && key
+                .as_bytes()
+                .windows(f.len())
+                .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+    })
+}
+
+impl serde::Serialize for Redacted<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.value {
+            Value::Object(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    if is_secret(k, self.keys) {
+                        map.serialize_entry(k, REDACTED)?;
+                    } else {
+                        map.serialize_entry(
+                            k,
+                            &Redacted {
+                                value: v,
+                                keys: self.keys,
+                            },
+                        )?;
+                    }
                 }
+                map.end()
             }
+            Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for x in a {
+                    seq.serialize_element(&Redacted {
+                        value: x,
+                        keys: self.keys,
+                    })?;
+                }
+                seq.end()
+            }
+            other => other.serialize(s),
         }
-        Value::Array(a) => a.iter_mut().for_each(|x| redact(x, keys)),
-        _ => {}
     }
 }
 
@@ -184,12 +226,18 @@ mod tests {
 
     #[test]
     fn secrets_are_redacted_at_any_depth() {
-        let mut v =
+        let v =
             serde_json::json!({"q": "x", "apiKey": "k", "nested": [{"Password": "p", "ok": 1}]});
-        redact(&mut v, &["apikey".into(), "password".into()]);
+        let keys = ["apikey".to_string(), "password".to_string()];
+        let out = serde_json::to_value(Redacted {
+            value: &v,
+            keys: &keys,
+        })
+        .unwrap();
         assert_eq!(
-            v,
+            out,
             serde_json::json!({"q": "x", "apiKey": REDACTED, "nested": [{"Password": REDACTED, "ok": 1}]})
         );
+        assert!(is_secret("X-Api-Key-apikey", &keys) && !is_secret("api", &keys));
     }
 }
