@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use axum::extract::MatchedPath;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderName, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -14,6 +14,7 @@ use axum::{Json, Router};
 use registry::{OpenOptions, Registry, SqlRegistry};
 use serde_json::json;
 use tokio::net::TcpListener;
+use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
@@ -83,20 +84,50 @@ fn allowed(list: &[String], value: &str) -> bool {
         .any(|a| a == "*" || a.eq_ignore_ascii_case(value))
 }
 
+/// Whether a browser page of `origin` may call the gateway: loopback origins (a local Inspector,
+/// a local web app) and `server.allowed_origins`. The same rule as [`guard_origin`].
+fn origin_allowed(list: &[String], origin: &str) -> bool {
+    if origin == "null" {
+        return allowed(list, "null");
+    }
+    is_loopback_host(origin.split("://").nth(1).unwrap_or("")) || allowed(list, origin)
+}
+
+/// CORS for browser hosts (the Inspector's direct mode, web apps): preflights are answered here,
+/// before authentication (a browser sends no credentials on them), for the origins
+/// [`origin_allowed`] accepts; the session and protocol headers a client must read are exposed.
+fn cors(allowed_origins: &[String]) -> CorsLayer {
+    let list = allowed_origins.to_vec();
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::predicate(move |origin, _| {
+            origin.to_str().is_ok_and(|o| origin_allowed(&list, o))
+        }))
+        .allow_methods([
+            axum::http::Method::GET,
+            axum::http::Method::POST,
+            axum::http::Method::DELETE,
+            axum::http::Method::PUT,
+            axum::http::Method::PATCH,
+        ])
+        // Whatever the page asks for: the origin is what is checked, and MCP adds headers
+        // (Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Authorization) as it grows.
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([
+            HeaderName::from_static("mcp-session-id"),
+            HeaderName::from_static("mcp-protocol-version"),
+            HeaderName::from_static("www-authenticate"),
+            HeaderName::from_static("x-request-id"),
+        ])
+        .max_age(Duration::from_secs(600))
+}
+
 /// DNS-rebinding protection: a browser page of a foreign origin (or a foreign Host name) must
 /// not reach the gateway.
 async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        let host = origin.split("://").nth(1).unwrap_or("");
-        if origin != "null"
-            && !is_loopback_host(host)
-            && !allowed(&state.config.allowed_origins, origin)
-        {
+        if !origin_allowed(&state.config.allowed_origins, origin) {
             return forbidden(&format!("origin {origin:?} is not allowed"));
-        }
-        if origin == "null" && !allowed(&state.config.allowed_origins, "null") {
-            return forbidden("origin \"null\" is not allowed");
         }
     }
     // Two Host headers would let one be checked and the other be used by whatever reads next.
@@ -291,6 +322,7 @@ pub fn router(state: AppState) -> Router {
             tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(cors(&state.config.allowed_origins))
         .with_state(state)
 }
 

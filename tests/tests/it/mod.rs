@@ -1,6 +1,7 @@
 mod admin;
 mod bad_input;
 mod conformance;
+mod cors;
 mod database_outage;
 mod deployment;
 mod failures;
