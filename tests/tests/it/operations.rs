@@ -4,6 +4,8 @@ use futures::StreamExt;
 use gateway_tests::{Gateway, RawClient};
 use serde_json::{json, Value};
 
+use super::sqlite_url;
+
 #[tokio::test]
 async fn health_readiness_metrics_and_request_ids() {
     let dir = gateway_tests::scratch();
@@ -123,4 +125,68 @@ async fn sigterm_lets_calls_in_flight_finish_and_ends_streams() {
     );
     let end = tokio::time::timeout(std::time::Duration::from_secs(5), listening.next()).await;
     assert!(matches!(end, Ok(None)), "the GET stream ended");
+}
+
+/// `mcp-gateway import-mcp-servers` with VS Code's `servers` form: `${env:VAR}` expanded from the
+/// environment, the imported upstream started by the gateway, a whole-value reference kept as one.
+#[tokio::test]
+async fn vs_code_servers_are_imported_with_variables_expanded() {
+    let dir = gateway_tests::scratch();
+    let db = sqlite_url(&dir);
+    std::fs::write(
+        dir.join("gateway.toml"),
+        format!("[database]\nurl = \"{db}\"\n"),
+    )
+    .unwrap();
+    let bin_dir = std::path::Path::new(super::fixture_bin()).parent().unwrap();
+    std::fs::write(
+        dir.join("mcp.json"),
+        serde_json::json!({"servers": {"fx": {"type": "stdio",
+            "command": "${env:FIXTURE_DIR}/fixture-server",
+            "env": {"FIXTURE_SECRET": "${env:MY_SECRET}"}}}, "inputs": []})
+        .to_string(),
+    )
+    .unwrap();
+    let out = tokio::process::Command::new(gateway_tests::gateway_bin())
+        .arg("--config")
+        .arg(dir.join("gateway.toml"))
+        .arg("import-mcp-servers")
+        .arg(dir.join("mcp.json"))
+        .env("FIXTURE_DIR", bin_dir)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("imported fx"));
+    // The reference resolves from the gateway's environment when the upstream starts.
+    let gw = Gateway::start_with_env(
+        &format!("[database]\nurl = \"{db}\"\n"),
+        &[("MY_SECRET", "s3cret")],
+    )
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let upstreams = gw.get_json("/admin/v1/upstreams").await;
+    let fx = upstreams
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == "fx")
+        .unwrap_or_else(|| panic!("{upstreams}"));
+    let spec = if fx.get("spec").is_some() {
+        &fx["spec"]
+    } else {
+        fx
+    };
+    assert_eq!(
+        spec["command"],
+        format!("{}/fixture-server", bin_dir.display())
+    );
+    assert_eq!(
+        spec["env"]["FIXTURE_SECRET"],
+        serde_json::json!({"env": "MY_SECRET"})
+    );
 }
