@@ -189,13 +189,17 @@ async fn count_requests(State(state): State<AppState>, req: Request, next: Next)
         .get::<MatchedPath>()
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
+    let started = std::time::Instant::now();
     let resp = next.run(req).await;
-    state
-        .dispatcher
-        .metrics
+    let metrics = &state.dispatcher.metrics;
+    metrics
         .http_requests
         .with_label_values(&[&route, resp.status().as_str()])
         .inc();
+    metrics
+        .http_duration
+        .with_label_values(&[&route])
+        .observe(started.elapsed().as_secs_f64());
     resp
 }
 

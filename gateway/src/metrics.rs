@@ -17,6 +17,11 @@ const BUCKETS: [f64; 14] = [
 pub struct Metrics {
     registry: Registry,
     pub http_requests: IntCounterVec,
+    /// HTTP request time by route (the pattern), from the first byte of the request to the
+    /// response head (a stream's body may go on much longer).
+    pub http_duration: HistogramVec,
+    /// `tools/call` by upstream, the upstream's tool name and outcome.
+    pub tool_calls_by_name: IntCounterVec,
     pub mcp_requests: IntCounterVec,
     pub tool_calls: HistogramVec,
     /// Requests refused by authentication, by reason.
@@ -27,7 +32,7 @@ pub struct Metrics {
     /// Audit entries waiting to be written.
     pub audit_queue: IntGauge,
     upstream_up: IntGaugeVec,
-    upstream_restarts: IntGaugeVec,
+    upstream_restarts: IntCounterVec,
     sessions: IntGauge,
     db_connections: IntGaugeVec,
 }
@@ -78,14 +83,39 @@ impl Metrics {
             &["upstream"],
         )
         .unwrap();
-        let upstream_restarts = IntGaugeVec::new(
+        let upstream_restarts = IntCounterVec::new(
             Opts::new(
-                "upstream_restarts",
+                "upstream_restarts_total",
                 "Times the upstream's connection was lost and restarted",
             ),
             &["upstream"],
         )
         .unwrap();
+        let http_duration = HistogramVec::new(
+            HistogramOpts::new(
+                "http_request_duration_seconds",
+                "HTTP requests by route, until the response head",
+            )
+            .buckets(BUCKETS.to_vec()),
+            &["route"],
+        )
+        .unwrap();
+        let tool_calls_by_name = IntCounterVec::new(
+            Opts::new(
+                "tool_calls_total",
+                "tools/call by upstream, tool (the upstream's own name) and outcome",
+            ),
+            &["upstream", "tool", "outcome"],
+        )
+        .unwrap();
+        let build_info = IntGaugeVec::new(
+            Opts::new("build_info", "1, labelled with the gateway's version"),
+            &["version"],
+        )
+        .unwrap();
+        build_info
+            .with_label_values(&[env!("CARGO_PKG_VERSION")])
+            .set(1);
         let sessions = IntGauge::new("sessions_active", "Open downstream sessions").unwrap();
         let db_connections = IntGaugeVec::new(
             Opts::new("db_pool_connections", "Database pool connections by state"),
@@ -104,9 +134,20 @@ impl Metrics {
             Box::new(upstream_restarts.clone()),
             Box::new(sessions.clone()),
             Box::new(db_connections.clone()),
+            Box::new(http_duration.clone()),
+            Box::new(tool_calls_by_name.clone()),
+            Box::new(build_info),
         ] {
             registry.register(c).expect("unique metric names");
         }
+        // CPU seconds, resident and virtual memory, open and maximum file descriptors, threads,
+        // start time (Linux; `mcp_gateway_process_*`).
+        #[cfg(target_os = "linux")]
+        registry
+            .register(Box::new(
+                prometheus::process_collector::ProcessCollector::for_self(),
+            ))
+            .expect("unique metric names");
         Self {
             registry,
             http_requests,
@@ -120,6 +161,8 @@ impl Metrics {
             upstream_restarts,
             sessions,
             db_connections,
+            http_duration,
+            tool_calls_by_name,
         }
     }
 
@@ -138,14 +181,17 @@ impl Metrics {
             .with_label_values(&["idle"])
             .set(idle as i64);
         self.upstream_up.reset();
-        self.upstream_restarts.reset();
         for h in hub.upstreams.health() {
             self.upstream_up
                 .with_label_values(&[&h.name])
                 .set((h.status == "up") as i64);
-            self.upstream_restarts
-                .with_label_values(&[&h.name])
-                .set(h.restarts as i64);
+            // Health counts restarts; the counter catches up with it (it never goes back, also
+            // when an upstream is removed and added again).
+            let counter = self.upstream_restarts.with_label_values(&[&h.name]);
+            let seen = counter.get();
+            if (h.restarts as u64) > seen {
+                counter.inc_by(h.restarts as u64 - seen);
+            }
         }
         self.sessions.set(hub.count() as i64);
         let mut out = Vec::new();

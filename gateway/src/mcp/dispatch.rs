@@ -668,10 +668,19 @@ impl Dispatcher {
         if let Some(k) = progress_key {
             conn.progress.lock().unwrap().remove(&k);
         }
+        let outcome = metrics::outcome(&result);
         self.metrics
             .tool_calls
-            .with_label_values(&[upstream, method, metrics::outcome(&result)])
+            .with_label_values(&[upstream, method, outcome])
             .observe(started.elapsed().as_secs_f64());
+        if method == "tools/call" {
+            if let Some(tool) = params.get("name").and_then(Value::as_str) {
+                self.metrics
+                    .tool_calls_by_name
+                    .with_label_values(&[upstream, tool, outcome])
+                    .inc();
+            }
+        }
         result
     }
 

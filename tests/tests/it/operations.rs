@@ -92,6 +92,13 @@ async fn health_readiness_metrics_and_request_ids() {
         "mcp_gateway_sessions_active 1",
         r#"mcp_gateway_db_pool_connections{state="open"}"#,
         r#"mcp_gateway_http_requests_total{route="/mcp",status="200"}"#,
+        r#"mcp_gateway_http_request_duration_seconds_count{route="/mcp"}"#,
+        r#"mcp_gateway_tool_calls_total{outcome="ok",tool="echo",upstream="fx"} 1"#,
+        r#"mcp_gateway_upstream_restarts_total{upstream="fx"} 0"#,
+        r#"# TYPE mcp_gateway_upstream_restarts_total counter"#,
+        "mcp_gateway_build_info{version=",
+        "mcp_gateway_process_resident_memory_bytes",
+        "mcp_gateway_process_open_fds",
     ] {
         assert!(text.contains(needle), "missing {needle} in\n{text}");
     }
