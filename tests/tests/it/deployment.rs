@@ -29,8 +29,8 @@ fn helm() -> std::process::Command {
     std::process::Command::new(peers().join("bin/helm"))
 }
 
-/// Renders the chart; checks the manifests and the configuration in them.
-fn render_and_check(values: Option<&Path>, expect_upstreams: &[&str]) {
+/// Renders the chart; checks the manifests and the configuration in them; returns the manifests.
+fn render_and_check(values: Option<&Path>, expect_upstreams: &[&str]) -> String {
     let chart = repo().join("helm/mcp-gateway");
     let mut cmd = helm();
     cmd.args(["template", "release"]).arg(&chart);
@@ -74,16 +74,33 @@ fn render_and_check(values: Option<&Path>, expect_upstreams: &[&str]) {
     for u in expect_upstreams {
         assert!(out.contains(u), "upstream {u} missing from {out}");
     }
+    manifests
 }
 
 #[test]
 fn helm_chart_lints_renders_validates_and_configures_the_gateway() {
     run(helm().arg("lint").arg(repo().join("helm/mcp-gateway")));
     render_and_check(None, &[]);
-    render_and_check(
+    let all = render_and_check(
         Some(&repo().join("tests/helm/all-options.yaml")),
         &["time", "fs"],
     );
+    // What operators switch on lands in the manifests (each part validated above).
+    for needle in [
+        "kind: NetworkPolicy",
+        "kubernetes.io/metadata.name: ingress-nginx",
+        "preStop:",
+        "seconds: 10",
+        "startupProbe:",
+        "envFrom:",
+        "mountPath: /etc/ssl/corporate",
+        "topologySpreadConstraints:",
+        "team: platform",
+        "value: \"info,gateway::upstream=debug\"",
+        "\"helm.sh/hook\": test",
+    ] {
+        assert!(all.contains(needle), "{needle} missing from the manifests");
+    }
 }
 
 #[test]
