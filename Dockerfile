@@ -16,6 +16,11 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3-pip \
     && MCP_GATEWAY_MODEL_DIR=/opt/mcp-gateway/model scripts/fetch-model
 
 FROM debian:bookworm-slim
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="mcp-gateway" \
+      org.opencontainers.image.description="Many MCP servers behind one Streamable HTTP endpoint" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates nodejs npm python3 python3-venv \
     && rm -rf /var/lib/apt/lists/* \
