@@ -41,7 +41,8 @@ pub struct ModelFiles {
     pub dir: PathBuf,
     /// Defaults to `libonnxruntime.so` in `dir` (where `scripts/fetch-model` puts it).
     pub ort_library: Option<PathBuf>,
-    /// ONNX Runtime threads per inference (the gateway serves requests on the other cores).
+    /// ONNX sessions, each single-threaded: queries take a free one, a catalog is spread over
+    /// all of them. Each costs its own memory (docs/routing.md, "Indexing speed").
     pub threads: usize,
 }
 
