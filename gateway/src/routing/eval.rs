@@ -276,8 +276,18 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
         runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f, true)));
     }
     let several = opts.fusions.len() > 1;
+    // The run whose searches the "nothing fits" curve judges graded requests by.
+    let curve_run = (
+        Method::Hybrid,
+        opts.fusions.first().copied().unwrap_or_default(),
+        false,
+    );
+    // Per graded query: the best similarity among its relevant tools in that run's top 5 (none
+    // returned: nothing a threshold could keep).
+    let mut graded: Vec<Option<f32>> = Vec::new();
     let mut methods = Vec::new();
     for (method, fusion, split) in &runs {
+        let curve = (*method, *fusion, *split) == curve_run;
         let mut judged = Vec::new();
         let mut times = Vec::new();
         let mut misses = Vec::new();
@@ -294,8 +304,19 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
                 .iter()
                 .map(|h| format!("{}/{}", h.upstream, h.name))
                 .collect();
+            let relevant: Vec<String> = q.relevant.iter().map(key).collect();
+            if curve {
+                graded.push(
+                    hits.iter()
+                        .take(5)
+                        .zip(&ranked)
+                        .filter(|(_, name)| relevant.contains(name))
+                        .filter_map(|(h, _)| h.similarity)
+                        .reduce(f32::max),
+                );
+            }
             let j = Judged {
-                relevant: q.relevant.iter().map(key).collect(),
+                relevant,
                 groups: q
                     .relevant_groups
                     .iter()
@@ -345,21 +366,6 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
             .iter()
             .zip(&none_vectors)
             .map(|(q, v)| best(&q.query, v))
-            .collect();
-        // The best similarity among the relevant tools a graded search returns in its top 5
-        // (none returned: nothing a threshold could keep).
-        let graded: Vec<Option<f32>> = queries
-            .iter()
-            .zip(&vectors)
-            .map(|(q, v)| {
-                let relevant: Vec<String> = q.relevant.iter().map(key).collect();
-                index
-                    .search(&q.query, Some(v), 5, Method::Hybrid, &fusion, &all)
-                    .iter()
-                    .filter(|h| relevant.contains(&format!("{}/{}", h.upstream, h.name)))
-                    .filter_map(|h| h.similarity)
-                    .reduce(f32::max)
-            })
             .collect();
         (0..=14)
             .map(|i| {

@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
@@ -143,24 +143,25 @@ impl OnnxEmbedder {
 
 impl OnnxEmbedder {
     /// A session nobody holds, or the first one (then the caller waits its turn).
-    fn free_session(&self) -> &Mutex<TextEmbedding> {
+    fn free_session(&self) -> MutexGuard<'_, TextEmbedding> {
         self.sessions
             .iter()
-            .find(|m| !m.is_poisoned() && m.try_lock().is_ok())
-            .unwrap_or(&self.sessions[0])
+            .find_map(|m| m.try_lock().ok())
+            .unwrap_or_else(|| self.session(0))
     }
 
-    fn run(
-        &self,
-        session: &Mutex<TextEmbedding>,
-        texts: &[String],
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        session
+    /// Session `i`, waiting for it (a panic in an earlier inference leaves it usable).
+    fn session(&self, i: usize) -> MutexGuard<'_, TextEmbedding> {
+        self.sessions[i]
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .embed(texts, Some(texts.len().max(1)))
-            .map_err(|e| EmbedError::Run(e.to_string()))
     }
+}
+
+fn infer(model: &mut TextEmbedding, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    model
+        .embed(texts, Some(texts.len().max(1)))
+        .map_err(|e| EmbedError::Run(e.to_string()))
 }
 
 impl Embed for OnnxEmbedder {
@@ -174,7 +175,7 @@ impl Embed for OnnxEmbedder {
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.len() <= 1 {
-            return self.run(self.free_session(), texts);
+            return infer(&mut self.free_session(), texts);
         }
         // Batches of similar length (a batch pads to its longest text: unsorted, padding cost
         // more than batching saved), handed to the sessions in turn.
@@ -188,6 +189,7 @@ impl Embed for OnnxEmbedder {
                 .map(|w| {
                     let (batches, next) = (&batches, &next);
                     s.spawn(move || {
+                        let mut model = self.session(w);
                         let mut out = Vec::new();
                         loop {
                             let b = next.fetch_add(1, Ordering::Relaxed);
@@ -196,7 +198,7 @@ impl Embed for OnnxEmbedder {
                             };
                             let part: Vec<String> =
                                 batch.iter().map(|&i| texts[i].clone()).collect();
-                            let vectors = self.run(&self.sessions[w], &part)?;
+                            let vectors = infer(&mut model, &part)?;
                             out.extend(batch.iter().copied().zip(vectors));
                         }
                     })
