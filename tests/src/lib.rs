@@ -227,6 +227,16 @@ impl Gateway {
             .expect("a JSON body")
     }
 
+    /// The Prometheus text of `/metrics`.
+    pub async fn metrics(&self) -> String {
+        reqwest::get(format!("{}/metrics", self.base))
+            .await
+            .expect("gateway answers")
+            .text()
+            .await
+            .expect("a text body")
+    }
+
     /// Waits (bounded) until the named upstreams are up.
     pub async fn wait_up(&self, names: &[&str]) {
         for _ in 0..240 {

@@ -5,9 +5,7 @@
 use gateway_tests::Gateway;
 use serde_json::json;
 
-use super::{fixture_config, sqlite_url};
-
-const ADMIN_ROLE: &str = "[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n";
+use super::{fixture_config, sqlite_url, ADMIN_ROLE};
 
 fn header<'a>(r: &'a reqwest::Response, name: &str) -> &'a str {
     r.headers()

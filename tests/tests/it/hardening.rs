@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::{fixture_config, sqlite_url};
+use super::{fixture_config, sqlite_url, ADMIN_ROLE};
 
 fn everything_bin() -> String {
     peers()
@@ -36,8 +36,6 @@ async fn token_for(gw: &Gateway, roles: &[&str]) -> String {
         .unwrap_or_else(|| panic!("{r}"))
         .to_string()
 }
-
-const ADMIN_ROLE: &str = "[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n";
 
 #[tokio::test]
 async fn dot_segments_do_not_carry_a_uri_past_a_role() {

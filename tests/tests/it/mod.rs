@@ -22,6 +22,9 @@ pub fn fixture_bin() -> &'static str {
     env!("CARGO_BIN_EXE_fixture-server")
 }
 
+/// A role with every right, for configs with `auth.mode = "required"`.
+pub const ADMIN_ROLE: &str = "[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n";
+
 /// A config with the fixture as stdio upstream `fx`, extra TOML appended to its table.
 pub fn fixture_config(db: &str, extra: &str) -> String {
     format!(

@@ -75,14 +75,7 @@ async fn health_readiness_metrics_and_request_ids() {
         "a client's request id is kept"
     );
 
-    let text = http
-        .get(format!("{}/metrics", gw.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = gw.metrics().await;
     for needle in [
         r#"mcp_gateway_mcp_requests_total{method="tools/call",outcome="ok"} 1"#,
         r#"mcp_gateway_mcp_requests_total{method="tools/call",outcome="error"} 1"#,

@@ -249,12 +249,7 @@ async fn tool_errors_meta_tool_arguments_and_2026_reads() {
         )
         .await;
     assert_eq!(r["result"]["isError"], true, "{r}");
-    let metrics = reqwest::get(format!("{}/metrics", gw.base))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = gw.metrics().await;
     assert!(
         metrics.lines().any(|l| l.starts_with("mcp_gateway_")
             && l.contains("outcome=\"tool_error\"")

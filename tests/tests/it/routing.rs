@@ -80,15 +80,6 @@ async fn search(c: &mut RawClient, query: &str, k: u64) -> Vec<String> {
     names(&r["result"])
 }
 
-async fn scrape(gw: &Gateway) -> String {
-    reqwest::get(format!("{}/metrics", gw.base))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
 async fn admin(gw: &Gateway, method: reqwest::Method, path: &str, body: Value) -> (u16, Value) {
     let resp = reqwest::Client::new()
         .request(method, format!("{}{path}", gw.base))
@@ -150,7 +141,7 @@ async fn search_tools_then_call_tool_with_a_real_client() {
 
     // The call that followed the first search was a hit; the pair is exported in the
     // evaluation set's format; the audit log names the real tool, not call_tool.
-    let metrics = scrape(&gw).await;
+    let metrics = gw.metrics().await;
     assert!(
         metrics.contains("mcp_gateway_routing_followups_total{result=\"hit\"} 1"),
         "{metrics}"
@@ -187,7 +178,7 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     // A repeated query is served from the cache.
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
     search(&mut c, "what time is it in Tokyo right now", 3).await;
-    let metrics = scrape(&gw).await;
+    let metrics = gw.metrics().await;
     assert!(
         metrics.contains("mcp_gateway_routing_query_cache_total{result=\"hit\"} 1"),
         "{metrics}"
