@@ -23,6 +23,7 @@ use tower_http::trace::TraceLayer;
 use crate::audit::Auditor;
 use crate::auth::{Authenticator, Principal, RoleBook};
 use crate::metrics::Metrics;
+use crate::protocol::McpError;
 use crate::routing::ToolRouter;
 
 use crate::config::{Config, UpstreamSpec};
@@ -132,12 +133,7 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
     }
     // Two Host headers would let one be checked and the other be used by whatever reads next.
     if headers.get_all(header::HOST).iter().nth(1).is_some() {
-        return (
-            StatusCode::BAD_REQUEST,
-            Json(json!({ "jsonrpc": "2.0", "id": null, "error": {
-                "code": -32600, "message": "more than one Host header" } })),
-        )
-            .into_response();
+        return McpError::invalid_request("more than one Host header").into_response();
     }
     if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
         // Another replica relaying a retry addresses this one by its advertised URL.
@@ -179,7 +175,9 @@ async fn guard_admin(
 }
 
 fn forbidden(message: &str) -> Response {
-    (StatusCode::FORBIDDEN, Json(json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": message } }))).into_response()
+    McpError::invalid_request(message)
+        .with_status(StatusCode::FORBIDDEN)
+        .into_response()
 }
 
 /// Counts every HTTP request by route (the pattern, not the path: bounded) and status.
@@ -221,10 +219,8 @@ async fn explain_too_large(State(state): State<AppState>, resp: Response) -> Res
         "request body larger than {} bytes (server.max_body_bytes)",
         state.config.max_body_bytes
     );
-    (
-        StatusCode::PAYLOAD_TOO_LARGE,
-        Json(json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": message } })),
-    )
+    McpError::invalid_request(message)
+        .with_status(StatusCode::PAYLOAD_TOO_LARGE)
         .into_response()
 }
 

@@ -201,7 +201,7 @@ impl serde::Serialize for Redacted<'_> {
 
 /// The class of a JSON-RPC error code, for the audit log and its queries.
 pub fn error_class(code: i64) -> &'static str {
-    use crate::jsonrpc as j;
+    use crate::protocol::jsonrpc as j;
     match code {
         j::INVALID_PARAMS => "invalid_params",
         j::METHOD_NOT_FOUND => "method_not_found",

@@ -8,7 +8,7 @@
 //! | [`admin`] | the admin REST API and its OpenAPI document |
 //! | [`config`] | configuration file, env overrides, upstream specs, secrets |
 //! | [`mcp_servers`] | import of `{"mcpServers": ...}` files |
-//! | [`jsonrpc`] | JSON-RPC on raw JSON values |
+//! | [`protocol`] | the MCP vocabulary: JSON-RPC, methods, revisions, envelope keys, the one error |
 //! | [`metrics`] | Prometheus metrics |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
 //! | [`memory`] | freed memory handed back to the system after loading the model |
@@ -18,11 +18,11 @@ pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod config;
-pub mod jsonrpc;
 pub mod mcp;
 pub mod mcp_servers;
 pub mod memory;
 pub mod metrics;
+pub mod protocol;
 pub mod routing;
 pub mod server;
 pub mod upstream;

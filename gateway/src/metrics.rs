@@ -207,13 +207,13 @@ impl Default for Metrics {
 }
 
 /// The outcome label of a JSON-RPC result.
-pub fn outcome<T: MaybeToolError>(r: &Result<T, crate::jsonrpc::RpcError>) -> &'static str {
+pub fn outcome<T: MaybeToolError>(r: &Result<T, crate::protocol::McpError>) -> &'static str {
     match r {
         // A tool that ran and failed answered; it did not succeed (the audit log agrees).
         Ok(v) if v.is_tool_error() => "tool_error",
         Ok(_) => "ok",
-        Err(e) if e.code == crate::jsonrpc::UPSTREAM_TIMEOUT => "timeout",
-        Err(e) if e.code == crate::jsonrpc::UPSTREAM_UNAVAILABLE => "unavailable",
+        Err(e) if e.code == crate::protocol::jsonrpc::UPSTREAM_TIMEOUT => "timeout",
+        Err(e) if e.code == crate::protocol::jsonrpc::UPSTREAM_UNAVAILABLE => "unavailable",
         Err(_) => "error",
     }
 }

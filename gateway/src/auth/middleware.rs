@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::{AuthError, Principal};
 use crate::app::AppState;
-use crate::jsonrpc;
+use crate::protocol::{jsonrpc, McpError};
 
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
@@ -73,39 +73,19 @@ pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response 
         .with_label_values(&[e.label()])
         .inc();
     let meta = metadata_url(&resource_url(state, headers));
-    let (status, challenge) = match e {
-        AuthError::Missing => (
-            StatusCode::UNAUTHORIZED,
-            Some(format!("Bearer resource_metadata=\"{meta}\"")),
-        ),
-        AuthError::InvalidToken(m) => (
-            StatusCode::UNAUTHORIZED,
-            Some(format!(
-                "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{meta}\"",
-                quote(m)
-            )),
-        ),
-        AuthError::InsufficientScope => (
-            StatusCode::FORBIDDEN,
-            Some(format!(
-                "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{meta}\"",
-                quote(&state.config.auth.required_scopes.join(" "))
-            )),
-        ),
-        AuthError::Forbidden => (StatusCode::FORBIDDEN, None),
-        AuthError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, None),
-        AuthError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, None),
+    let challenge = match e {
+        AuthError::Missing => Some(format!("Bearer resource_metadata=\"{meta}\"")),
+        AuthError::InvalidToken(m) => Some(format!(
+            "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{meta}\"",
+            quote(m)
+        )),
+        AuthError::InsufficientScope => Some(format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{meta}\"",
+            quote(&state.config.auth.required_scopes.join(" "))
+        )),
+        _ => None,
     };
-    let code = match e {
-        AuthError::RateLimited(_) => jsonrpc::RATE_LIMITED,
-        AuthError::Unavailable => jsonrpc::UPSTREAM_UNAVAILABLE,
-        _ => jsonrpc::UNAUTHORIZED,
-    };
-    let mut resp = (
-        status,
-        Json(jsonrpc::error(serde_json::Value::Null, code, e.to_string())),
-    )
-        .into_response();
+    let mut resp = McpError::from(e).into_response();
     if let Some(c) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
         resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
     }
@@ -161,6 +141,29 @@ pub async fn require_admin(
         }
         Ok(_) => refuse(&state, req.headers(), &AuthError::Forbidden),
         Err(e) => refuse(&state, req.headers(), &e),
+    }
+}
+
+/// What a host hears of a refusal (its status and code; the challenge headers come on top).
+impl From<&AuthError> for McpError {
+    fn from(e: &AuthError) -> Self {
+        let (status, code) = match e {
+            AuthError::Missing | AuthError::InvalidToken(_) => {
+                (axum::http::StatusCode::UNAUTHORIZED, jsonrpc::UNAUTHORIZED)
+            }
+            AuthError::InsufficientScope | AuthError::Forbidden => {
+                (axum::http::StatusCode::FORBIDDEN, jsonrpc::UNAUTHORIZED)
+            }
+            AuthError::Unavailable => (
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                jsonrpc::UPSTREAM_UNAVAILABLE,
+            ),
+            AuthError::RateLimited(_) => (
+                axum::http::StatusCode::TOO_MANY_REQUESTS,
+                jsonrpc::RATE_LIMITED,
+            ),
+        };
+        Self::new(code, e.to_string()).with_status(status)
     }
 }
 

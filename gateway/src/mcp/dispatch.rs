@@ -8,17 +8,17 @@ use registry::{AuditEntry, EntryKind, Exposed};
 use serde_json::{json, Map, Value};
 
 use super::hub::Hub;
-use super::session::{id_key, PendingClient, Session, LOG_LEVELS};
+use super::session::{PendingClient, Session, LOG_LEVELS};
 use crate::audit::Auditor;
 use crate::auth::Access;
-use crate::jsonrpc::{self, RpcError};
 use crate::metrics::{self, Metrics};
+use crate::protocol::{jsonrpc, McpError, Method};
 use crate::routing::feedback::{LastSearch, SessionRouting};
 use crate::routing::lens::Lens;
 use crate::routing::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
 use crate::routing::virtual_servers::VirtualServer;
 use crate::routing::{Mode, ToolRouter};
-use crate::upstream::{CallCtx, CallError, Connection, ProgressRoute};
+use crate::upstream::{CallCtx, Connection, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
 
@@ -40,8 +40,8 @@ struct Routed {
 
 /// The error of an unknown tool or prompt; a denied one gets the same, so that a caller cannot
 /// learn what exists beyond its rights.
-fn unknown(kind: EntryKind, name: &str) -> RpcError {
-    RpcError::invalid_params(format!(
+fn unknown(kind: EntryKind, name: &str) -> McpError {
+    McpError::invalid_params(format!(
         "unknown {}: {name}",
         if kind == EntryKind::Tool {
             "tool"
@@ -53,35 +53,27 @@ fn unknown(kind: EntryKind, name: &str) -> RpcError {
 
 /// The error of a call to what an upstream that is restarting or unreachable served: worth a
 /// retry, unlike an unknown name.
-fn unavailable(upstream: &str, detail: &str) -> RpcError {
-    RpcError::new(
-        jsonrpc::UPSTREAM_UNAVAILABLE,
-        format!("upstream {upstream} is restarting or unreachable ({detail}); retry shortly"),
-    )
-    .with_data(json!({ "upstream": upstream, "retry": true }))
+fn unavailable(upstream: &str, detail: &str) -> McpError {
+    McpError::upstream_unavailable(upstream, detail)
 }
 
-fn resource_not_found(uri: &str) -> RpcError {
-    RpcError::new(
-        jsonrpc::INVALID_PARAMS,
-        format!("resource not found: {uri}"),
-    )
-    .with_data(json!({ "uri": uri }))
+fn resource_not_found(uri: &str) -> McpError {
+    McpError::invalid_params(format!("resource not found: {uri}")).with_data(json!({ "uri": uri }))
 }
 
 fn page<'a, T>(
     items: &'a [T],
     params: Option<&Map<String, Value>>,
     size: usize,
-) -> Result<(&'a [T], Option<String>), RpcError> {
+) -> Result<(&'a [T], Option<String>), McpError> {
     let start = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
         Some(Value::String(c)) => c
             .strip_prefix("o")
             .and_then(|n| n.parse::<usize>().ok())
             .filter(|n| *n <= items.len())
-            .ok_or_else(|| RpcError::invalid_params("invalid cursor"))?,
-        Some(_) => return Err(RpcError::invalid_params("invalid cursor")),
+            .ok_or_else(|| McpError::invalid_params("invalid cursor"))?,
+        Some(_) => return Err(McpError::invalid_params("invalid cursor")),
     };
     let end = (start + size).min(items.len());
     let next = (end < items.len()).then(|| format!("o{end}"));
@@ -144,13 +136,12 @@ impl Dispatcher {
         &self,
         session: &Arc<Session>,
         id: &Value,
-        method: &str,
+        method: &Method,
         params: Option<&Map<String, Value>>,
-    ) -> Result<Value, RpcError> {
-        let mut routed = Routed::default();
+    ) -> Result<Value, McpError> {
         // `call_tool` is a `tools/call` of the tool it names: same rights, same audit entry.
         let unwrapped;
-        let params = if method == "tools/call"
+        let params = if *method == Method::ToolsCall
             && params.and_then(|p| p.get("name")).and_then(Value::as_str) == Some(CALL_TOOL)
         {
             unwrapped = match meta_tools::unwrap_call(params) {
@@ -165,7 +156,7 @@ impl Dispatcher {
         let normalised;
         let mut refused = None;
         let params = match params.and_then(|p| p.get("uri")).and_then(Value::as_str) {
-            Some(uri) if method.starts_with("resources/") => match self.checked_uri(uri) {
+            Some(uri) if method.as_str().starts_with("resources/") => match self.checked_uri(uri) {
                 Ok(n) if n == uri => params,
                 Ok(n) => {
                     let mut p = params.cloned().unwrap_or_default();
@@ -180,25 +171,22 @@ impl Dispatcher {
             },
             _ => params,
         };
-        if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
-            if let Some(e) = refused {
-                return Err(e);
-            }
-            return self.route(session, id, method, params, &mut routed).await;
-        }
         let started = std::time::Instant::now();
+        let mut routed = Routed::default();
         let out = match refused {
             Some(e) => Err(e),
             None => self.route(session, id, method, params, &mut routed).await,
         };
-        self.record(session, method, params, routed, &out, started)
-            .await;
+        if method.is_audited() {
+            self.record(session, method, params, routed, &out, started)
+                .await;
+        }
         out
     }
 
     /// Why a tool or prompt name does not resolve: unknown, or served by an upstream that is
     /// restarting (only said to a caller allowed to use it).
-    fn unknown_or_offline(&self, lens: &Lens, kind: EntryKind, name: &str) -> RpcError {
+    fn unknown_or_offline(&self, lens: &Lens, kind: EntryKind, name: &str) -> McpError {
         match self.hub.upstreams.offline_upstream(kind, name) {
             Some(up) if lens.allows(kind, &up, name) => unavailable(&up, "not connected"),
             _ => unknown(kind, name),
@@ -206,7 +194,7 @@ impl Dispatcher {
     }
 
     /// A URI as the catalog knows it, or else normalised (see [`super::uri`]).
-    fn checked_uri(&self, uri: &str) -> Result<String, RpcError> {
+    fn checked_uri(&self, uri: &str) -> Result<String, McpError> {
         if self
             .hub
             .upstreams
@@ -217,7 +205,7 @@ impl Dispatcher {
             return Ok(uri.to_string());
         }
         super::uri::normalize(uri).map_err(|_| {
-            RpcError::invalid_params(format!(
+            McpError::invalid_params(format!(
                 "resource uri {uri:?} has an encoded or backslash separator or a dot segment \
                  that cannot be resolved"
             ))
@@ -228,10 +216,10 @@ impl Dispatcher {
     async fn record(
         &self,
         session: &Session,
-        method: &str,
+        method: &Method,
         params: Option<&Map<String, Value>>,
         routed: Routed,
-        out: &Result<Value, RpcError>,
+        out: &Result<Value, McpError>,
         started: std::time::Instant,
     ) {
         let principal = session.principal();
@@ -243,11 +231,8 @@ impl Dispatcher {
             Ok(_) => ("ok", None),
             Err(e) => ("error", Some(crate::audit::error_class(e.code))),
         };
-        let target_key = if method == "resources/read" {
-            "uri"
-        } else {
-            "name"
-        };
+        let reads = *method == Method::ResourcesRead;
+        let target_key = if reads { "uri" } else { "name" };
         let session_ref = if session.modern {
             session.id.clone()
         } else {
@@ -259,7 +244,7 @@ impl Dispatcher {
                 principal: principal.key(),
                 token_id: principal.token_id.clone(),
                 session: Some(session_ref),
-                action: method.to_string(),
+                action: method.as_str().to_string(),
                 upstream: routed.upstream,
                 target: params
                     .and_then(|p| p.get(target_key))
@@ -268,7 +253,7 @@ impl Dispatcher {
                 outcome: outcome.into(),
                 error_class: class.map(str::to_string),
                 latency_ms: started.elapsed().as_millis() as i64,
-                arguments: if method == "resources/read" {
+                arguments: if reads {
                     None
                 } else {
                     self.audit
@@ -278,192 +263,222 @@ impl Dispatcher {
             .await;
     }
 
+    /// One small function per method.
     async fn route(
         &self,
         session: &Arc<Session>,
         id: &Value,
-        method: &str,
+        method: &Method,
         params: Option<&Map<String, Value>>,
         routed: &mut Routed,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Value, McpError> {
         let lens = self.session_lens(session);
-        match method {
-            "ping" => Ok(json!({})),
-            "initialize" => Err(RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                "session is already initialized",
-            )),
-            "logging/setLevel" => {
-                let level = params
-                    .and_then(|p| p.get("level"))
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| RpcError::invalid_params("level is required"))?;
-                if !LOG_LEVELS.contains(&level) {
-                    return Err(RpcError::invalid_params(format!(
-                        "level must be one of {}",
-                        LOG_LEVELS.join(", ")
-                    ))
-                    .with_data(json!({ "level": level })));
-                }
-                *session.log_level.lock().unwrap() = Some(level.to_string());
-                for conn in self.hub.upstreams.session_connections(&session.id) {
-                    // 2026-07-28 upstreams get the level with each request instead.
-                    if conn.capabilities().get("logging").is_some() && !conn.is_modern() {
-                        conn.notify_request_free("logging/setLevel", json!({ "level": level }));
-                    }
-                }
-                Ok(json!({}))
-            }
-            "tools/list" => self.list(EntryKind::Tool, "tools", params, &lens),
-            "prompts/list" => self.list(EntryKind::Prompt, "prompts", params, &lens),
-            "resources/list" => self.list(EntryKind::Resource, "resources", params, &lens),
-            "resources/templates/list" => self.list(
-                EntryKind::ResourceTemplate,
-                "resourceTemplates",
-                params,
-                &lens,
-            ),
-            "tools/call" | "prompts/get" => {
-                let kind = if method == "tools/call" {
-                    EntryKind::Tool
-                } else {
-                    EntryKind::Prompt
-                };
-                let name = params
-                    .and_then(|p| p.get("name"))
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| RpcError::invalid_params("name is required"))?;
-                if kind == EntryKind::Tool && name == SEARCH_TOOLS {
-                    return self.search_tools(session, &lens, params).await;
-                }
-                let view = self.hub.upstreams.view();
-                let e = view
-                    .resolve(kind, name)
-                    .ok_or_else(|| self.unknown_or_offline(&lens, kind, name))?;
-                if !lens.allows(kind, &e.entry.upstream, name) {
-                    routed.denied = true;
-                    return Err(unknown(kind, name));
-                }
-                routed.upstream = Some(e.entry.upstream.clone());
-                if kind == EntryKind::Tool {
-                    self.follow_up(session, name, &e.entry.upstream, &e.entry.key);
-                }
-                let mut p = params.cloned().unwrap_or_default();
-                p.insert("name".into(), Value::from(e.entry.key.clone()));
-                let upstream = e.entry.upstream.clone();
-                drop(view);
-                let mut result = self.forward(session, id, &upstream, method, p).await?;
-                if kind == EntryKind::Tool {
-                    if let Some(cap) = self.hub.upstreams.result_text_cap(&upstream) {
-                        trim_result_texts(&mut result, cap);
-                    }
-                }
-                Ok(result)
-            }
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-                let uri = params
-                    .and_then(|p| p.get("uri"))
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| RpcError::invalid_params("uri is required"))?
-                    .to_string();
-                let view = self.hub.upstreams.view();
-                let (upstream, original) =
-                    view.resolve_resource_uri(&uri).ok_or_else(|| {
-                        match self
-                            .hub
-                            .upstreams
-                            .offline_upstream(EntryKind::Resource, &uri)
-                        {
-                            Some(up) if lens.allows(EntryKind::Resource, &up, &uri) => {
-                                unavailable(&up, "not connected")
-                            }
-                            _ => resource_not_found(&uri),
-                        }
-                    })?;
-                drop(view);
-                if !lens.allows(EntryKind::Resource, &upstream, &uri) {
-                    routed.denied = true;
-                    return Err(resource_not_found(&uri));
-                }
-                routed.upstream = Some(upstream.clone());
-                let mut p = params.cloned().unwrap_or_default();
-                p.insert("uri".into(), Value::from(original.clone()));
-                match method {
-                    "resources/subscribe" => {
-                        session.subscriptions.lock().unwrap().insert(uri.clone());
-                    }
-                    "resources/unsubscribe" => {
-                        session.subscriptions.lock().unwrap().remove(&uri);
-                    }
-                    _ => {}
-                }
-                if method != "resources/read" && self.hub.upstreams.is_modern(&upstream) {
-                    // 2026-07-28 has no subscribe method: the subscription is the gateway's.
-                    return Ok(json!({}));
-                }
-                let mut result = self.forward(session, id, &upstream, method, p).await?;
-                if uri != original {
-                    if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut)
-                    {
-                        for c in contents {
-                            if c.get("uri").and_then(Value::as_str) == Some(original.as_str()) {
-                                c["uri"] = Value::from(uri.clone());
-                            }
-                        }
-                    }
-                }
-                Ok(result)
-            }
-            "completion/complete" => {
-                let r = params
-                    .and_then(|p| p.get("ref"))
-                    .ok_or_else(|| RpcError::invalid_params("ref is required"))?;
-                let view = self.hub.upstreams.view();
-                let (upstream, new_ref) = match r.get("type").and_then(Value::as_str) {
-                    Some("ref/prompt") => {
-                        let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-                        let e = view
-                            .resolve(EntryKind::Prompt, name)
-                            .filter(|e| lens.allows(EntryKind::Prompt, &e.entry.upstream, name))
-                            .ok_or_else(|| unknown(EntryKind::Prompt, name))?;
-                        let mut nr = r.clone();
-                        nr["name"] = Value::from(e.entry.key.clone());
-                        (e.entry.upstream.clone(), nr)
-                    }
-                    Some("ref/resource") => {
-                        let raw = r.get("uri").and_then(Value::as_str).unwrap_or_default();
-                        let uri = &match view.resolve(EntryKind::ResourceTemplate, raw) {
-                            Some(_) => raw.to_string(),
-                            None => self.checked_uri(raw)?,
-                        };
-                        let found = view
-                            .resolve(EntryKind::ResourceTemplate, uri)
-                            .map(|e| (e.entry.upstream.clone(), e.entry.key.clone()))
-                            .or_else(|| view.resolve_resource_uri(uri))
-                            .filter(|(up, _)| lens.allows(EntryKind::Resource, up, uri))
-                            .ok_or_else(|| {
-                                RpcError::invalid_params(format!("unknown resource: {uri}"))
-                            })?;
-                        let mut nr = r.clone();
-                        nr["uri"] = Value::from(found.1);
-                        (found.0, nr)
-                    }
-                    _ => {
-                        return Err(RpcError::invalid_params(
-                            "ref.type must be ref/prompt or ref/resource",
-                        ))
-                    }
-                };
-                drop(view);
-                let mut p = params.cloned().unwrap_or_default();
-                p.insert("ref".into(), new_ref);
-                self.forward(session, id, &upstream, method, p).await
-            }
-            _ => Err(RpcError::new(
-                jsonrpc::METHOD_NOT_FOUND,
-                format!("method not found: {method}"),
-            )),
+        if let Some((kind, field)) = method.list_field() {
+            return self.list(kind, field, params, &lens);
         }
+        match method {
+            Method::Ping => Ok(json!({})),
+            Method::Initialize => Err(McpError::invalid_request("session is already initialized")),
+            Method::LoggingSetLevel => self.set_level(session, params),
+            Method::ToolsCall | Method::PromptsGet => {
+                self.get_named(session, id, method, params, &lens, routed)
+                    .await
+            }
+            Method::ResourcesRead | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
+                self.resource(session, id, method, params, &lens, routed)
+                    .await
+            }
+            Method::CompletionComplete => self.complete(session, id, params, &lens).await,
+            _ => Err(McpError::method_not_found(method.as_str())),
+        }
+    }
+
+    /// `logging/setLevel`: kept for the session, passed to its 2025 upstream connections.
+    fn set_level(
+        &self,
+        session: &Session,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Value, McpError> {
+        let level = params
+            .and_then(|p| p.get("level"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| McpError::invalid_params("level is required"))?;
+        if !LOG_LEVELS.contains(&level) {
+            return Err(McpError::invalid_params(format!(
+                "level must be one of {}",
+                LOG_LEVELS.join(", ")
+            ))
+            .with_data(json!({ "level": level })));
+        }
+        session.set_log_level(level);
+        for conn in self.hub.upstreams.session_connections(&session.id) {
+            // 2026-07-28 upstreams get the level with each request instead.
+            if conn.capabilities().get("logging").is_some() && !conn.is_modern() {
+                conn.notify_request_free("logging/setLevel", json!({ "level": level }));
+            }
+        }
+        Ok(json!({}))
+    }
+
+    /// `tools/call` and `prompts/get`: resolved by exposed name, checked, forwarded.
+    async fn get_named(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        method: &Method,
+        params: Option<&Map<String, Value>>,
+        lens: &Lens,
+        routed: &mut Routed,
+    ) -> Result<Value, McpError> {
+        let kind = if *method == Method::ToolsCall {
+            EntryKind::Tool
+        } else {
+            EntryKind::Prompt
+        };
+        let name = params
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| McpError::invalid_params("name is required"))?;
+        if kind == EntryKind::Tool && name == SEARCH_TOOLS {
+            return self.search_tools(session, lens, params).await;
+        }
+        let view = self.hub.upstreams.view();
+        let e = view
+            .resolve(kind, name)
+            .ok_or_else(|| self.unknown_or_offline(lens, kind, name))?;
+        if !lens.allows(kind, &e.entry.upstream, name) {
+            routed.denied = true;
+            return Err(unknown(kind, name));
+        }
+        routed.upstream = Some(e.entry.upstream.clone());
+        if kind == EntryKind::Tool {
+            self.follow_up(session, name, &e.entry.upstream, &e.entry.key);
+        }
+        let mut p = params.cloned().unwrap_or_default();
+        p.insert("name".into(), Value::from(e.entry.key.clone()));
+        let upstream = e.entry.upstream.clone();
+        drop(view);
+        let mut result = self
+            .forward(session, id, &upstream, method.as_str(), p)
+            .await?;
+        if kind == EntryKind::Tool {
+            if let Some(cap) = self.hub.upstreams.result_text_cap(&upstream) {
+                trim_result_texts(&mut result, cap);
+            }
+        }
+        Ok(result)
+    }
+
+    /// `resources/read`, `resources/subscribe` and `resources/unsubscribe`, by exposed URI.
+    async fn resource(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        method: &Method,
+        params: Option<&Map<String, Value>>,
+        lens: &Lens,
+        routed: &mut Routed,
+    ) -> Result<Value, McpError> {
+        let uri = params
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| McpError::invalid_params("uri is required"))?
+            .to_string();
+        let view = self.hub.upstreams.view();
+        let (upstream, original) = view.resolve_resource_uri(&uri).ok_or_else(|| {
+            match self
+                .hub
+                .upstreams
+                .offline_upstream(EntryKind::Resource, &uri)
+            {
+                Some(up) if lens.allows(EntryKind::Resource, &up, &uri) => {
+                    unavailable(&up, "not connected")
+                }
+                _ => resource_not_found(&uri),
+            }
+        })?;
+        drop(view);
+        if !lens.allows(EntryKind::Resource, &upstream, &uri) {
+            routed.denied = true;
+            return Err(resource_not_found(&uri));
+        }
+        routed.upstream = Some(upstream.clone());
+        let mut p = params.cloned().unwrap_or_default();
+        p.insert("uri".into(), Value::from(original.clone()));
+        match method {
+            Method::ResourcesSubscribe => session.subscribe(&uri),
+            Method::ResourcesUnsubscribe => session.unsubscribe(&uri),
+            _ => {}
+        }
+        if *method != Method::ResourcesRead && self.hub.upstreams.is_modern(&upstream) {
+            // 2026-07-28 has no subscribe method: the subscription is the gateway's.
+            return Ok(json!({}));
+        }
+        let mut result = self
+            .forward(session, id, &upstream, method.as_str(), p)
+            .await?;
+        if uri != original {
+            if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) {
+                for c in contents {
+                    if c.get("uri").and_then(Value::as_str) == Some(original.as_str()) {
+                        c["uri"] = Value::from(uri.clone());
+                    }
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// `completion/complete`: the prompt or resource template it refers to, resolved.
+    async fn complete(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        params: Option<&Map<String, Value>>,
+        lens: &Lens,
+    ) -> Result<Value, McpError> {
+        let r = params
+            .and_then(|p| p.get("ref"))
+            .ok_or_else(|| McpError::invalid_params("ref is required"))?;
+        let view = self.hub.upstreams.view();
+        let (upstream, new_ref) = match r.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
+                let e = view
+                    .resolve(EntryKind::Prompt, name)
+                    .filter(|e| lens.allows(EntryKind::Prompt, &e.entry.upstream, name))
+                    .ok_or_else(|| unknown(EntryKind::Prompt, name))?;
+                let mut nr = r.clone();
+                nr["name"] = Value::from(e.entry.key.clone());
+                (e.entry.upstream.clone(), nr)
+            }
+            Some("ref/resource") => {
+                let raw = r.get("uri").and_then(Value::as_str).unwrap_or_default();
+                let uri = &match view.resolve(EntryKind::ResourceTemplate, raw) {
+                    Some(_) => raw.to_string(),
+                    None => self.checked_uri(raw)?,
+                };
+                let found = view
+                    .resolve(EntryKind::ResourceTemplate, uri)
+                    .map(|e| (e.entry.upstream.clone(), e.entry.key.clone()))
+                    .or_else(|| view.resolve_resource_uri(uri))
+                    .filter(|(up, _)| lens.allows(EntryKind::Resource, up, uri))
+                    .ok_or_else(|| McpError::invalid_params(format!("unknown resource: {uri}")))?;
+                let mut nr = r.clone();
+                nr["uri"] = Value::from(found.1);
+                (found.0, nr)
+            }
+            _ => {
+                return Err(McpError::invalid_params(
+                    "ref.type must be ref/prompt or ref/resource",
+                ))
+            }
+        };
+        drop(view);
+        let mut p = params.cloned().unwrap_or_default();
+        p.insert("ref".into(), new_ref);
+        self.forward(session, id, &upstream, "completion/complete", p)
+            .await
     }
 
     /// `search_tools`: the best tools for the query among those the caller may call here. An
@@ -473,7 +488,7 @@ impl Dispatcher {
         session: &Session,
         lens: &Lens,
         params: Option<&Map<String, Value>>,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Value, McpError> {
         let cfg = &self.routing.config;
         let (query, k) = match meta_tools::search_args(params, cfg.default_k, cfg.max_k) {
             Ok(a) => a,
@@ -523,7 +538,7 @@ impl Dispatcher {
         field: &str,
         params: Option<&Map<String, Value>>,
         lens: &Lens,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Value, McpError> {
         let view = self.hub.upstreams.view();
         let mut visible: Vec<Item> = Vec::new();
         if kind == EntryKind::Tool {
@@ -569,7 +584,7 @@ impl Dispatcher {
         upstream: &str,
         method: &str,
         mut params: Map<String, Value>,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Value, McpError> {
         let ups = &self.hub.upstreams;
         // A 2026-07-28 host declares capabilities per request; its shared per-session
         // connections are opened with everything the gateway can relay.
@@ -658,7 +673,7 @@ impl Dispatcher {
                 .await;
         }
         if !session.modern && is_input_required(&result) {
-            result = Err(RpcError::new(
+            result = Err(McpError::new(
                 jsonrpc::INTERNAL_ERROR,
                 format!(
                     "upstream {upstream} still asked for input after {MAX_INPUT_ROUNDS} rounds"
@@ -691,7 +706,7 @@ impl Dispatcher {
         session: &Arc<Session>,
         id: &Value,
         result: &Value,
-    ) -> Result<Map<String, Value>, RpcError> {
+    ) -> Result<Map<String, Value>, McpError> {
         let requests = result
             .get("inputRequests")
             .and_then(Value::as_object)
@@ -703,19 +718,11 @@ impl Dispatcher {
                 .get("method")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let cap = match method {
-                "sampling/createMessage" => "sampling",
-                "elicitation/create" => "elicitation",
-                "roots/list" => "roots",
-                other => {
-                    return Err(RpcError::new(
-                        jsonrpc::INTERNAL_ERROR,
-                        format!("the upstream asked for an unknown input: {other}"),
-                    ))
-                }
-            };
+            let cap = crate::protocol::method::client_capability(method).ok_or_else(|| {
+                McpError::internal(format!("the upstream asked for an unknown input: {method}"))
+            })?;
             if session.client_caps.get(cap).is_none() {
-                return Err(RpcError::new(
+                return Err(McpError::new(
                     jsonrpc::MISSING_CLIENT_CAPABILITY,
                     format!("the tool needs the client's {cap} capability"),
                 )
@@ -723,10 +730,7 @@ impl Dispatcher {
             }
             let down_id = session.next_request_id();
             let (tx, rx) = tokio::sync::oneshot::channel();
-            session.pending_client.lock().unwrap().insert(
-                id_key(&Value::from(down_id.clone())),
-                PendingClient::Gateway(tx),
-            );
+            session.expect_client_answer(&down_id, PendingClient::Gateway(tx));
             let mut msg =
                 jsonrpc::request(Value::from(down_id), method, req.get("params").cloned());
             if msg.get("params").is_none() {
@@ -740,14 +744,14 @@ impl Dispatcher {
             let resp = tokio::time::timeout(self.hub.upstreams.timeout_of_default(), rx)
                 .await
                 .map_err(|_| {
-                    RpcError::new(
+                    McpError::new(
                         jsonrpc::UPSTREAM_TIMEOUT,
                         "the client did not answer in time",
                     )
                 })?
-                .map_err(|_| RpcError::new(jsonrpc::INTERNAL_ERROR, "the session ended"))?;
-            if let Some(e) = RpcError::from_response(&resp) {
-                return Err(RpcError::new(
+                .map_err(|_| McpError::new(jsonrpc::INTERNAL_ERROR, "the session ended"))?;
+            if let Some(e) = McpError::from_response(&resp) {
+                return Err(McpError::new(
                     jsonrpc::INTERNAL_ERROR,
                     format!("the client refused the upstream's request: {}", e.message),
                 ));
@@ -769,38 +773,21 @@ impl Dispatcher {
         conn: &Arc<Connection>,
         method: &str,
         params: &Map<String, Value>,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Value, McpError> {
         let ups = &self.hub.upstreams;
         let ctx = CallCtx {
             session: session.id.clone(),
             downstream_id: id.clone(),
         };
-        let sent = conn.send_request(method, Some(Value::Object(params.clone())), Some(ctx));
-        let out = match sent {
-            Ok((uid, rx)) => {
-                session
-                    .inflight
-                    .lock()
-                    .unwrap()
-                    .insert(id_key(id), (conn.clone(), uid));
-                let r = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
-                session.inflight.lock().unwrap().remove(&id_key(id));
-                r
-            }
-            Err(e) => Err(e),
-        };
-        match out {
-            Ok(resp) => match RpcError::from_response(&resp) {
-                Some(e) => Err(e),
-                None => Ok(resp.get("result").cloned().unwrap_or_else(|| json!({}))),
-            },
-            Err(CallError::Closed(_)) => Err(RpcError::new(
-                jsonrpc::UPSTREAM_UNAVAILABLE,
-                format!("upstream {upstream} closed the connection before answering"),
-            )),
-            Err(e @ CallError::Timeout(..)) => {
-                Err(RpcError::new(jsonrpc::UPSTREAM_TIMEOUT, e.to_string()))
-            }
+        let (uid, rx) =
+            conn.send_request(method, Some(Value::Object(params.clone())), Some(ctx))?;
+        session.track_inflight(id, conn.clone(), uid);
+        let out = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
+        session.untrack_inflight(id);
+        let resp = out?;
+        match McpError::from_response(&resp) {
+            Some(e) => Err(e),
+            None => Ok(resp.get("result").cloned().unwrap_or_else(|| json!({}))),
         }
     }
 }
@@ -813,7 +800,7 @@ const REPLAY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 const MAX_INPUT_ROUNDS: usize = 8;
 
 /// Whether an error says the call may be replayed; the internal marker is removed either way.
-fn take_replayable(e: &mut RpcError) -> bool {
+fn take_replayable(e: &mut McpError) -> bool {
     let marker = crate::upstream::http::REPLAYABLE;
     let Some(d) = e.data.as_mut().and_then(Value::as_object_mut) else {
         return false;
@@ -825,20 +812,20 @@ fn take_replayable(e: &mut RpcError) -> bool {
     found
 }
 
-fn is_input_required(r: &Result<Value, RpcError>) -> bool {
+fn is_input_required(r: &Result<Value, McpError>) -> bool {
     matches!(r, Ok(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required"))
 }
 
 /// The 2026-07-28 envelope for a request to a 2026-07-28 upstream, on behalf of `session`: its
 /// capabilities and log level (a 2025 host that set no level gets every message, as in 2025).
 fn set_envelope(params: &mut Map<String, Value>, session: &Session) {
-    use super::modern::{CLIENT_CAPS, LOG_LEVEL};
+    use crate::protocol::envelope::{CLIENT_CAPS, LOG_LEVEL};
     let meta = params.entry("_meta").or_insert_with(|| json!({}));
     if !meta.is_object() {
         *meta = json!({});
     }
     meta[CLIENT_CAPS] = session.client_caps.clone();
-    let level = session.log_level.lock().unwrap().clone();
+    let level = session.log_level();
     match (level, session.modern) {
         (Some(l), _) => meta[LOG_LEVEL] = Value::from(l),
         (None, false) => meta[LOG_LEVEL] = Value::from("debug"),
@@ -848,11 +835,10 @@ fn set_envelope(params: &mut Map<String, Value>, session: &Session) {
 
 /// What only 2026-07-28 servers understand, taken off a request to a 2025 upstream.
 fn strip_envelope(params: &mut Map<String, Value>) {
-    use super::modern::{CLIENT_CAPS, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
     params.remove("inputResponses");
     params.remove("requestState");
     if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
-        for k in [PROTOCOL_VERSION, CLIENT_CAPS, CLIENT_INFO, LOG_LEVEL] {
+        for k in crate::protocol::envelope::STATELESS_KEYS {
             meta.remove(k);
         }
         if meta.is_empty() {

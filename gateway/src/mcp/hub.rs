@@ -9,11 +9,11 @@ use registry::EntryKind;
 use serde_json::{json, Value};
 
 use super::modern::{Flight, Listener};
-use super::session::{id_key, Ask, PendingClient, Session};
+use super::session::{Ask, PendingClient, Session};
 
 use super::session_id::{id_hash, SessionCodec, SessionState};
 use crate::auth::Principal;
-use crate::jsonrpc;
+use crate::protocol::{jsonrpc, Revision};
 use crate::upstream::{CallCtx, Connection, InboundSink, Upstreams};
 use registry::Registry;
 
@@ -81,26 +81,21 @@ impl Hub {
     /// Creates a session; its id carries its state, encrypted.
     pub fn create(
         &self,
-        protocol_version: &str,
+        protocol_version: Revision,
         client_caps: serde_json::Value,
         principal: Arc<Principal>,
         scope: Option<String>,
     ) -> Arc<Session> {
         let state = SessionState {
-            protocol_version: protocol_version.into(),
+            protocol_version: protocol_version.as_str().into(),
             client_caps,
             owner: principal.key(),
             scope,
         };
         let id = self.codec.issue(&state);
         let s = Arc::new(
-            Session::owned(
-                id.clone(),
-                state.protocol_version,
-                state.client_caps,
-                principal,
-            )
-            .scoped(state.scope),
+            Session::owned(id.clone(), protocol_version, state.client_caps, principal)
+                .scoped(state.scope),
         );
         self.sessions.write().unwrap().insert(id, s.clone());
         s
@@ -136,7 +131,7 @@ impl Hub {
         let s = Arc::new(
             Session::owned(
                 id.to_string(),
-                state.protocol_version,
+                Revision::sessionful(&state.protocol_version).unwrap_or(Revision::SESSIONFUL[0]),
                 state.client_caps,
                 principal,
             )
@@ -230,7 +225,7 @@ impl Hub {
         for l in self.listeners.lock().unwrap().drain(..) {
             let _ = l.tx.send(jsonrpc::result(
                 l.id.clone(),
-                json!({ "resultType": "complete", "_meta": { super::modern::SUBSCRIPTION_ID: l.id } }),
+                json!({ "resultType": "complete", "_meta": { crate::protocol::envelope::SUBSCRIPTION_ID: l.id } }),
             ));
         }
     }
@@ -267,7 +262,7 @@ impl Hub {
             return false;
         };
         s.close_streams();
-        for (_, (conn, uid)) in s.inflight.lock().unwrap().drain() {
+        for (conn, uid) in s.drain_inflight() {
             conn.cancel(uid, "session ended");
         }
         self.upstreams.end_session(id);
@@ -318,12 +313,7 @@ impl Hub {
                  configure the upstream with sharing = \"per_session\"",
             ));
         };
-        let needed = match method.as_str() {
-            "sampling/createMessage" => Some("sampling"),
-            "elicitation/create" => Some("elicitation"),
-            "roots/list" => Some("roots"),
-            _ => None,
-        };
+        let needed = crate::protocol::method::client_capability(&method);
         if let Some(cap) = needed {
             if session.client_caps.get(cap).is_none() {
                 return conn.send_raw(jsonrpc::error(
@@ -355,10 +345,7 @@ impl Hub {
             return;
         }
         let down_id = session.next_request_id();
-        session.pending_client.lock().unwrap().insert(
-            id_key(&Value::from(down_id.clone())),
-            PendingClient::Upstream(conn.clone(), id),
-        );
+        session.expect_client_answer(&down_id, PendingClient::Upstream(conn.clone(), id));
         let mut out = msg;
         out["id"] = Value::from(down_id);
         session.send_related(request.as_ref(), &out);
@@ -411,7 +398,7 @@ impl Hub {
                 msg["params"]["uri"] = Value::from(exposed.clone());
                 for s in self.all() {
                     let owned = conn.owner.as_deref().is_none_or(|o| o == s.id);
-                    if owned && s.subscriptions.lock().unwrap().contains(&exposed) {
+                    if owned && s.is_subscribed(&exposed) {
                         s.send_unsolicited(&msg);
                     }
                 }
@@ -427,19 +414,9 @@ impl Hub {
                     return;
                 };
                 for s in self.all() {
-                    let mut pending = s.pending_client.lock().unwrap();
-                    let found = pending
-                        .iter()
-                        .find(|(_, p)| {
-                            matches!(p, PendingClient::Upstream(c, id) if Arc::ptr_eq(c, conn) && *id == uid)
-                        })
-                        .map(|(k, _)| k.clone());
-                    if let Some(k) = found {
-                        pending.remove(&k);
-                        if let Ok(down) = serde_json::from_str::<Value>(&k) {
-                            msg["params"]["requestId"] = down;
-                            s.send_unsolicited(&msg);
-                        }
+                    if let Some(down) = s.withdraw_client_request(conn, &uid) {
+                        msg["params"]["requestId"] = down;
+                        s.send_unsolicited(&msg);
                     }
                 }
             }
@@ -467,7 +444,7 @@ impl Hub {
     /// A host's answer to a request the gateway relayed: back to the upstream that asked.
     pub fn on_host_response(&self, session: &Session, mut msg: Value) {
         let Some(id) = msg.get("id") else { return };
-        let pending = session.pending_client.lock().unwrap().remove(&id_key(id));
+        let pending = session.take_client_answer(id);
         match pending {
             Some(PendingClient::Upstream(conn, upstream_id)) => {
                 msg["id"] = upstream_id;

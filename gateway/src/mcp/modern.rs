@@ -22,123 +22,79 @@ use super::session::{Ask, Session};
 use super::transport;
 use crate::app::AppState;
 use crate::auth::Principal;
-use crate::jsonrpc::{self, RpcError};
-
-pub const VERSION: &str = "2026-07-28";
-pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub const CLIENT_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+use crate::protocol::envelope::{
+    decode_header, CLIENT_CAPS, LOG_LEVEL, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION,
+    SERVER_INFO, SESSION_HEADER, SUBSCRIPTION_ID, VERSION_HEADER,
+};
+use crate::protocol::{jsonrpc, McpError, Method, Revision};
 /// How long a call waits for the host's retry with the answers before it is given up.
 const PARK_FOR: Duration = Duration::from_secs(300);
 /// Requests an upstream makes of the host in quick succession go out in one result.
 const ASK_GATHER: Duration = Duration::from_millis(30);
 
-/// Methods of the revision the gateway serves; anything else is 404 / -32601.
-const METHODS: [&str; 10] = [
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "subscriptions/listen",
-];
-
 /// Whether a POST is a 2026-07-28 request: it names no session, and it is not a 2025
 /// `initialize` (one without a version header, or with a 2025 one).
 pub fn is_modern(headers: &HeaderMap, msg: &Value) -> bool {
-    if headers.contains_key(transport::SESSION_HEADER) {
+    if headers.contains_key(SESSION_HEADER) {
         return false;
     }
-    let header = headers
-        .get(transport::VERSION_HEADER)
-        .and_then(|v| v.to_str().ok());
+    let header = headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok());
     jsonrpc::method(msg) != Some("initialize")
-        || header.is_some_and(|v| !transport::SUPPORTED_VERSIONS.contains(&v))
-}
-
-fn error_response(id: Value, e: RpcError) -> Response {
-    (jsonrpc::http_status(e.code), Json(e.to_message(id))).into_response()
-}
-
-/// Like [`error_response`], counted under the request's method.
-fn refuse(state: &AppState, method: &str, id: Value, e: RpcError) -> Response {
-    transport::count(&state.dispatcher.metrics, method, &Err::<(), _>(e.clone()));
-    error_response(id, e)
-}
-
-/// `=?base64?...?=` carries header values plain ASCII cannot.
-fn decode_header(v: &str) -> Option<String> {
-    use base64::Engine;
-    match v
-        .strip_prefix("=?base64?")
-        .and_then(|r| r.strip_suffix("?="))
-    {
-        Some(p) => base64::engine::general_purpose::STANDARD
-            .decode(p)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok()),
-        None => Some(v.to_string()),
-    }
+        || header.is_some_and(|v| Revision::sessionful(v).is_none())
 }
 
 /// The checks of the revision, in the SDKs' order: the `_meta` envelope (-32602), the routing
 /// headers against the body (-32020), then the version (-32022).
-fn check_envelope(headers: &HeaderMap, method: &str, params: &Value) -> Result<(), RpcError> {
+fn check_envelope(headers: &HeaderMap, method: &Method, params: &Value) -> Result<(), McpError> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
-        return Err(RpcError::invalid_params(format!(
+        return Err(McpError::invalid_params(format!(
             "params._meta must carry {PROTOCOL_VERSION} and {CLIENT_CAPS} (2026-07-28); \
              for a 2025 revision, send initialize first and then the Mcp-Session-Id header"
         )));
     };
     for key in [PROTOCOL_VERSION, CLIENT_CAPS] {
         if !meta.contains_key(key) {
-            return Err(RpcError::invalid_params(format!(
+            return Err(McpError::invalid_params(format!(
                 "params._meta is missing {key}"
             )));
         }
     }
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
-    let mismatch = |what: &str| RpcError::new(jsonrpc::HEADER_MISMATCH, what.to_string());
+    let mismatch = |what: &str| McpError::new(jsonrpc::HEADER_MISMATCH, what.to_string());
     let Some(version) = meta[PROTOCOL_VERSION].as_str() else {
-        return Err(RpcError::invalid_params(format!(
+        return Err(McpError::invalid_params(format!(
             "{PROTOCOL_VERSION} must be a string"
         )));
     };
-    if header(transport::VERSION_HEADER) != Some(version) {
+    if header(VERSION_HEADER) != Some(version) {
         return Err(mismatch(
             "the MCP-Protocol-Version header is missing or differs from _meta's protocol version",
         ));
     }
-    if header("mcp-method") != Some(method) {
+    if header(METHOD_HEADER) != Some(method.as_str()) {
         return Err(mismatch(
             "the Mcp-Method header is missing or differs from the method",
         ));
     }
     let name_key = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
+        Method::ToolsCall | Method::PromptsGet => Some("name"),
+        Method::ResourcesRead => Some("uri"),
         _ => None,
     };
     if let Some(body) = name_key.and_then(|k| params.get(k)).and_then(Value::as_str) {
-        if header("mcp-name").and_then(decode_header).as_deref() != Some(body) {
+        if header(NAME_HEADER).and_then(decode_header).as_deref() != Some(body) {
             return Err(mismatch(
                 "the Mcp-Name header is missing or differs from the request's name",
             ));
         }
     }
-    if version != VERSION {
-        return Err(RpcError::new(
+    if Revision::parse(version) != Some(Revision::Stateless) {
+        let served = Revision::Stateless.as_str();
+        return Err(McpError::new(
             jsonrpc::UNSUPPORTED_VERSION,
             format!("protocol version {version} is not supported"),
         )
-        .with_data(json!({ "supported": [VERSION], "requested": version })));
+        .with_data(json!({ "supported": [served], "requested": version })));
     }
     Ok(())
 }
@@ -159,7 +115,7 @@ fn cacheable(state: &AppState, mut r: Value) -> Value {
 
 fn discover(state: &AppState) -> Value {
     json!({
-        "supportedVersions": [VERSION],
+        "supportedVersions": [Revision::Stateless.as_str()],
         "capabilities": transport::capabilities(),
         "instructions": transport::INSTRUCTIONS,
         "resultType": "complete",
@@ -177,69 +133,74 @@ pub async fn post(
     msg: Value,
     scope: Option<String>,
 ) -> Response {
-    let id = match jsonrpc::kind(&msg) {
+    let id = jsonrpc::id(&msg);
+    match jsonrpc::kind(&msg) {
         // This revision defines no client notifications; cancellation is closing the stream.
         jsonrpc::Kind::Notification => return StatusCode::ACCEPTED.into_response(),
-        jsonrpc::Kind::Request => msg.get("id").cloned().unwrap_or(Value::Null),
+        jsonrpc::Kind::Request => {}
         _ => {
-            return error_response(
-                msg.get("id").cloned().unwrap_or(Value::Null),
-                RpcError::new(
-                    jsonrpc::INVALID_REQUEST,
-                    "a 2026-07-28 client sends requests only",
-                ),
-            )
+            return McpError::invalid_request("a 2026-07-28 client sends requests only")
+                .reply(id, Revision::Stateless)
         }
+    }
+    let method = Method::parse(jsonrpc::method(&msg).unwrap_or_default());
+    let metrics = state.dispatcher.metrics.clone();
+    let request = Request {
+        state,
+        caller: (principal, scope),
+        headers,
+        body,
+        id: id.clone(),
     };
-    let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
-    if !METHODS.contains(&method.as_str()) {
-        return refuse(
-            &state,
-            &method,
-            id,
-            RpcError::new(
-                jsonrpc::METHOD_NOT_FOUND,
-                format!("method not found: {method}"),
-            ),
-        );
+    match serve(request, &method, msg).await {
+        Ok(r) => r,
+        Err(e) => {
+            transport::count(&metrics, &method, &Err::<(), _>(e.clone()));
+            e.reply(id, Revision::Stateless)
+        }
+    }
+}
+
+/// A 2026-07-28 request as it arrived.
+struct Request {
+    state: AppState,
+    /// Who calls, on which endpoint (virtual server).
+    caller: (std::sync::Arc<Principal>, Option<String>),
+    headers: HeaderMap,
+    body: Bytes,
+    id: Value,
+}
+
+/// Answers a request of the revision; errors are answered (and counted) by [`post`].
+async fn serve(req: Request, method: &Method, msg: Value) -> Result<Response, McpError> {
+    if !method.is_stateless() {
+        return Err(McpError::method_not_found(method.as_str()));
     }
     let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
     if !params.is_object() {
-        return refuse(&state, &method, id, jsonrpc::params_not_object());
+        return Err(McpError::params_not_object());
     }
-    if let Err(e) = check_envelope(&headers, &method, &params) {
-        return refuse(&state, &method, id, e);
-    }
+    check_envelope(&req.headers, method, &params)?;
+    let state = &req.state;
     let d = &state.dispatcher;
-    let p = params.as_object();
-    let lens = d.lens(&principal.access, scope.as_deref(), None);
-    let access = &lens;
-    let listed = match method.as_str() {
-        "server/discover" => Some(Ok(discover(&state))),
-        "tools/list" => Some(d.list(registry::EntryKind::Tool, "tools", p, access)),
-        "prompts/list" => Some(d.list(registry::EntryKind::Prompt, "prompts", p, access)),
-        "resources/list" => Some(d.list(registry::EntryKind::Resource, "resources", p, access)),
-        "resources/templates/list" => Some(d.list(
-            registry::EntryKind::ResourceTemplate,
-            "resourceTemplates",
-            p,
-            access,
-        )),
-        "subscriptions/listen" => {
-            transport::count(&state.dispatcher.metrics, &method, &Ok::<_, RpcError>(()));
-            return listen(&state, id, &params, &lens);
-        }
-        _ => None,
-    };
-    if let Some(out) = listed {
-        transport::count(&state.dispatcher.metrics, &method, &out);
-        return match out {
-            Ok(r) if method == "server/discover" => Json(jsonrpc::result(id, r)).into_response(),
-            Ok(r) => Json(jsonrpc::result(id, cacheable(&state, r))).into_response(),
-            Err(e) => error_response(id, e),
-        };
+    let ok = || transport::count(&d.metrics, method, &Ok::<_, McpError>(()));
+    let lens = d.lens(&req.caller.0.access, req.caller.1.as_deref(), None);
+    if let Some((kind, field)) = method.list_field() {
+        let listed = d.list(kind, field, params.as_object(), &lens)?;
+        ok();
+        return Ok(Json(jsonrpc::result(req.id, cacheable(state, listed))).into_response());
     }
-    call(state, (principal, scope), headers, body, id, method, params).await
+    match method {
+        Method::ServerDiscover => {
+            ok();
+            Ok(Json(jsonrpc::result(req.id, discover(state))).into_response())
+        }
+        Method::SubscriptionsListen => {
+            ok();
+            Ok(listen(state, req.id, &params, &lens))
+        }
+        _ => call(req, method.clone(), params).await,
+    }
 }
 
 /// A call in flight for a 2026-07-28 host, parked between rounds while the host answers what
@@ -248,8 +209,8 @@ pub struct Flight {
     pub session: std::sync::Arc<Session>,
     /// The host's id of the first round (upstream messages are routed under it).
     downstream_id: Value,
-    method: String,
-    result: oneshot::Receiver<Result<Value, RpcError>>,
+    method: Method,
+    result: oneshot::Receiver<Result<Value, McpError>>,
     asks: mpsc::UnboundedReceiver<Ask>,
     /// Questions sent to the host and not yet answered, by their `inputRequests` key.
     pending: BTreeMap<String, Ask>,
@@ -275,49 +236,40 @@ fn now_secs() -> u64 {
         .unwrap_or_default()
 }
 
-/// `caller`: who calls, on which endpoint (virtual server).
-async fn call(
-    state: AppState,
-    caller: (std::sync::Arc<Principal>, Option<String>),
-    headers: HeaderMap,
-    body: Bytes,
-    id: Value,
-    method: String,
-    params: Value,
-) -> Response {
-    let (principal, scope) = caller;
+/// A call, or the retry of one the upstream asked the host something in.
+async fn call(req: Request, method: Method, params: Value) -> Result<Response, McpError> {
+    let Request {
+        state,
+        caller: (principal, scope),
+        headers,
+        body,
+        id,
+    } = req;
     if let Some(token) = params
         .get("requestState")
         .and_then(Value::as_str)
         .filter(|t| request_state::is_ours(t))
     {
-        let Some(claim) = request_state::open(state.hub.codec.state_key(), token) else {
-            return error_response(
-                id,
-                RpcError::invalid_params("requestState failed its integrity check"),
-            );
-        };
+        let claim = request_state::open(state.hub.codec.state_key(), token)
+            .ok_or_else(|| McpError::invalid_params("requestState failed its integrity check"))?;
         if claim.expires < now_secs() {
-            return error_response(
-                id,
-                RpcError::invalid_params("requestState has expired: call again without it"),
-            );
+            return Err(McpError::invalid_params(
+                "requestState has expired: call again without it",
+            ));
         }
         if let Some(flight) = state.hub.unpark(&claim.call) {
             if flight.session.owner != principal.key() {
                 state.hub.park(claim.call.clone(), flight, PARK_FOR);
-                return error_response(
-                    id,
-                    RpcError::invalid_params("requestState belongs to another caller"),
-                );
+                return Err(McpError::invalid_params(
+                    "requestState belongs to another caller",
+                ));
             }
             flight.session.set_principal(principal);
             if flight.method != method {
                 state.hub.park(claim.call.clone(), flight, PARK_FOR);
-                return error_response(
-                    id,
-                    RpcError::invalid_params("requestState belongs to another method"),
-                );
+                return Err(McpError::invalid_params(
+                    "requestState belongs to another method",
+                ));
             }
             return resume(state, id, params, claim, flight).await;
         }
@@ -326,15 +278,12 @@ async fn call(
             .as_deref()
             .filter(|r| Some(*r) != state.config.advertise_url.as_deref())
         {
-            return relay(&state, owner, &headers, body).await;
+            return Ok(relay(&state, owner, &headers, body).await);
         }
-        return error_response(
-            id,
-            RpcError::invalid_params(
-                "the call this requestState belongs to is no longer pending (it expired or its \
-                 replica stopped): call again without requestState",
-            ),
-        );
+        return Err(McpError::invalid_params(
+            "the call this requestState belongs to is no longer pending (it expired or its \
+             replica stopped): call again without requestState",
+        ));
     }
     let meta = &params["_meta"];
     let caps = meta.get(CLIENT_CAPS).cloned().unwrap_or_else(|| json!({}));
@@ -363,7 +312,7 @@ async fn call(
         asks,
         pending: BTreeMap::new(),
     };
-    drive(state, id, flight, None).await
+    Ok(drive(state, id, flight, None).await)
 }
 
 /// The retry of a parked call: the answers go to the upstream, and the call goes on.
@@ -373,16 +322,13 @@ async fn resume(
     params: Value,
     claim: Claim,
     mut flight: Flight,
-) -> Response {
+) -> Result<Response, McpError> {
     let answers = match params.get("inputResponses") {
         None => Map::new(),
         Some(Value::Object(m)) => m.clone(),
         Some(_) => {
             state.hub.park(claim.call, flight, PARK_FOR);
-            return error_response(
-                id,
-                RpcError::invalid_params("inputResponses must be an object"),
-            );
+            return Err(McpError::invalid_params("inputResponses must be an object"));
         }
     };
     let keys: Vec<String> = flight.pending.keys().cloned().collect();
@@ -394,7 +340,7 @@ async fn resume(
         ask.conn
             .send_raw(jsonrpc::result(ask.upstream_id, answer.clone()));
     }
-    drive(state, id, flight, Some(claim.call)).await
+    Ok(drive(state, id, flight, Some(claim.call)).await)
 }
 
 /// Waits for the call's result or the upstream's next questions, and answers the host: the
@@ -413,7 +359,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
             tokio::select! {
                 out = &mut flight.result => {
                     state.hub.close_request(&flight.session.id);
-                    let out = out.unwrap_or_else(|_| Err(RpcError::new(jsonrpc::INTERNAL_ERROR, "the call ended without a result")));
+                    let out = out.unwrap_or_else(|_| Err(McpError::internal("the call ended without a result")));
                     transport::count(&state.dispatcher.metrics, &flight.method, &out);
                     break match out {
                         Ok(mut r) => {
@@ -422,7 +368,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                             }
                             // A 2025 upstream says nothing of caching; a read result must say
                             // something (2026-07-28): not to be cached, and not to be shared.
-                            if flight.method == "resources/read" && r.get("contents").is_some() {
+                            if flight.method == Method::ResourcesRead && r.get("contents").is_some() {
                                 if r.get("ttlMs").is_none() {
                                     r["ttlMs"] = json!(0);
                                 }
@@ -498,13 +444,11 @@ async fn relay(state: &AppState, owner: &str, headers: &HeaderMap, body: Bytes) 
         }
         Err(e) => {
             tracing::warn!(replica = owner, error = %e, "cannot reach the replica that holds a pending call");
-            error_response(
-                Value::Null,
-                RpcError::new(
-                    jsonrpc::UPSTREAM_UNAVAILABLE,
-                    "the replica that holds this call cannot be reached: call again without requestState",
-                ),
+            McpError::new(
+                jsonrpc::UPSTREAM_UNAVAILABLE,
+                "the replica that holds this call cannot be reached: call again without requestState",
             )
+            .into_response()
         }
     }
 }

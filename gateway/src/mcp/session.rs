@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::auth::Principal;
+use crate::protocol::Revision;
 use crate::upstream::Connection;
 
 /// Events kept per stream for resumption.
@@ -78,9 +79,9 @@ pub enum PendingClient {
 /// A host's session, or (2026-07-28) the context of one stateless request.
 pub struct Session {
     pub id: String,
-    pub protocol_version: String,
+    pub protocol_version: Revision,
     pub client_caps: Value,
-    pub log_level: Mutex<Option<String>>,
+    log_level: Mutex<Option<String>>,
     /// A 2026-07-28 request: no session, no stream of its own beyond the POST, input requests
     /// go back in the result.
     pub modern: bool,
@@ -98,11 +99,11 @@ pub struct Session {
     pub asks: Option<mpsc::UnboundedSender<Ask>>,
     streams: Mutex<Streams>,
     /// Requests the gateway sent to the host, by the host-side id.
-    pub pending_client: Mutex<HashMap<String, PendingClient>>,
+    pending_client: Mutex<HashMap<String, PendingClient>>,
     /// The host's requests in flight upstream: host id → (connection, upstream id).
-    pub inflight: Mutex<HashMap<String, (Arc<Connection>, i64)>>,
+    inflight: Mutex<HashMap<String, (Arc<Connection>, i64)>>,
     /// Exposed resource URIs the host subscribed to.
-    pub subscriptions: Mutex<HashSet<String>>,
+    subscriptions: Mutex<HashSet<String>>,
     next_id: AtomicU64,
     last_seen: Mutex<Instant>,
 }
@@ -113,7 +114,7 @@ pub fn id_key(id: &Value) -> String {
 }
 
 impl Session {
-    pub fn new(id: String, protocol_version: String, client_caps: Value) -> Self {
+    pub fn new(id: String, protocol_version: Revision, client_caps: Value) -> Self {
         Self::owned(
             id,
             protocol_version,
@@ -125,7 +126,7 @@ impl Session {
     /// A session that belongs to `principal`.
     pub fn owned(
         id: String,
-        protocol_version: String,
+        protocol_version: Revision,
         client_caps: Value,
         principal: Arc<Principal>,
     ) -> Self {
@@ -163,7 +164,7 @@ impl Session {
         principal: Arc<Principal>,
     ) -> (Self, mpsc::UnboundedReceiver<Ask>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut s = Self::owned(id, super::modern::VERSION.into(), client_caps, principal);
+        let mut s = Self::owned(id, Revision::Stateless, client_caps, principal);
         s.modern = true;
         s.conn_key = conn_key;
         s.asks = Some(tx);
@@ -205,6 +206,88 @@ impl Session {
     /// A fresh id for a request the gateway sends to the host.
     pub fn next_request_id(&self) -> String {
         format!("gw-{}", self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The level the host set with `logging/setLevel` (or its request's envelope).
+    pub fn log_level(&self) -> Option<String> {
+        self.log_level.lock().unwrap().clone()
+    }
+
+    pub fn set_log_level(&self, level: &str) {
+        *self.log_level.lock().unwrap() = Some(level.to_string());
+    }
+
+    pub fn subscribe(&self, exposed_uri: &str) {
+        self.subscriptions
+            .lock()
+            .unwrap()
+            .insert(exposed_uri.to_string());
+    }
+
+    pub fn unsubscribe(&self, exposed_uri: &str) {
+        self.subscriptions.lock().unwrap().remove(exposed_uri);
+    }
+
+    pub fn is_subscribed(&self, exposed_uri: &str) -> bool {
+        self.subscriptions.lock().unwrap().contains(exposed_uri)
+    }
+
+    /// Host request `id` is now upstream as `uid` on `conn` (so that the host can cancel it).
+    pub fn track_inflight(&self, id: &Value, conn: Arc<Connection>, uid: i64) {
+        self.inflight
+            .lock()
+            .unwrap()
+            .insert(id_key(id), (conn, uid));
+    }
+
+    pub fn untrack_inflight(&self, id: &Value) {
+        self.inflight.lock().unwrap().remove(&id_key(id));
+    }
+
+    /// Where host request `id` is upstream, no longer tracked (the host cancelled it).
+    pub fn take_inflight(&self, id: &Value) -> Option<(Arc<Connection>, i64)> {
+        self.inflight.lock().unwrap().remove(&id_key(id))
+    }
+
+    /// Every request still upstream, no longer tracked (the session ends).
+    pub fn drain_inflight(&self) -> Vec<(Arc<Connection>, i64)> {
+        self.inflight
+            .lock()
+            .unwrap()
+            .drain()
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    /// The gateway sent the host request `down_id`; its answer goes to `to`.
+    pub fn expect_client_answer(&self, down_id: &str, to: PendingClient) {
+        self.pending_client
+            .lock()
+            .unwrap()
+            .insert(id_key(&Value::from(down_id)), to);
+    }
+
+    /// Where the host's answer with `id` goes, once.
+    pub fn take_client_answer(&self, id: &Value) -> Option<PendingClient> {
+        self.pending_client.lock().unwrap().remove(&id_key(id))
+    }
+
+    /// Withdraws the request an upstream's connection made of the host with `upstream_id`; the
+    /// host-side id it had.
+    pub fn withdraw_client_request(
+        &self,
+        conn: &Arc<Connection>,
+        upstream_id: &Value,
+    ) -> Option<Value> {
+        let mut pending = self.pending_client.lock().unwrap();
+        let key = pending
+            .iter()
+            .find(|(_, p)| {
+                matches!(p, PendingClient::Upstream(c, id) if Arc::ptr_eq(c, conn) && id == upstream_id)
+            })
+            .map(|(k, _)| k.clone())?;
+        pending.remove(&key);
+        serde_json::from_str(&key).ok()
     }
 
     /// Opens the SSE stream that answers host request `request_id`.
@@ -356,7 +439,7 @@ mod tests {
 
     #[test]
     fn resume_replays_missed_events_of_that_stream() {
-        let s = Session::new("s".into(), "2025-11-25".into(), json!({}));
+        let s = Session::new("s".into(), Revision::V2025_11_25, json!({}));
         let (n, mut rx) = s.open_stream(&json!(1));
         s.send_related(Some(&json!(1)), &json!({"a": 1}));
         let first = rx.try_recv().unwrap();
@@ -372,7 +455,7 @@ mod tests {
 
     #[test]
     fn unrelated_messages_go_to_the_get_stream() {
-        let s = Session::new("s".into(), "2025-11-25".into(), json!({}));
+        let s = Session::new("s".into(), Revision::V2025_11_25, json!({}));
         let mut get = s.attach(None).unwrap();
         s.send_unsolicited(&json!({"m": 1}));
         s.send_related(Some(&json!(99)), &json!({"m": 2}));

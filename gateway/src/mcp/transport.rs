@@ -18,41 +18,12 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use super::session::{Session, StreamEvent};
 use crate::app::AppState;
 use crate::auth::Principal;
-use crate::jsonrpc::{self, RpcError};
+use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
+use crate::protocol::{jsonrpc, McpError, Method, Revision};
 use crate::routing::Endpoint;
 
-pub const SESSION_HEADER: &str = "mcp-session-id";
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
 /// How long a call may take before its answer becomes an SSE stream with keep-alives.
 const JSON_WINDOW: Duration = Duration::from_secs(1);
-/// Revisions hosts may use, newest first.
-pub const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// A transport-level failure: the one place that pairs an HTTP status with a JSON-RPC error.
-#[derive(Debug)]
-pub struct TransportError {
-    status: StatusCode,
-    code: i64,
-    message: String,
-}
-
-impl IntoResponse for TransportError {
-    fn into_response(self) -> Response {
-        (
-            self.status,
-            Json(jsonrpc::error(Value::Null, self.code, self.message)),
-        )
-            .into_response()
-    }
-}
-
-fn rpc_error(status: StatusCode, code: i64, message: &str) -> TransportError {
-    TransportError {
-        status,
-        code,
-        message: message.to_string(),
-    }
-}
 
 fn accepts_sse(headers: &HeaderMap) -> bool {
     headers
@@ -70,12 +41,10 @@ async fn session_of(
     headers: &HeaderMap,
     principal: Arc<Principal>,
     endpoint: &Endpoint,
-) -> Result<Arc<Session>, TransportError> {
+) -> Result<Arc<Session>, McpError> {
     check_version(headers)?;
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
-        return Err(rpc_error(
-            StatusCode::BAD_REQUEST,
-            jsonrpc::INVALID_REQUEST,
+        return Err(McpError::invalid_request(
             "missing Mcp-Session-Id header: send initialize first",
         ));
     };
@@ -88,27 +57,22 @@ async fn session_of(
             s.touch();
             Ok(s)
         }
-        None => Err(rpc_error(
-            StatusCode::NOT_FOUND,
-            jsonrpc::INVALID_REQUEST,
-            "session not found: initialize a new session",
-        )),
+        None => Err(
+            McpError::invalid_request("session not found: initialize a new session")
+                .with_status(StatusCode::NOT_FOUND),
+        ),
     }
 }
 
-fn check_version(headers: &HeaderMap) -> Result<(), TransportError> {
+fn check_version(headers: &HeaderMap) -> Result<(), McpError> {
     match headers
         .get(VERSION_HEADER)
         .map(|v| v.to_str().unwrap_or(""))
     {
-        Some(v) if !SUPPORTED_VERSIONS.contains(&v) => Err(rpc_error(
-            StatusCode::BAD_REQUEST,
-            jsonrpc::INVALID_REQUEST,
-            &format!(
-                "unsupported MCP-Protocol-Version {v:?}; supported: {}",
-                SUPPORTED_VERSIONS.join(", ")
-            ),
-        )),
+        Some(v) if Revision::sessionful(v).is_none() => Err(McpError::invalid_request(format!(
+            "unsupported MCP-Protocol-Version {v:?}; supported: {}",
+            Revision::sessionful_list()
+        ))),
         _ => Ok(()),
     }
 }
@@ -129,51 +93,28 @@ pub async fn post(
     Extension(endpoint): Extension<Endpoint>,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
-    let msg: Value = match serde_json::from_slice(&body) {
-        Ok(m) => m,
-        Err(_) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                jsonrpc::PARSE_ERROR,
-                "parse error: body is not JSON",
-            )
-            .into_response()
-        }
-    };
+) -> Result<Response, McpError> {
+    let msg: Value = serde_json::from_slice(&body)
+        .map_err(|_| McpError::new(jsonrpc::PARSE_ERROR, "parse error: body is not JSON"))?;
     if msg.is_array() {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            jsonrpc::INVALID_REQUEST,
+        return Err(McpError::invalid_request(
             "batch requests are not supported",
-        )
-        .into_response();
+        ));
     }
     let kind = jsonrpc::kind(&msg);
     if kind == jsonrpc::Kind::Invalid {
-        let id = msg.get("id").cloned().unwrap_or(Value::Null);
-        return (
-            StatusCode::BAD_REQUEST,
-            Json(jsonrpc::error(
-                id,
-                jsonrpc::INVALID_REQUEST,
-                "invalid JSON-RPC 2.0 message",
-            )),
-        )
-            .into_response();
+        return Ok(McpError::invalid_request("invalid JSON-RPC 2.0 message")
+            .reply(jsonrpc::id(&msg), Revision::Stateless));
     }
     if super::modern::is_modern(&headers, &msg) {
-        return super::modern::post(state, principal, headers, body, msg, endpoint.scope).await;
+        return Ok(super::modern::post(state, principal, headers, body, msg, endpoint.scope).await);
     }
-    let method = jsonrpc::method(&msg).unwrap_or_default();
-    if kind == jsonrpc::Kind::Request && method == "initialize" {
+    let method = Method::parse(jsonrpc::method(&msg).unwrap_or_default());
+    if kind == jsonrpc::Kind::Request && method == Method::Initialize {
         return initialize(&state, &msg, principal, endpoint.scope);
     }
-    let session = match session_of(&state, &headers, principal, &endpoint).await {
-        Ok(s) => s,
-        Err(r) => return r.into_response(),
-    };
-    match kind {
+    let session = session_of(&state, &headers, principal, &endpoint).await?;
+    Ok(match kind {
         jsonrpc::Kind::Notification => {
             on_host_notification(&state, &session, &msg);
             StatusCode::ACCEPTED.into_response()
@@ -182,8 +123,8 @@ pub async fn post(
             state.hub.on_host_response(&session, msg);
             StatusCode::ACCEPTED.into_response()
         }
-        _ => request(state, session, msg, accepts_sse(&headers)).await,
-    }
+        _ => request(state, session, msg, method, accepts_sse(&headers)).await,
+    })
 }
 
 /// What the gateway tells hosts of either revision about itself.
@@ -209,36 +150,27 @@ fn initialize(
     msg: &Value,
     principal: Arc<Principal>,
     scope: Option<String>,
-) -> Response {
-    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+) -> Result<Response, McpError> {
+    let id = jsonrpc::id(msg);
     let params = msg.get("params");
     let Some(requested) = params
         .and_then(|p| p.get("protocolVersion"))
         .and_then(Value::as_str)
     else {
-        return (
-            StatusCode::BAD_REQUEST,
-            Json(jsonrpc::error(
-                id,
-                jsonrpc::INVALID_PARAMS,
-                "initialize needs params.protocolVersion",
-            )),
-        )
-            .into_response();
+        return Ok(
+            McpError::invalid_params("initialize needs params.protocolVersion")
+                .reply(id, Revision::Stateless),
+        );
     };
-    let version = if SUPPORTED_VERSIONS.contains(&requested) {
-        requested
-    } else {
-        SUPPORTED_VERSIONS[0]
-    };
+    let version = Revision::sessionful(requested).unwrap_or(Revision::SESSIONFUL[0]);
     let caps = params
         .and_then(|p| p.get("capabilities"))
         .cloned()
         .unwrap_or_else(|| json!({}));
     let sid = state.hub.create(version, caps, principal, scope).id.clone();
-    tracing::info!(session = %super::hub::short(&sid), version, "session initialized");
+    tracing::info!(session = %super::hub::short(&sid), %version, "session initialized");
     let result = json!({
-        "protocolVersion": version,
+        "protocolVersion": version.as_str(),
         "capabilities": capabilities(),
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
@@ -248,7 +180,7 @@ fn initialize(
         SESSION_HEADER,
         HeaderValue::from_str(&sid).expect("base64url id"),
     );
-    resp
+    Ok(resp)
 }
 
 fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
@@ -257,11 +189,7 @@ fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
             let Some(rid) = msg.pointer("/params/requestId") else {
                 return;
             };
-            let found = session
-                .inflight
-                .lock()
-                .unwrap()
-                .remove(&super::session::id_key(rid));
+            let found = session.take_inflight(rid);
             if let Some((conn, uid)) = found {
                 let reason = msg
                     .pointer("/params/reason")
@@ -279,28 +207,22 @@ fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
     }
 }
 
-async fn request(state: AppState, session: Arc<Session>, msg: Value, sse: bool) -> Response {
-    let id = msg.get("id").cloned().unwrap_or(Value::Null);
-    let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
+async fn request(
+    state: AppState,
+    session: Arc<Session>,
+    msg: Value,
+    method: Method,
+    sse: bool,
+) -> Response {
+    let id = jsonrpc::id(&msg);
+    let started = std::time::Instant::now();
     if msg.get("params").is_some_and(|p| !p.is_object()) {
-        let out = Err(jsonrpc::params_not_object());
-        log_call(
-            &state.dispatcher.metrics,
-            &session,
-            &method,
-            &out,
-            std::time::Instant::now(),
-        );
+        let out = Err(McpError::params_not_object());
+        log_call(&state.dispatcher.metrics, &session, &method, &out, started);
         return Json(reply(id, out)).into_response();
     }
     // Calls may bring progress, logs or requests for the host along: those answer with a stream.
-    let streams = sse
-        && matches!(
-            method.as_str(),
-            "tools/call" | "prompts/get" | "resources/read" | "completion/complete"
-        );
-    let started = std::time::Instant::now();
-    if !streams {
+    if !(sse && method.reaches_upstream()) {
         let out = state
             .dispatcher
             .dispatch(&session, &id, &method, jsonrpc::params(&msg))
@@ -343,8 +265,8 @@ pub async fn answer(
             let status = if modern {
                 serde_json::from_str::<Value>(&ev.data)
                     .ok()
-                    .and_then(|m| m.pointer("/error/code").and_then(Value::as_i64))
-                    .map_or(StatusCode::OK, jsonrpc::http_status)
+                    .and_then(|m| McpError::from_response(&m))
+                    .map_or(StatusCode::OK, |e| e.http_status(Revision::Stateless))
             } else {
                 StatusCode::OK
             };
@@ -357,7 +279,7 @@ pub async fn answer(
         }
     }
     // 2026-07-28 has no resumption: no priming event.
-    let priming = (!modern && session.protocol_version.as_str() >= "2025-11-25")
+    let priming = (!modern && session.protocol_version.primes_streams())
         .then(|| session.priming_event(stream_no));
     let first = first.ok().flatten();
     let events =
@@ -372,63 +294,38 @@ pub fn sse_of_messages(messages: impl Stream<Item = Value> + Send + 'static) -> 
         .into_response()
 }
 
-fn reply(id: Value, out: Result<Value, RpcError>) -> Value {
+fn reply(id: Value, out: Result<Value, McpError>) -> Value {
     match out {
         Ok(r) => jsonrpc::result(id, r),
         Err(e) => e.to_message(id),
     }
 }
 
-/// Methods counted under their own name; anything else a client sends is `other`, so a
-/// misbehaving client cannot grow the metrics without bound.
-const KNOWN_METHODS: [&str; 15] = [
-    "subscriptions/listen",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-    "initialize",
-    "server/discover",
-];
-
 /// Counts a host request by method and outcome.
 pub fn count<T: crate::metrics::MaybeToolError>(
     metrics: &crate::metrics::Metrics,
-    method: &str,
-    out: &Result<T, RpcError>,
+    method: &Method,
+    out: &Result<T, McpError>,
 ) {
-    let label = KNOWN_METHODS
-        .iter()
-        .find(|m| **m == method)
-        .copied()
-        .unwrap_or("other");
     metrics
         .mcp_requests
-        .with_label_values(&[label, crate::metrics::outcome(out)])
+        .with_label_values(&[method.label(), crate::metrics::outcome(out)])
         .inc();
 }
 
 fn log_call(
     metrics: &crate::metrics::Metrics,
     session: &Session,
-    method: &str,
-    out: &Result<Value, RpcError>,
+    method: &Method,
+    out: &Result<Value, McpError>,
     started: std::time::Instant,
 ) {
     count(metrics, method, out);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     match out {
-        Ok(_) => tracing::debug!(session = %session.id, method, ms, "request ok"),
+        Ok(_) => tracing::debug!(session = %session.id, %method, ms, "request ok"),
         Err(e) => {
-            tracing::info!(session = %session.id, method, ms, code = e.code, error = %e.message, "request failed")
+            tracing::info!(session = %session.id, %method, ms, code = e.code, error = %e.message, "request failed")
         }
     }
 }
@@ -438,29 +335,21 @@ pub async fn get(
     Extension(principal): Extension<Arc<Principal>>,
     Extension(endpoint): Extension<Endpoint>,
     headers: HeaderMap,
-) -> Response {
+) -> Result<Response, McpError> {
     if !accepts_sse(&headers) {
-        return rpc_error(
-            StatusCode::NOT_ACCEPTABLE,
-            jsonrpc::INVALID_REQUEST,
-            "GET /mcp needs Accept: text/event-stream",
-        )
-        .into_response();
+        return Err(
+            McpError::invalid_request("GET /mcp needs Accept: text/event-stream")
+                .with_status(StatusCode::NOT_ACCEPTABLE),
+        );
     }
-    let session = match session_of(&state, &headers, principal, &endpoint).await {
-        Ok(s) => s,
-        Err(r) => return r.into_response(),
-    };
-    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
-    match session.attach(last) {
-        Some(rx) => sse_response(UnboundedReceiverStream::new(rx)),
-        None => rpc_error(
-            StatusCode::BAD_REQUEST,
-            jsonrpc::INVALID_REQUEST,
-            "Last-Event-ID is not one this server issued",
-        )
-        .into_response(),
-    }
+    let session = session_of(&state, &headers, principal, &endpoint).await?;
+    let last = headers
+        .get(LAST_EVENT_ID_HEADER)
+        .and_then(|v| v.to_str().ok());
+    let rx = session
+        .attach(last)
+        .ok_or_else(|| McpError::invalid_request("Last-Event-ID is not one this server issued"))?;
+    Ok(sse_response(UnboundedReceiverStream::new(rx)))
 }
 
 pub async fn delete(
@@ -468,12 +357,9 @@ pub async fn delete(
     Extension(principal): Extension<Arc<Principal>>,
     Extension(endpoint): Extension<Endpoint>,
     headers: HeaderMap,
-) -> Response {
-    let session = match session_of(&state, &headers, principal, &endpoint).await {
-        Ok(s) => s,
-        Err(r) => return r.into_response(),
-    };
+) -> Result<StatusCode, McpError> {
+    let session = session_of(&state, &headers, principal, &endpoint).await?;
     state.hub.terminate(&session.id).await;
     tracing::info!(session = %session.id, "session ended by client");
-    StatusCode::OK.into_response()
+    Ok(StatusCode::OK)
 }

@@ -4,10 +4,9 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 
 use crate::app::AppState;
-use crate::jsonrpc;
+use crate::protocol::McpError;
 
 /// Put in every MCP request's extensions.
 #[derive(Debug, Clone, Default)]
@@ -27,14 +26,8 @@ pub async fn resolve(State(state): State<AppState>, mut req: Request, next: Next
         .map(|n| n.trim_end_matches('/').to_string());
     if let Some(name) = &scope {
         if state.dispatcher.routing.virtual_servers.get(name).is_none() {
-            return (
-                StatusCode::NOT_FOUND,
-                Json(jsonrpc::error(
-                    serde_json::Value::Null,
-                    jsonrpc::INVALID_REQUEST,
-                    format!("unknown virtual server: {name}"),
-                )),
-            )
+            return McpError::invalid_request(format!("unknown virtual server: {name}"))
+                .with_status(StatusCode::NOT_FOUND)
                 .into_response();
         }
     }

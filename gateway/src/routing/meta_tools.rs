@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::service::Search;
-use crate::jsonrpc::RpcError;
+use crate::protocol::McpError;
 
 pub const SEARCH_TOOLS: &str = "search_tools";
 pub const CALL_TOOL: &str = "call_tool";
@@ -57,20 +57,20 @@ pub fn search_args(
     params: Option<&Map<String, Value>>,
     default_k: usize,
     max_k: usize,
-) -> Result<(String, usize), RpcError> {
+) -> Result<(String, usize), McpError> {
     let args = params.and_then(|p| p.get("arguments"));
     let query = args
         .and_then(|a| a.get("query"))
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|q| !q.is_empty())
-        .ok_or_else(|| RpcError::invalid_params("search_tools needs a non-empty query"))?;
+        .ok_or_else(|| McpError::invalid_params("search_tools needs a non-empty query"))?;
     let k = match args.and_then(|a| a.get("k")) {
         None | Some(Value::Null) => default_k,
         Some(v) => v
             .as_u64()
             .filter(|k| *k >= 1)
-            .ok_or_else(|| RpcError::invalid_params("k must be a positive integer"))?
+            .ok_or_else(|| McpError::invalid_params("k must be a positive integer"))?
             .min(max_k as u64) as usize,
     };
     Ok((query.to_string(), k))
@@ -79,14 +79,14 @@ pub fn search_args(
 /// The `tools/call` params a `call_tool` call stands for.
 /// What a meta-tool answers to arguments it cannot use: a tool result with `isError` (the spec's
 /// rule for tool execution errors, so the model can read it and try again), not a protocol error.
-pub fn bad_arguments(e: RpcError) -> Value {
+pub fn bad_arguments(e: McpError) -> Value {
     serde_json::json!({
         "content": [{ "type": "text", "text": e.message }],
         "isError": true,
     })
 }
 
-pub fn unwrap_call(params: Option<&Map<String, Value>>) -> Result<Map<String, Value>, RpcError> {
+pub fn unwrap_call(params: Option<&Map<String, Value>>) -> Result<Map<String, Value>, McpError> {
     let args = params
         .and_then(|p| p.get("arguments"))
         .and_then(Value::as_object);
@@ -95,7 +95,7 @@ pub fn unwrap_call(params: Option<&Map<String, Value>>) -> Result<Map<String, Va
         .and_then(Value::as_str)
         .filter(|n| !is_meta(n))
         .ok_or_else(|| {
-            RpcError::invalid_params("call_tool needs the name of a tool (not a meta-tool)")
+            McpError::invalid_params("call_tool needs the name of a tool (not a meta-tool)")
         })?;
     let mut inner = Map::new();
     inner.insert("name".into(), Value::from(name));
@@ -105,7 +105,7 @@ pub fn unwrap_call(params: Option<&Map<String, Value>>) -> Result<Map<String, Va
             inner.insert("arguments".into(), a.clone());
         }
         Some(_) => {
-            return Err(RpcError::invalid_params(
+            return Err(McpError::invalid_params(
                 "call_tool arguments must be an object",
             ))
         }

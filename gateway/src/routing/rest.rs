@@ -4,14 +4,13 @@
 use std::sync::Arc;
 
 use axum::extract::{Extension, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use axum::Json;
 use registry::{EntryKind, Exposed};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use wildmatch::WildMatch;
 
+use crate::admin::AdminError;
 use crate::app::AppState;
 use crate::auth::Principal;
 
@@ -35,31 +34,29 @@ pub struct RouteFilters {
     pub upstreams: Vec<String>,
 }
 
-fn bad(msg: String) -> Response {
-    (StatusCode::BAD_REQUEST, Json(json!({ "error": msg }))).into_response()
-}
-
 pub async fn route(
     State(state): State<AppState>,
     Extension(principal): Extension<Arc<Principal>>,
     body: axum::body::Bytes,
-) -> Response {
-    let req: RouteRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => return bad(format!("invalid route request: {e}")),
-    };
+) -> Result<Json<Value>, AdminError> {
+    let bad = AdminError::BadRequest;
+    let req: RouteRequest =
+        serde_json::from_slice(&body).map_err(|e| bad(format!("invalid route request: {e}")))?;
     let query = req.query.trim();
     if query.is_empty() {
-        return bad("query must not be empty".into());
+        return Err(bad("query must not be empty".into()));
     }
     let router = &state.dispatcher.routing;
     let k = req.k.unwrap_or(router.config.default_k);
     if k == 0 || k > router.config.max_k {
-        return bad(format!("k must be between 1 and {}", router.config.max_k));
+        return Err(bad(format!(
+            "k must be between 1 and {}",
+            router.config.max_k
+        )));
     }
     if let Some(v) = &req.filters.virtual_server {
         if router.virtual_servers.get(v).is_none() {
-            return bad(format!("unknown virtual server: {v}"));
+            return Err(bad(format!("unknown virtual server: {v}")));
         }
     }
     let lens = state.dispatcher.lens(
@@ -105,5 +102,5 @@ pub async fn route(
     if search.steps.len() > 1 {
         body["steps"] = json!(search.steps);
     }
-    Json(body).into_response()
+    Ok(Json(body))
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::jsonrpc;
+use crate::protocol::{jsonrpc, McpError};
 
 /// A message to send upstream.
 #[derive(Debug)]
@@ -326,7 +326,7 @@ impl Connection {
 
 /// Adds the 2026-07-28 `_meta` envelope to request params, keeping what the caller set.
 pub fn envelope(params: Option<Value>, default_caps: &Value) -> Value {
-    use crate::mcp::modern::{CLIENT_CAPS, CLIENT_INFO, PROTOCOL_VERSION, VERSION};
+    use crate::protocol::envelope::{CLIENT_CAPS, CLIENT_INFO, PROTOCOL_VERSION};
     let mut p = match params {
         Some(Value::Object(m)) => m,
         _ => serde_json::Map::new(),
@@ -338,12 +338,28 @@ pub fn envelope(params: Option<Value>, default_caps: &Value) -> Value {
         *meta = Value::Object(Default::default());
     }
     let m = meta.as_object_mut().expect("object");
-    m.insert(PROTOCOL_VERSION.into(), Value::from(VERSION));
+    m.insert(
+        PROTOCOL_VERSION.into(),
+        Value::from(crate::protocol::Revision::Stateless.as_str()),
+    );
     m.entry(CLIENT_CAPS).or_insert_with(|| default_caps.clone());
     m.entry(CLIENT_INFO).or_insert_with(
         || serde_json::json!({ "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") }),
     );
     Value::Object(p)
+}
+
+/// What a host hears of a call that failed on its way upstream.
+impl From<CallError> for McpError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Closed(upstream) => Self::new(
+                jsonrpc::UPSTREAM_UNAVAILABLE,
+                format!("upstream {upstream} closed the connection before answering"),
+            ),
+            e @ CallError::Timeout(..) => Self::new(jsonrpc::UPSTREAM_TIMEOUT, e.to_string()),
+        }
+    }
 }
 
 impl Drop for Connection {

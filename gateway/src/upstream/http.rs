@@ -17,14 +17,15 @@ use tokio::task::JoinSet;
 
 use super::connection::{DirectSend, Inbound, Outbound, TransportParts};
 use super::{limits, UpstreamError};
-use crate::jsonrpc;
+use crate::protocol::envelope::{
+    encode_header, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION, SESSION_HEADER, VERSION_HEADER,
+};
+use crate::protocol::jsonrpc;
 use registry::backoff::Backoff;
 
 /// Told to the connection's owner when the GET stream (re)opens: list again.
 pub const LISTENING: &str = "$/gateway/listening";
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
 /// How many times a dropped stream is resumed before the request counts as failed.
 const MAX_RESUMES: usize = 5;
 /// In an error's `data`: the upstream never processed the request (its session was gone), so
@@ -49,29 +50,21 @@ struct Shared {
 /// a 2025 message.
 fn modern_headers(msg: &Value) -> Option<HeaderMap> {
     let version = msg
-        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
-        .and_then(Value::as_str)?;
+        .get("params")?
+        .get("_meta")?
+        .get(PROTOCOL_VERSION)?
+        .as_str()?;
     let mut h = HeaderMap::new();
     h.insert(VERSION_HEADER, HeaderValue::from_str(version).ok()?);
     let method = jsonrpc::method(msg)?;
-    h.insert("mcp-method", HeaderValue::from_str(method).ok()?);
+    h.insert(METHOD_HEADER, HeaderValue::from_str(method).ok()?);
     let name = match method {
         "tools/call" | "prompts/get" => msg.pointer("/params/name"),
         "resources/read" => msg.pointer("/params/uri"),
         _ => None,
     };
     if let Some(n) = name.and_then(Value::as_str) {
-        let plain = n.bytes().all(|b| (0x20..0x7f).contains(&b)) && n.trim() == n;
-        let v = if plain {
-            n.to_string()
-        } else {
-            use base64::Engine;
-            format!(
-                "=?base64?{}?=",
-                base64::engine::general_purpose::STANDARD.encode(n)
-            )
-        };
-        h.insert("mcp-name", HeaderValue::from_str(&v).ok()?);
+        h.insert(NAME_HEADER, HeaderValue::from_str(&encode_header(n)).ok()?);
     }
     Some(h)
 }
@@ -128,7 +121,7 @@ impl Shared {
         tracing::warn!(url = %crate::config::redact_userinfo(&self.url), %why, "upstream session lost");
         if let Some(id) = id {
             self.deliver(
-                jsonrpc::RpcError::new(
+                crate::protocol::McpError::new(
                     jsonrpc::UPSTREAM_UNAVAILABLE,
                     format!("upstream session lost: {why}"),
                 )

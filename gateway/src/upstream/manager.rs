@@ -13,9 +13,9 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 
 use super::connection::{Connection, InboundSink};
-use super::{http, sse, stdio, UpstreamError, UPSTREAM_VERSIONS};
+use super::{http, sse, stdio, UpstreamError};
 use crate::config::{Config, Sharing, TransportKind, UpstreamSpec};
-use crate::jsonrpc;
+use crate::protocol::{jsonrpc, McpError, Revision};
 use registry::backoff::Backoff;
 
 /// Most pages read from one list before the gateway stops (a server whose cursor never ends).
@@ -441,7 +441,7 @@ impl Upstreams {
             return Ok(conn);
         }
         let params = json!({
-            "protocolVersion": UPSTREAM_VERSIONS[0],
+            "protocolVersion": Revision::SESSIONFUL[0].as_str(),
             "capabilities": caps,
             "clientInfo": { "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") },
         });
@@ -449,7 +449,7 @@ impl Upstreams {
             .request("initialize", Some(params), None, timeout)
             .await
             .map_err(|e| UpstreamError::Handshake(e.to_string()))?;
-        if let Some(err) = jsonrpc::RpcError::from_response(&resp) {
+        if let Some(err) = McpError::from_response(&resp) {
             conn.shutdown();
             return Err(UpstreamError::Handshake(err.to_string()));
         }
@@ -458,7 +458,7 @@ impl Upstreams {
             .get("protocolVersion")
             .and_then(Value::as_str)
             .unwrap_or("");
-        if !UPSTREAM_VERSIONS.contains(&version) {
+        if Revision::sessionful(version).is_none() {
             conn.shutdown();
             return Err(UpstreamError::Handshake(format!(
                 "unsupported protocol version {version:?}"
@@ -485,12 +485,15 @@ impl Upstreams {
         let modern = result
             .get("supportedVersions")
             .and_then(Value::as_array)
-            .is_some_and(|v| v.iter().any(|v| v == crate::mcp::modern::VERSION));
+            .is_some_and(|v| v.iter().any(|v| v == Revision::Stateless.as_str()));
         if !modern {
             return false;
         }
-        result["protocolVersion"] = json!(crate::mcp::modern::VERSION);
-        if let Some(info) = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo") {
+        result["protocolVersion"] = json!(Revision::Stateless.as_str());
+        if let Some(info) = result
+            .get("_meta")
+            .and_then(|m| m.get(crate::protocol::envelope::SERVER_INFO))
+        {
             result["serverInfo"] = info.clone();
         }
         let server_caps = result.get("capabilities").cloned().unwrap_or_default();
@@ -724,7 +727,7 @@ async fn list_all(
             .request(method, params, None, timeout)
             .await
             .map_err(|e| e.to_string())?;
-        if let Some(e) = jsonrpc::RpcError::from_response(&resp) {
+        if let Some(e) = McpError::from_response(&resp) {
             return Err(e.to_string());
         }
         let result = resp.get("result").cloned().unwrap_or(Value::Null);

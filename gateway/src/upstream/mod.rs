@@ -36,6 +36,3 @@ pub enum UpstreamError {
     #[error("unknown upstream {0}")]
     Unknown(String),
 }
-
-/// Protocol revisions the gateway speaks with upstreams, newest first.
-pub const UPSTREAM_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];

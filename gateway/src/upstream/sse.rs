@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::connection::{Inbound, Outbound, TransportParts};
 use super::UpstreamError;
-use crate::jsonrpc;
+use crate::protocol::jsonrpc;
 
 /// How long the server may take to name its message endpoint.
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);

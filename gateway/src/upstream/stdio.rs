@@ -85,9 +85,9 @@ pub fn spawn(
                         break;
                     };
                     tracing::warn!(upstream = %reader_name, id, "oversized answer refused");
-                    let msg = crate::jsonrpc::error(
+                    let msg = crate::protocol::jsonrpc::error(
                         serde_json::Value::from(id),
-                        crate::jsonrpc::INTERNAL_ERROR,
+                        crate::protocol::jsonrpc::INTERNAL_ERROR,
                         limits::too_large(max_message),
                     );
                     if in_tx.send(Inbound { msg, related: None }).is_err() {

@@ -1,5 +1,6 @@
-//! JSON-RPC 2.0 on raw `serde_json::Value`s. The gateway forwards messages byte-faithfully and
-//! rewrites only the fields it must, so it never round-trips them through a typed model.
+//! JSON-RPC 2.0 on raw `serde_json::Value`s, and the error codes of JSON-RPC and MCP. The gateway
+//! forwards messages byte-faithfully and rewrites only the fields it must, so it never
+//! round-trips them through a typed model.
 
 use serde_json::{json, Map, Value};
 
@@ -54,17 +55,17 @@ fn is_valid_id(id: &Value) -> bool {
     id.is_string() || id.is_i64() || id.is_u64()
 }
 
+/// A message's id, or null (an error answering a message whose id cannot be read).
+pub fn id(msg: &Value) -> Value {
+    msg.get("id").cloned().unwrap_or(Value::Null)
+}
+
 pub fn method(msg: &Value) -> Option<&str> {
     msg.get("method").and_then(Value::as_str)
 }
 
 pub fn params(msg: &Value) -> Option<&Map<String, Value>> {
     msg.get("params").and_then(Value::as_object)
-}
-
-/// MCP's params are always an object (JSON-RPC's by-position arrays are not used).
-pub fn params_not_object() -> RpcError {
-    RpcError::invalid_params("params must be an object")
 }
 
 pub fn request(id: Value, method: &str, params: Option<Value>) -> Value {
@@ -89,82 +90,6 @@ pub fn result(id: Value, result: Value) -> Value {
 
 pub fn error(id: Value, code: i64, message: impl Into<String>) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message.into() } })
-}
-
-/// A JSON-RPC error as a value the dispatcher can return.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
-        self
-    }
-
-    pub fn invalid_params(message: impl Into<String>) -> Self {
-        Self::new(INVALID_PARAMS, message)
-    }
-
-    pub fn to_message(&self, id: Value) -> Value {
-        let mut m = error(id, self.code, self.message.clone());
-        if let Some(d) = &self.data {
-            m["error"]["data"] = d.clone();
-        }
-        m
-    }
-
-    /// The error of an upstream's error response, passed through unchanged.
-    pub fn from_response(resp: &Value) -> Option<Self> {
-        let e = resp.get("error")?;
-        Some(Self {
-            code: e
-                .get("code")
-                .and_then(Value::as_i64)
-                .unwrap_or(INTERNAL_ERROR),
-            message: e
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("upstream error")
-                .to_string(),
-            data: e.get("data").cloned(),
-        })
-    }
-}
-
-impl std::fmt::Display for RpcError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
-    }
-}
-
-impl std::error::Error for RpcError {}
-
-/// The HTTP status of a 2026-07-28 answer carrying this error code (the revision's table);
-/// other errors travel with 200.
-pub fn http_status(code: i64) -> axum::http::StatusCode {
-    use axum::http::StatusCode;
-    match code {
-        METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        PARSE_ERROR
-        | INVALID_REQUEST
-        | INVALID_PARAMS
-        | HEADER_MISMATCH
-        | MISSING_CLIENT_CAPABILITY
-        | UNSUPPORTED_VERSION => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,20 @@
+//! The MCP vocabulary, below every handler: message shapes, methods, revisions, the envelope's
+//! keys and headers, and the one error with its HTTP status per revision.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`jsonrpc`] | JSON-RPC 2.0 on raw JSON values; the error codes |
+//! | [`method`] | host methods parsed once ([`Method`]); what upstreams may ask hosts |
+//! | [`revision`] | the revisions spoken with hosts and upstreams ([`Revision`]) |
+//! | [`envelope`] | `_meta` keys and HTTP headers |
+//! | [`error`] | [`McpError`]: code, message, data, HTTP status, conversions |
+
+pub mod envelope;
+pub mod error;
+pub mod jsonrpc;
+pub mod method;
+pub mod revision;
+
+pub use error::McpError;
+pub use method::Method;
+pub use revision::Revision;
