@@ -25,6 +25,7 @@ use crate::auth::{Authenticator, Principal, RoleBook};
 use crate::metrics::Metrics;
 use crate::protocol::McpError;
 use crate::routing::ToolRouter;
+use crate::state::{AppState, Shared};
 
 use crate::config::{Config, UpstreamSpec};
 use crate::mcp::dispatch::Dispatcher;
@@ -32,28 +33,6 @@ use crate::mcp::hub::Hub;
 use crate::mcp::session_id::SessionCodec;
 use crate::mcp::transport;
 use crate::upstream::Upstreams;
-
-/// State shared by all handlers: one `Arc`, because axum clones the state for every extractor
-/// and layer of every request, and five reference counts shared by every core were the
-/// gateway's hottest symbol under load (`drop_in_place<AppState>`, 4% of samples).
-#[derive(Clone)]
-pub struct AppState(Arc<Shared>);
-
-/// What [`AppState`] holds.
-pub struct Shared {
-    pub config: Arc<Config>,
-    pub registry: Arc<dyn Registry>,
-    pub hub: Arc<Hub>,
-    pub dispatcher: Arc<Dispatcher>,
-    pub auth: Arc<Authenticator>,
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Shared;
-    fn deref(&self) -> &Shared {
-        &self.0
-    }
-}
 
 /// A built gateway: bound, not yet serving.
 pub struct Application {
@@ -124,10 +103,10 @@ fn cors(allowed_origins: &[String]) -> CorsLayer {
 
 /// DNS-rebinding protection: a browser page of a foreign origin (or a foreign Host name) must
 /// not reach the gateway.
-async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -> Response {
+async fn guard_origin(State(config): State<Arc<Config>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        if !origin_allowed(&state.config.allowed_origins, origin) {
+        if !origin_allowed(&config.allowed_origins, origin) {
             return forbidden(&format!("origin {origin:?} is not allowed"));
         }
     }
@@ -138,14 +117,13 @@ async fn guard_origin(State(state): State<AppState>, req: Request, next: Next) -
     if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
         // Another replica relaying a retry addresses this one by its advertised URL.
         let advertised = || {
-            state
-                .config
+            config
                 .advertise_url
                 .as_deref()
                 .and_then(|u| u.split("://").nth(1))
                 .is_some_and(|h| h.trim_end_matches('/') == host)
         };
-        if !is_loopback_host(host) && !advertised() && !allowed(&state.config.allowed_hosts, host) {
+        if !is_loopback_host(host) && !advertised() && !allowed(&config.allowed_hosts, host) {
             return forbidden(&format!(
                 "host {host:?} is not allowed; add it to server.allowed_hosts"
             ));
@@ -181,7 +159,7 @@ fn forbidden(message: &str) -> Response {
 }
 
 /// Counts every HTTP request by route (the pattern, not the path: bounded) and status.
-async fn count_requests(State(state): State<AppState>, req: Request, next: Next) -> Response {
+async fn count_requests(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
     let route = req
         .extensions()
         .get::<MatchedPath>()
@@ -189,7 +167,6 @@ async fn count_requests(State(state): State<AppState>, req: Request, next: Next)
         .unwrap_or_else(|| "unmatched".into());
     let started = std::time::Instant::now();
     let resp = next.run(req).await;
-    let metrics = &state.dispatcher.metrics;
     metrics
         .http_requests
         .with_label_values(&[&route, resp.status().as_str()])
@@ -201,23 +178,29 @@ async fn count_requests(State(state): State<AppState>, req: Request, next: Next)
     resp
 }
 
-async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+async fn metrics(
+    State(metrics): State<Arc<Metrics>>,
+    State(hub): State<Arc<Hub>>,
+    State(registry): State<Arc<dyn Registry>>,
+) -> impl IntoResponse {
+    let snapshot = crate::metrics::Snapshot {
+        sessions: hub.count(),
+        upstreams: hub.upstreams.health(),
+        db_pool: registry.pool_stats(),
+    };
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state
-            .dispatcher
-            .metrics
-            .render(&state.hub, state.registry.as_ref()),
+        metrics.render(&snapshot),
     )
 }
 
-async fn explain_too_large(State(state): State<AppState>, resp: Response) -> Response {
+async fn explain_too_large(State(config): State<Arc<Config>>, resp: Response) -> Response {
     if resp.status() != StatusCode::PAYLOAD_TOO_LARGE {
         return resp;
     }
     let message = format!(
         "request body larger than {} bytes (server.max_body_bytes)",
-        state.config.max_body_bytes
+        config.max_body_bytes
     );
     McpError::invalid_request(message)
         .with_status(StatusCode::PAYLOAD_TOO_LARGE)
@@ -228,9 +211,13 @@ async fn healthz() -> &'static str {
     "ok"
 }
 
-async fn readyz(State(state): State<AppState>) -> Response {
-    let db = state.registry.ping().await.is_ok();
-    let upstreams = state.hub.upstreams.health();
+async fn readyz(
+    State(registry): State<Arc<dyn Registry>>,
+    State(hub): State<Arc<Hub>>,
+    State(routing): State<Arc<ToolRouter>>,
+) -> Response {
+    let db = registry.ping().await.is_ok();
+    let upstreams = hub.upstreams.health();
     let named = |status: &str| -> Vec<String> {
         upstreams
             .iter()
@@ -247,7 +234,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
         "upstreams_connecting": loading,
         "upstreams_down": named("down"),
         // Lexical-only routing (no model) is reported, not fatal.
-        "routing": state.dispatcher.routing.status(),
+        "routing": routing.status(),
     });
     let status = if db && loading.is_empty() {
         StatusCode::OK
@@ -276,7 +263,7 @@ pub fn router(state: AppState) -> Router {
                 .delete(transport::delete),
         )
         .route_layer(middleware::from_fn_with_state(
-            state.clone(),
+            state.routing.clone(),
             crate::routing::endpoint::resolve,
         ))
         .route(
@@ -287,10 +274,14 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::auth::middleware::require_principal,
         ));
-    let guarded = Router::new()
-        .merge(mcp)
-        .merge(admin)
-        .route_layer(middleware::from_fn_with_state(state.clone(), guard_origin));
+    let guarded =
+        Router::new()
+            .merge(mcp)
+            .merge(admin)
+            .route_layer(middleware::from_fn_with_state(
+                state.config.clone(),
+                guard_origin,
+            ));
     Router::new()
         .merge(guarded)
         .route(
@@ -304,13 +295,19 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .route_layer(middleware::from_fn_with_state(state.clone(), count_requests))
+        .route_layer(middleware::from_fn_with_state(
+            state.metrics.clone(),
+            count_requests,
+        ))
         // A body that trickles in holds a connection and a task: it must arrive in time.
         .layer(RequestBodyTimeoutLayer::new(state.config.body_read_timeout))
         // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
         // body that says why.
         .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
-        .layer(middleware::map_response_with_state(state.clone(), explain_too_large))
+        .layer(middleware::map_response_with_state(
+            state.config.clone(),
+            explain_too_large,
+        ))
         // Every log line of a request carries its id, and the client gets it back.
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -534,18 +531,20 @@ impl Application {
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.list_page_size,
-            metrics,
+            metrics: metrics.clone(),
             audit,
-            routing,
+            routing: routing.clone(),
         });
         let listener = TcpListener::bind(config.listen).await?;
-        let state = AppState(Arc::new(Shared {
+        let state = AppState::new(Shared {
             config,
             registry,
             hub,
             dispatcher,
             auth,
-        }));
+            metrics,
+            routing,
+        });
         let reaper_hub = Arc::downgrade(&state.hub);
         let idle = state.config.session_idle;
         tokio::spawn(async move {

@@ -384,7 +384,7 @@ struct RawConfig {
     audit: RawAudit,
     /// Roles seeded into the registry at start-up (the admin API manages more).
     #[serde(default)]
-    roles: Vec<crate::auth::RoleSpec>,
+    roles: Vec<crate::auth::rbac::RoleSpec>,
     #[serde(default)]
     routing: crate::routing::config::RawRouting,
 }
@@ -575,7 +575,7 @@ pub struct Config {
     pub upstreams: Vec<UpstreamSpec>,
     pub auth: AuthConfig,
     pub audit: AuditConfig,
-    pub roles: Vec<crate::auth::RoleSpec>,
+    pub roles: Vec<crate::auth::rbac::RoleSpec>,
     pub routing: crate::routing::config::RoutingConfig,
     /// The process environment (or a test's), used to resolve secret references.
     pub env: HashMap<String, String>,

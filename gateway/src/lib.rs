@@ -2,7 +2,8 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`app`] | shared state, router and layers, start-up, shutdown |
+//! | [`app`] | the router and its layers, start-up, shutdown |
+//! | [`state`] | what handlers share ([`AppState`]) and the parts they take alone |
 //! | [`mcp`] | the downstream endpoint: transport, sessions, dispatch, routing |
 //! | [`upstream`] | connections to upstream servers (stdio, Streamable HTTP, legacy SSE) |
 //! | [`admin`] | the admin REST API and its OpenAPI document |
@@ -25,7 +26,9 @@ pub mod metrics;
 pub mod protocol;
 pub mod routing;
 pub mod server;
+pub mod state;
 pub mod upstream;
 
-pub use app::{AppState, Application};
+pub use app::Application;
 pub use config::Config;
+pub use state::AppState;

@@ -7,8 +7,6 @@ use prometheus::{
     TextEncoder,
 };
 
-use crate::mcp::hub::Hub;
-
 /// Latency buckets from 1 ms to 60 s: tool calls span that range.
 const BUCKETS: [f64; 14] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 15.0, 60.0,
@@ -172,8 +170,8 @@ impl Metrics {
     }
 
     /// The text exposition, with state gauges read from `hub` and `db` now.
-    pub fn render(&self, hub: &Hub, db: &dyn registry::Registry) -> String {
-        let (open, idle) = db.pool_stats();
+    pub fn render(&self, now: &Snapshot) -> String {
+        let (open, idle) = now.db_pool;
         self.db_connections
             .with_label_values(&["open"])
             .set(open as i64);
@@ -181,7 +179,7 @@ impl Metrics {
             .with_label_values(&["idle"])
             .set(idle as i64);
         self.upstream_up.reset();
-        for h in hub.upstreams.health() {
+        for h in &now.upstreams {
             self.upstream_up
                 .with_label_values(&[&h.name])
                 .set((h.status == "up") as i64);
@@ -193,11 +191,20 @@ impl Metrics {
                 counter.inc_by(h.restarts as u64 - seen);
             }
         }
-        self.sessions.set(hub.count() as i64);
+        self.sessions.set(now.sessions as i64);
         let mut out = Vec::new();
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
         String::from_utf8(out).unwrap_or_default()
     }
+}
+
+/// What the gauges show, read by the caller at scrape time (the metrics do not reach into the
+/// hub or the registry themselves).
+pub struct Snapshot {
+    pub sessions: usize,
+    pub upstreams: Vec<crate::upstream::Health>,
+    /// Open and idle database connections.
+    pub db_pool: (u32, usize),
 }
 
 impl Default for Metrics {

@@ -10,10 +10,11 @@ use registry::TokenRecord;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{audited, AdminError};
-use crate::app::AppState;
+use super::error::AdminError;
+use super::trail::audited;
 use crate::auth::pat::{self, NewToken};
 use crate::auth::{Principal, RoleSpec};
+use crate::state::AppState;
 
 /// A token as lists show it.
 #[derive(Serialize, utoipa::ToSchema)]

@@ -6,7 +6,7 @@ use axum::Json;
 use registry::{AuditQuery, AuditRow, VerifyReport};
 
 use super::AdminError;
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// Audit rows, newest first. Filters: `principal`, `target` (tool, prompt, URI or admin
 /// object), `action`, `since`/`until` (ms since the epoch), `before_seq` (paging), `limit`

@@ -40,15 +40,29 @@ impl From<RegistryError> for AdminError {
     }
 }
 
+impl AdminError {
+    /// The error's kind: the body's `code`, and the audit log's error class.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AdminError::BadRequest(_) => "bad_request",
+            AdminError::NotFound(_) => "not_found",
+            AdminError::Conflict(_) => "conflict",
+            AdminError::Unavailable => "unavailable",
+            AdminError::Internal => "internal",
+        }
+    }
+}
+
 impl IntoResponse for AdminError {
     fn into_response(self) -> Response {
-        let (status, code) = match &self {
-            AdminError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
-            AdminError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
-            AdminError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
-            AdminError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-            AdminError::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        let status = match &self {
+            AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AdminError::NotFound(_) => StatusCode::NOT_FOUND,
+            AdminError::Conflict(_) => StatusCode::CONFLICT,
+            AdminError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            AdminError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         };
+        let code = self.code();
         (
             status,
             Json(json!({ "error": { "code": code, "message": self.to_string() } })),

@@ -5,7 +5,8 @@
 
 mod access;
 mod audit;
-mod error;
+pub mod error;
+pub mod trail;
 
 pub use error::AdminError;
 
@@ -21,10 +22,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::OpenApi;
 
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::config::UpstreamSpec;
+use crate::state::AppState;
 use crate::upstream::Health;
+use trail::audited;
 
 /// An upstream with its settings and health.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -133,56 +135,6 @@ pub fn router() -> Router<AppState> {
             "/admin/v1/openapi.json",
             get(|| async { Json(ApiDoc::openapi()) }),
         )
-}
-
-/// Records an admin change (or its failure) in the audit log and passes the outcome on.
-pub(crate) async fn audited<T>(
-    state: &AppState,
-    p: &Principal,
-    action: &str,
-    target: &str,
-    args: Option<&Value>,
-    started: std::time::Instant,
-    out: Result<T, AdminError>,
-) -> Result<T, AdminError> {
-    let (outcome, class) = match &out {
-        Ok(_) => ("ok", None),
-        Err(AdminError::BadRequest(_)) => ("error", Some("bad_request")),
-        Err(AdminError::NotFound(_)) => ("error", Some("not_found")),
-        Err(AdminError::Conflict(_)) => ("error", Some("conflict")),
-        Err(AdminError::Unavailable) => ("error", Some("unavailable")),
-        Err(AdminError::Internal) => ("error", Some("internal")),
-    };
-    state
-        .dispatcher
-        .audit
-        .record(registry::AuditEntry {
-            at: registry::now_ms(),
-            principal: p.key(),
-            token_id: p.token_id.clone(),
-            session: None,
-            action: action.into(),
-            upstream: None,
-            target: Some(target.into()),
-            outcome: outcome.into(),
-            error_class: class.map(str::to_string),
-            latency_ms: started.elapsed().as_millis() as i64,
-            arguments: state
-                .dispatcher
-                .audit
-                .arguments(args.map(redact_urls).as_ref()),
-        })
-        .await;
-    out
-}
-
-/// Arguments with the credentials of any URL in them redacted.
-fn redact_urls(args: &Value) -> Value {
-    let text = args.to_string();
-    match crate::config::redact_userinfo(&text) {
-        std::borrow::Cow::Borrowed(_) => args.clone(),
-        std::borrow::Cow::Owned(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
-    }
 }
 
 fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {

@@ -12,8 +12,8 @@ use axum::Json;
 use serde_json::json;
 
 use super::{AuthError, Principal};
-use crate::app::AppState;
 use crate::protocol::{jsonrpc, McpError};
+use crate::state::AppState;
 
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 

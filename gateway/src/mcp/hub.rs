@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use registry::EntryKind;
 use serde_json::{json, Value};
 
-use super::modern::{Flight, Listener};
+use super::flight::Flight;
+use super::listener::Listener;
 use super::session::{Ask, PendingClient, Session};
 
 use super::session_id::{id_hash, SessionCodec, SessionState};

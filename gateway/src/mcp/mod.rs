@@ -7,13 +7,19 @@
 //! | [`session_id`] | encrypted self-describing session ids (any replica serves any session) |
 //! | [`dispatch`] | host requests by method: aggregation and forwarding |
 //! | [`hub`] | all sessions; routing of upstream-initiated messages to them |
+//! | [`flight`] | a 2026-07-28 call parked while the host answers what the upstream asked |
+//! | [`listener`] | a 2026-07-28 `subscriptions/listen` stream |
 //! | [`modern`] | the 2026-07-28 revision: stateless requests, discover, listen, the input bridge |
+//! | [`reply`] | answers as JSON or SSE, the gateway's self-description, request counts |
 //! | [`request_state`] | the gateway's signed `requestState` |
 //! | [`uri`] | resource URIs normalised before they are checked, forwarded and audited |
 
 pub mod dispatch;
+pub mod flight;
 pub mod hub;
+pub mod listener;
 pub mod modern;
+pub mod reply;
 pub mod request_state;
 pub mod session;
 pub mod session_id;

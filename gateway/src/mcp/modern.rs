@@ -17,16 +17,17 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
+use super::flight::Flight;
+use super::listener::Listener;
+use super::reply;
 use super::request_state::{self, Claim};
-use super::session::{Ask, Session};
-use super::transport;
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::protocol::envelope::{
     decode_header, CLIENT_CAPS, LOG_LEVEL, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION,
-    SERVER_INFO, SESSION_HEADER, SUBSCRIPTION_ID, VERSION_HEADER,
+    SERVER_INFO, SESSION_HEADER, VERSION_HEADER,
 };
 use crate::protocol::{jsonrpc, McpError, Method, Revision};
+use crate::state::AppState;
 /// How long a call waits for the host's retry with the answers before it is given up.
 const PARK_FOR: Duration = Duration::from_secs(300);
 /// Requests an upstream makes of the host in quick succession go out in one result.
@@ -116,12 +117,12 @@ fn cacheable(state: &AppState, mut r: Value) -> Value {
 fn discover(state: &AppState) -> Value {
     json!({
         "supportedVersions": [Revision::Stateless.as_str()],
-        "capabilities": transport::capabilities(),
-        "instructions": transport::INSTRUCTIONS,
+        "capabilities": reply::capabilities(),
+        "instructions": reply::INSTRUCTIONS,
         "resultType": "complete",
         "ttlMs": state.config.list_ttl_ms,
         "cacheScope": "public",
-        "_meta": { SERVER_INFO: transport::server_info() },
+        "_meta": { SERVER_INFO: reply::server_info() },
     })
 }
 
@@ -155,7 +156,7 @@ pub async fn post(
     match serve(request, &method, msg).await {
         Ok(r) => r,
         Err(e) => {
-            transport::count(&metrics, &method, &Err::<(), _>(e.clone()));
+            reply::count(&metrics, &method, &Err::<(), _>(e.clone()));
             e.reply(id, Revision::Stateless)
         }
     }
@@ -183,7 +184,7 @@ async fn serve(req: Request, method: &Method, msg: Value) -> Result<Response, Mc
     check_envelope(&req.headers, method, &params)?;
     let state = &req.state;
     let d = &state.dispatcher;
-    let ok = || transport::count(&d.metrics, method, &Ok::<_, McpError>(()));
+    let ok = || reply::count(&d.metrics, method, &Ok::<_, McpError>(()));
     let lens = d.lens(&req.caller.0.access, req.caller.1.as_deref(), None);
     if let Some((kind, field)) = method.list_field() {
         let listed = d.list(kind, field, params.as_object(), &lens)?;
@@ -200,32 +201,6 @@ async fn serve(req: Request, method: &Method, msg: Value) -> Result<Response, Mc
             Ok(listen(state, req.id, &params, &lens))
         }
         _ => call(req, method.clone(), params).await,
-    }
-}
-
-/// A call in flight for a 2026-07-28 host, parked between rounds while the host answers what
-/// the upstream asked.
-pub struct Flight {
-    pub session: std::sync::Arc<Session>,
-    /// The host's id of the first round (upstream messages are routed under it).
-    downstream_id: Value,
-    method: Method,
-    result: oneshot::Receiver<Result<Value, McpError>>,
-    asks: mpsc::UnboundedReceiver<Ask>,
-    /// Questions sent to the host and not yet answered, by their `inputRequests` key.
-    pending: BTreeMap<String, Ask>,
-}
-
-impl Flight {
-    /// Fails the upstream's open questions (the host never answered): its call can end.
-    pub fn abandon(self) {
-        for ask in self.pending.into_values() {
-            ask.conn.send_raw(jsonrpc::error(
-                ask.upstream_id,
-                jsonrpc::INTERNAL_ERROR,
-                "the client did not answer in time",
-            ));
-        }
     }
 }
 
@@ -360,7 +335,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                 out = &mut flight.result => {
                     state.hub.close_request(&flight.session.id);
                     let out = out.unwrap_or_else(|_| Err(McpError::internal("the call ended without a result")));
-                    transport::count(&state.dispatcher.metrics, &flight.method, &out);
+                    reply::count(&state.dispatcher.metrics, &flight.method, &out);
                     break match out {
                         Ok(mut r) => {
                             if r.get("resultType").is_none() {
@@ -395,7 +370,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
         };
         task_session.finish_stream(stream_no, &downstream_id, &message);
     });
-    transport::answer(&session, stream_no, rx, true).await
+    reply::answer(&session, stream_no, rx, true).await
 }
 
 /// Parks the call and builds the result that asks the host its questions.
@@ -453,27 +428,6 @@ async fn relay(state: &AppState, owner: &str, headers: &HeaderMap, body: Bytes) 
     }
 }
 
-/// What a `subscriptions/listen` stream asked for and the gateway honours.
-pub struct Listener {
-    pub id: Value,
-    pub tools: bool,
-    pub prompts: bool,
-    pub resources: bool,
-    /// Exposed URIs whose `resources/updated` the host wants.
-    pub uris: Vec<String>,
-    pub tx: mpsc::UnboundedSender<Value>,
-}
-
-impl Listener {
-    /// Sends a notification tagged with the subscription; false once the host has gone.
-    pub fn send(&self, method: &str, mut params: Value) -> bool {
-        params["_meta"][SUBSCRIPTION_ID] = self.id.clone();
-        self.tx
-            .send(jsonrpc::notification(method, Some(params)))
-            .is_ok()
-    }
-}
-
 fn listen(
     state: &AppState,
     id: Value,
@@ -527,5 +481,5 @@ fn listen(
     );
     state.hub.add_listener(listener);
     let events = UnboundedReceiverStream::new(rx);
-    transport::sse_of_messages(events)
+    reply::sse_of_messages(events)
 }

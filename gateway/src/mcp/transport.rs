@@ -1,29 +1,23 @@
 //! Streamable HTTP for hosts: `POST /mcp` (JSON or SSE answers), `GET /mcp` (the session's
 //! stream, and resumption with `Last-Event-ID`), `DELETE /mcp` (end the session).
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use futures::stream::{self, Stream, StreamExt};
 use serde_json::{json, Value};
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
-use super::session::{Session, StreamEvent};
-use crate::app::AppState;
+use super::reply::{answer, capabilities, count, reply, server_info, sse_response, INSTRUCTIONS};
+use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
 use crate::protocol::{jsonrpc, McpError, Method, Revision};
 use crate::routing::Endpoint;
-
-/// How long a call may take before its answer becomes an SSE stream with keep-alives.
-const JSON_WINDOW: Duration = Duration::from_secs(1);
+use crate::state::AppState;
 
 fn accepts_sse(headers: &HeaderMap) -> bool {
     headers
@@ -77,16 +71,6 @@ fn check_version(headers: &HeaderMap) -> Result<(), McpError> {
     }
 }
 
-fn to_event(e: StreamEvent) -> Result<Event, Infallible> {
-    Ok(Event::default().id(e.id).data(e.data.as_ref()))
-}
-
-fn sse_response(events: impl Stream<Item = StreamEvent> + Send + 'static) -> Response {
-    Sse::new(events.map(to_event))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
-}
-
 pub async fn post(
     State(state): State<AppState>,
     Extension(principal): Extension<Arc<Principal>>,
@@ -125,24 +109,6 @@ pub async fn post(
         }
         _ => request(state, session, msg, method, accepts_sse(&headers)).await,
     })
-}
-
-/// What the gateway tells hosts of either revision about itself.
-pub const INSTRUCTIONS: &str =
-    "Tools, resources and prompts of several MCP servers; names are prefixed with the server's name.";
-
-pub fn capabilities() -> Value {
-    json!({
-        "tools": { "listChanged": true },
-        "resources": { "subscribe": true, "listChanged": true },
-        "prompts": { "listChanged": true },
-        "logging": {},
-        "completions": {},
-    })
-}
-
-pub fn server_info() -> Value {
-    json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
 }
 
 fn initialize(
@@ -248,69 +214,6 @@ async fn request(
         task_session.finish_stream(stream_no, &id, &response);
     });
     answer(&session, stream_no, rx, false).await
-}
-
-/// Answers a request whose messages flow into stream `stream_no`: plain JSON when the final
-/// response comes first and soon (cheaper for both sides; for 2026-07-28 requests also the only
-/// way an error gets its HTTP status), else an SSE stream, which keep-alives hold open.
-pub async fn answer(
-    session: &Session,
-    stream_no: u64,
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<StreamEvent>,
-    modern: bool,
-) -> Response {
-    let first = tokio::time::timeout(JSON_WINDOW, rx.recv()).await;
-    if let Ok(Some(ev)) = &first {
-        if ev.last {
-            let status = if modern {
-                serde_json::from_str::<Value>(&ev.data)
-                    .ok()
-                    .and_then(|m| McpError::from_response(&m))
-                    .map_or(StatusCode::OK, |e| e.http_status(Revision::Stateless))
-            } else {
-                StatusCode::OK
-            };
-            return (
-                status,
-                [(header::CONTENT_TYPE, "application/json")],
-                ev.data.to_string(),
-            )
-                .into_response();
-        }
-    }
-    // 2026-07-28 has no resumption: no priming event.
-    let priming = (!modern && session.protocol_version.primes_streams())
-        .then(|| session.priming_event(stream_no));
-    let first = first.ok().flatten();
-    let events =
-        stream::iter(priming.into_iter().chain(first)).chain(UnboundedReceiverStream::new(rx));
-    sse_response(events)
-}
-
-/// An SSE stream of JSON-RPC messages without event ids (2026-07-28 `subscriptions/listen`).
-pub fn sse_of_messages(messages: impl Stream<Item = Value> + Send + 'static) -> Response {
-    Sse::new(messages.map(|m| Ok::<_, Infallible>(Event::default().data(m.to_string()))))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
-}
-
-fn reply(id: Value, out: Result<Value, McpError>) -> Value {
-    match out {
-        Ok(r) => jsonrpc::result(id, r),
-        Err(e) => e.to_message(id),
-    }
-}
-
-/// Counts a host request by method and outcome.
-pub fn count<T: crate::metrics::MaybeToolError>(
-    metrics: &crate::metrics::Metrics,
-    method: &Method,
-    out: &Result<T, McpError>,
-) {
-    metrics
-        .mcp_requests
-        .with_label_values(&[method.label(), crate::metrics::outcome(out)])
-        .inc();
 }
 
 fn log_call(

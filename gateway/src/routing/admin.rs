@@ -12,9 +12,10 @@ use serde_json::Value;
 
 use super::service::RoutingStatus;
 use super::virtual_servers::{VirtualServer, VirtualServerSpec};
-use crate::admin::{audited, AdminError};
-use crate::app::AppState;
+use crate::admin::error::AdminError;
+use crate::admin::trail::audited;
 use crate::auth::Principal;
+use crate::state::AppState;
 
 /// A virtual server as the API shows it.
 #[derive(Serialize, utoipa::ToSchema)]

@@ -5,7 +5,9 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::app::AppState;
+use std::sync::Arc;
+
+use super::ToolRouter;
 use crate::protocol::McpError;
 
 /// Put in every MCP request's extensions.
@@ -18,14 +20,18 @@ pub struct Endpoint {
 pub const VIRTUAL_PREFIX: &str = "/mcp/v/";
 
 /// Resolves the endpoint; an unknown virtual server is 404.
-pub async fn resolve(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+pub async fn resolve(
+    State(routing): State<Arc<ToolRouter>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let scope = req
         .uri()
         .path()
         .strip_prefix(VIRTUAL_PREFIX)
         .map(|n| n.trim_end_matches('/').to_string());
     if let Some(name) = &scope {
-        if state.dispatcher.routing.virtual_servers.get(name).is_none() {
+        if routing.virtual_servers.get(name).is_none() {
             return McpError::invalid_request(format!("unknown virtual server: {name}"))
                 .with_status(StatusCode::NOT_FOUND)
                 .into_response();

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use wildmatch::WildMatch;
 
-use crate::admin::AdminError;
-use crate::app::AppState;
+use crate::admin::error::AdminError;
 use crate::auth::Principal;
+use crate::state::AppState;
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
