@@ -299,11 +299,12 @@ pub fn router(state: AppState) -> Router {
             state.metrics.clone(),
             count_requests,
         ))
+        // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
+        // body that says why. Innermost, so that a body sent without a length that runs over is
+        // a length error the extractor recognises (413), not a wrapped one (400).
+        .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
         // A body that trickles in holds a connection and a task: it must arrive in time.
         .layer(RequestBodyTimeoutLayer::new(state.config.body_read_timeout))
-        // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
-        // body that says why.
-        .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
         .layer(middleware::map_response_with_state(
             state.config.clone(),
             explain_too_large,

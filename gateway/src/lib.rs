@@ -29,6 +29,9 @@ pub mod server;
 pub mod state;
 pub mod upstream;
 
+#[cfg(test)]
+mod error_map_tests;
+
 pub use app::Application;
 pub use config::Config;
 pub use state::AppState;

@@ -43,6 +43,27 @@ async fn malformed_unknown_oversized_and_foreign_requests_are_refused() {
     // that reuses it before noticing races the close. Later requests use fresh connections.
     c.http = reqwest::Client::new();
 
+    // The same body sent chunked (no Content-Length): the limit is met while reading, and the
+    // answer is still 413 with a JSON-RPC body (it was a plain-text 400).
+    let chunks = (0..7).map(|_| Ok::<_, std::io::Error>(vec![b' '; 10_000]));
+    let r = c
+        .http
+        .post(&gw.mcp)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", c.session.clone().unwrap())
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+    let body: Value = r.json().await.unwrap();
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("65536"),
+        "{body}"
+    );
+    c.http = reqwest::Client::new();
+
     let mut stranger = RawClient::new(&gw.mcp);
     stranger.session = Some("not-a-session".into());
     assert_eq!(
