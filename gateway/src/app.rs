@@ -324,133 +324,6 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Applies upstream changes made through other replicas' admin APIs (Postgres LISTEN/NOTIFY):
-/// the changed upstream is re-read and restarted, started or stopped. A reconcile every minute
-/// covers notifications lost while the listening connection was down.
-fn spawn_change_follower(registry: Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
-    use tokio::sync::broadcast::error::RecvError;
-    let mut changes = registry.subscribe();
-    let upstreams = Arc::downgrade(upstreams);
-    tokio::spawn(async move {
-        let mut reconcile = tokio::time::interval(Duration::from_secs(60));
-        reconcile.tick().await;
-        loop {
-            let everything = tokio::select! {
-                change = changes.recv() => match change {
-                    Ok(name) => Some(vec![name]),
-                    // Too many at once: re-read everything rather than miss one.
-                    Err(RecvError::Lagged(_)) => None,
-                    Err(RecvError::Closed) => break,
-                },
-                _ = reconcile.tick() => None,
-            };
-            let Some(ups) = upstreams.upgrade() else {
-                break;
-            };
-            let names = match everything {
-                Some(names) => names,
-                None => {
-                    // The catalogs too, not only the registry: a list_changed may have been lost.
-                    ups.resync_all();
-                    let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
-                    match registry.list_upstreams().await {
-                        Ok(recs) => all.extend(recs.into_iter().map(|r| r.name)),
-                        // Without the list, "absent" cannot be told from "unreadable".
-                        Err(_) => continue,
-                    }
-                    all.sort();
-                    all.dedup();
-                    all
-                }
-            };
-            for name in names {
-                match registry.get_upstream(&name).await {
-                    Ok(Some(rec)) => match UpstreamSpec::from_record(rec) {
-                        Ok(spec) => {
-                            if ups.spec(&name).as_ref() != Some(&spec) {
-                                tracing::info!(upstream = %name, "upstream changed on another replica");
-                                ups.start(spec);
-                            }
-                        }
-                        Err(e) => {
-                            tracing::error!(upstream = %name, error = %e, "stored upstream is invalid")
-                        }
-                    },
-                    Ok(None) => ups.stop(&name),
-                    Err(e) => {
-                        tracing::warn!(upstream = %name, error = %e, "cannot read a changed upstream")
-                    }
-                }
-            }
-        }
-    });
-}
-
-/// Keeps the role book and the token checker in step with changes made on other replicas (and
-/// re-reads the roles every minute, for notifications lost while the listener was away).
-fn spawn_access_follower(registry: Arc<dyn Registry>, auth: &Arc<Authenticator>) {
-    let mut changes = registry.subscribe_access();
-    let auth = Arc::downgrade(auth);
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(Duration::from_secs(60));
-        every.tick().await;
-        loop {
-            let change = tokio::select! {
-                c = changes.recv() => match c {
-                    Ok(c) => Some(c),
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        if let Some(auth) = auth.upgrade() {
-                            auth.tokens.distrust_all();
-                        }
-                        None
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                },
-                _ = every.tick() => None,
-            };
-            let Some(auth) = auth.upgrade() else { break };
-            if change.as_deref().is_some_and(|c| c.starts_with("virtual:")) {
-                continue;
-            }
-            if let Some(id) = change.as_deref().and_then(|c| c.strip_prefix("token:")) {
-                auth.tokens.forget(id);
-                continue;
-            }
-            if change.as_deref() == Some(registry::NOTIFICATIONS_LOST) {
-                auth.tokens.distrust_all();
-            }
-            if let Err(e) = auth.roles.reload(registry.as_ref()).await {
-                tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");
-            }
-            auth.limits.trim();
-        }
-    });
-}
-
-/// Re-reads the virtual servers when another replica changed one, and every minute.
-fn spawn_virtual_server_follower(registry: Arc<dyn Registry>, routing: &Arc<ToolRouter>) {
-    let mut changes = registry.subscribe_access();
-    let routing = Arc::downgrade(routing);
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(Duration::from_secs(60));
-        every.tick().await;
-        loop {
-            tokio::select! {
-                c = changes.recv() => match c {
-                    Ok(c) if !c.starts_with("virtual:") => continue,
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                    _ => {}
-                },
-                _ = every.tick() => {}
-            }
-            let Some(routing) = routing.upgrade() else {
-                break;
-            };
-            routing.reload_virtual_servers().await;
-        }
-    });
-}
-
 impl Application {
     /// Opens the registry, seeds the config's upstreams, starts every upstream and binds.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
@@ -493,7 +366,7 @@ impl Application {
                 }
             }
         }
-        spawn_change_follower(registry.clone(), &upstreams);
+        crate::followers::upstreams(&registry, &upstreams);
         let auth = Arc::new(Authenticator::new(
             config.auth.clone(),
             roles,
@@ -513,7 +386,7 @@ impl Application {
                  \"required\" anywhere else."
             );
         }
-        spawn_access_follower(registry.clone(), &auth);
+        crate::followers::access(&registry, &auth);
         let metrics = Arc::new(Metrics::new());
         let audit = Arc::new(Auditor::start(
             registry.clone(),
@@ -528,7 +401,7 @@ impl Application {
         )
         .await;
         routing.reload_virtual_servers().await;
-        spawn_virtual_server_follower(registry.clone(), &routing);
+        crate::followers::virtual_servers(&registry, &routing);
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.list_page_size,

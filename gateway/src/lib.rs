@@ -7,6 +7,7 @@
 //! | [`mcp`] | the downstream endpoint: transport, sessions, dispatch, routing |
 //! | [`upstream`] | connections to upstream servers (stdio, Streamable HTTP, legacy SSE) |
 //! | [`admin`] | the admin REST API and its OpenAPI document |
+//! | [`followers`] | this replica kept in step with other replicas' changes |
 //! | [`config`] | configuration file, env overrides, upstream specs, secrets |
 //! | [`mcp_servers`] | import of `{"mcpServers": ...}` files |
 //! | [`protocol`] | the MCP vocabulary: JSON-RPC, methods, revisions, envelope keys, the one error |
@@ -19,6 +20,7 @@ pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod config;
+pub mod followers;
 pub mod mcp;
 pub mod mcp_servers;
 pub mod memory;

@@ -72,7 +72,8 @@ pub async fn serve(
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
     tokio::pin!(shutdown);
-    let mut backoff = Duration::from_millis(10);
+    let mut backoff =
+        registry::backoff::Backoff::new(Duration::from_millis(10), Duration::from_secs(1));
     loop {
         let permit = tokio::select! {
             p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
@@ -85,15 +86,15 @@ pub async fn serve(
                 Err(e) => {
                     // Out of file descriptors (EMFILE/ENFILE) or memory: wait for some to be
                     // released instead of spinning on the same error.
-                    tracing::error!(error = %e, retry_in = ?backoff, "accept failed");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                    let delay = backoff.next_delay();
+                    tracing::error!(error = %e, retry_in = ?delay, "accept failed");
+                    tokio::time::sleep(delay).await;
                     continue;
                 }
             },
             _ = &mut shutdown => break,
         };
-        backoff = Duration::from_millis(10);
+        backoff.reset();
         // Small SSE writes must not wait for the peer's delayed ACK (Nagle): +40 ms per call.
         let _ = stream.set_nodelay(true);
         let svc = app

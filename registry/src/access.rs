@@ -9,6 +9,7 @@ use sqlx::Row;
 
 use crate::error::{RegistryError, Result};
 use crate::sql::{now_ms, SqlRegistry};
+use crate::store::Change;
 
 /// A role: a name and its grants as the gateway describes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,7 +112,7 @@ impl AccessStore for SqlRegistry {
         .execute(self.pool())
         .await
         .map_err(|e| RegistryError::from_sqlx(e, "role"))?;
-        self.announce(&format!("role:{name}")).await?;
+        self.announce(&Change::Role(name.to_string())).await?;
         Ok(RoleRecord {
             name: name.into(),
             spec: spec.clone(),
@@ -129,7 +130,7 @@ impl AccessStore for SqlRegistry {
         if done.rows_affected() == 0 {
             return Err(RegistryError::NotFound(format!("role {name:?}")));
         }
-        self.announce(&format!("role:{name}")).await
+        self.announce(&Change::Role(name.to_string())).await
     }
 
     async fn create_token(&self, t: &TokenRecord) -> Result<()> {
@@ -185,7 +186,7 @@ impl AccessStore for SqlRegistry {
             .get_token(id)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("token {id:?}")))?;
-        self.announce(&format!("token:{id}")).await?;
+        self.announce(&Change::Token(id.to_string())).await?;
         Ok(t)
     }
 

@@ -34,5 +34,5 @@ pub use error::{RegistryError, Result};
 pub use model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 pub use routing_store::{RoutingStore, VirtualServerRecord};
 pub use sql::{now_ms, OpenOptions, SqlRegistry};
-pub use store::{Registry, NOTIFICATIONS_LOST};
+pub use store::{Change, Registry};
 pub use view::{CatalogView, Exposed, PrefixMode};

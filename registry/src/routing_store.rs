@@ -12,6 +12,7 @@ use sqlx::Row;
 
 use crate::error::{RegistryError, Result};
 use crate::sql::{now_ms, SqlRegistry};
+use crate::store::Change;
 
 /// A named endpoint with its own tools and routing mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -176,7 +177,8 @@ impl RoutingStore for SqlRegistry {
             .ok_or_else(|| RegistryError::NotFound(format!("virtual server {name}")))?;
             row.try_get("created_at").map_err(RegistryError::Database)?
         };
-        self.announce(&format!("virtual:{name}")).await?;
+        self.announce(&Change::VirtualServer(name.to_string()))
+            .await?;
         Ok(VirtualServerRecord {
             name: name.into(),
             spec: spec.clone(),
@@ -194,7 +196,8 @@ impl RoutingStore for SqlRegistry {
         if done.rows_affected() == 0 {
             return Err(RegistryError::NotFound(format!("virtual server {name}")));
         }
-        self.announce(&format!("virtual:{name}")).await
+        self.announce(&Change::VirtualServer(name.to_string()))
+            .await
     }
 }
 

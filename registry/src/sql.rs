@@ -12,7 +12,7 @@ use sqlx::{AnyPool, Row};
 use crate::error::{RegistryError, Result};
 use crate::hash::content_hash;
 use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
-use crate::store::Registry;
+use crate::store::{Change, Registry};
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -26,9 +26,8 @@ pub struct SqlRegistry {
     backend: &'static str,
     /// Identifies this process's own notifications, which it has already acted on.
     origin: String,
-    changes: tokio::sync::broadcast::Sender<String>,
-    /// Roles and tokens changed elsewhere (`role:NAME`, `token:ID`).
-    access_changes: tokio::sync::broadcast::Sender<String>,
+    /// What other replicas changed.
+    changes: tokio::sync::broadcast::Sender<Change>,
     listener: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -103,7 +102,6 @@ impl SqlRegistry {
         migrator.run(&pool).await?;
         let origin = format!("{:x}", std::process::id() as u64 ^ now_ms() as u64);
         let (changes, _) = tokio::sync::broadcast::channel(256);
-        let (access_changes, _) = tokio::sync::broadcast::channel(256);
         let listener = if backend == "postgres" {
             let mut listener = sqlx::postgres::PgListener::connect(url)
                 .await
@@ -113,7 +111,6 @@ impl SqlRegistry {
                 .await
                 .map_err(|e| RegistryError::from_sqlx(e, "listener"))?;
             let tx = changes.clone();
-            let access_tx = access_changes.clone();
             let me = origin.clone();
             Some(tokio::spawn(async move {
                 // `recv` reconnects by itself after a lost connection; notifications sent while
@@ -126,21 +123,21 @@ impl SqlRegistry {
                     match listener.recv().await {
                         Ok(n) => {
                             backoff.reset();
-                            if let Some((from, name)) = n.payload().split_once(' ') {
-                                if from == me {
-                                    continue;
+                            let Some((from, what)) = n.payload().split_once(' ') else {
+                                continue;
+                            };
+                            if from == me {
+                                continue;
+                            }
+                            match Change::from_wire(what) {
+                                Some(change) => {
+                                    let _ = tx.send(change);
                                 }
-                                // Upstream names have no ':' (validated), so the prefix is
-                                // unambiguous.
-                                if name.contains(':') {
-                                    let _ = access_tx.send(name.to_string());
-                                } else {
-                                    let _ = tx.send(name.to_string());
-                                }
+                                None => tracing::debug!(what, "unknown change announced"),
                             }
                         }
                         Err(e) => {
-                            let _ = access_tx.send(crate::store::NOTIFICATIONS_LOST.to_string());
+                            let _ = tx.send(Change::Lost);
                             let delay = backoff.next_delay();
                             tracing::warn!(error = %e, retry_in = ?delay, "registry listener lost; retrying");
                             tokio::time::sleep(delay).await;
@@ -156,18 +153,16 @@ impl SqlRegistry {
             backend,
             origin,
             changes,
-            access_changes,
             listener,
         })
     }
 
-    /// Tells the other replicas that an upstream (`NAME`), a role (`role:NAME`) or a token
-    /// (`token:ID`) changed (Postgres only).
-    pub(crate) async fn announce(&self, name: &str) -> Result<()> {
+    /// Tells the other replicas what changed (Postgres only).
+    pub(crate) async fn announce(&self, change: &Change) -> Result<()> {
         if self.backend == "postgres" {
             sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(CHANNEL)
-                .bind(format!("{} {name}", self.origin))
+                .bind(format!("{} {}", self.origin, change.to_wire()))
                 .execute(&self.pool)
                 .await
                 .map_err(|e| RegistryError::from_sqlx(e, "notify"))?;
@@ -260,7 +255,7 @@ impl Registry for SqlRegistry {
         .execute(&self.pool)
         .await
         .map_err(|e| RegistryError::from_sqlx(e, &format!("upstream {name:?}")))?;
-        self.announce(name).await?;
+        self.announce(&Change::Upstream(name.to_string())).await?;
         self.get_upstream(name)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("upstream {name:?}")))
@@ -285,7 +280,7 @@ impl Registry for SqlRegistry {
         if done.rows_affected() == 0 {
             return Err(RegistryError::NotFound(format!("upstream {name:?}")));
         }
-        self.announce(name).await?;
+        self.announce(&Change::Upstream(name.to_string())).await?;
         self.get_upstream(name)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("upstream {name:?}")))
@@ -307,7 +302,7 @@ impl Registry for SqlRegistry {
         .execute(&self.pool)
         .await
         .map_err(|e| RegistryError::from_sqlx(e, "upstream"))?;
-        self.announce(name).await?;
+        self.announce(&Change::Upstream(name.to_string())).await?;
         self.get_upstream(name)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("upstream {name:?}")))
@@ -335,7 +330,7 @@ impl Registry for SqlRegistry {
         tx.commit()
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "upstream"))?;
-        self.announce(name).await?;
+        self.announce(&Change::Upstream(name.to_string())).await?;
         Ok(())
     }
 
@@ -452,12 +447,8 @@ impl Registry for SqlRegistry {
         Ok(row.is_some())
     }
 
-    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
+    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Change> {
         self.changes.subscribe()
-    }
-
-    fn subscribe_access(&self) -> tokio::sync::broadcast::Receiver<String> {
-        self.access_changes.subscribe()
     }
 
     async fn catalog(&self) -> Result<Vec<CatalogEntry>> {

@@ -1,0 +1,126 @@
+//! Keeps this replica in step with what other replicas change through their admin APIs
+//! (announced by the registry, Postgres LISTEN/NOTIFY): upstreams, roles and tokens, virtual
+//! servers. Each follower also re-reads everything every minute and after notifications were
+//! lost, and stops when what it follows is dropped.
+
+use std::future::Future;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use registry::{Change, Registry};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::auth::Authenticator;
+use crate::config::UpstreamSpec;
+use crate::routing::ToolRouter;
+use crate::upstream::Upstreams;
+
+/// How often a follower re-reads everything, for notifications lost while nobody listened.
+const RECONCILE_EVERY: Duration = Duration::from_secs(60);
+
+/// Calls `apply` with each announced change, with [`Change::Lost`] when the subscription fell
+/// behind, and with `None` every [`RECONCILE_EVERY`], for as long as `target` lives.
+fn follow<T, F, Fut>(registry: &Arc<dyn Registry>, target: &Arc<T>, apply: F)
+where
+    T: Send + Sync + 'static,
+    F: Fn(Arc<T>, Option<Change>) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send,
+{
+    let mut changes = registry.subscribe();
+    let target: Weak<T> = Arc::downgrade(target);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(RECONCILE_EVERY);
+        every.tick().await;
+        loop {
+            let change = tokio::select! {
+                c = changes.recv() => match c {
+                    Ok(c) => Some(c),
+                    // Too many at once: as good as lost.
+                    Err(RecvError::Lagged(_)) => Some(Change::Lost),
+                    Err(RecvError::Closed) => break,
+                },
+                _ = every.tick() => None,
+            };
+            let Some(target) = target.upgrade() else {
+                break;
+            };
+            apply(target, change).await;
+        }
+    });
+}
+
+/// A changed upstream is re-read and restarted, started or stopped; on a reconcile, every one
+/// (and every catalog: a `list_changed` may have been lost too).
+pub fn upstreams(registry: &Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
+    let reg = registry.clone();
+    follow(registry, upstreams, move |ups, change| {
+        let registry = reg.clone();
+        async move {
+            let names = match change {
+                Some(Change::Upstream(name)) => vec![name],
+                Some(Change::Lost) | None => {
+                    ups.resync_all();
+                    let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
+                    match registry.list_upstreams().await {
+                        Ok(recs) => all.extend(recs.into_iter().map(|r| r.name)),
+                        // Without the list, "absent" cannot be told from "unreadable".
+                        Err(_) => return,
+                    }
+                    all.sort();
+                    all.dedup();
+                    all
+                }
+                Some(_) => return,
+            };
+            for name in names {
+                apply_upstream(registry.as_ref(), &ups, &name).await;
+            }
+        }
+    });
+}
+
+async fn apply_upstream(registry: &dyn Registry, ups: &Arc<Upstreams>, name: &str) {
+    match registry.get_upstream(name).await {
+        Ok(Some(rec)) => match UpstreamSpec::from_record(rec) {
+            Ok(spec) => {
+                if ups.spec(name).as_ref() != Some(&spec) {
+                    tracing::info!(upstream = %name, "upstream changed on another replica");
+                    ups.start(spec);
+                }
+            }
+            Err(e) => tracing::error!(upstream = %name, error = %e, "stored upstream is invalid"),
+        },
+        Ok(None) => ups.stop(name),
+        Err(e) => tracing::warn!(upstream = %name, error = %e, "cannot read a changed upstream"),
+    }
+}
+
+/// A revoked token is forgotten at once; roles are re-read when one changed and on every
+/// reconcile; after lost notifications no remembered token verdict is trusted.
+pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
+    let reg = registry.clone();
+    follow(registry, auth, move |auth, change| {
+        let registry = reg.clone();
+        async move {
+            match change {
+                Some(Change::Token(id)) => return auth.tokens.forget(&id),
+                Some(Change::Lost) => auth.tokens.distrust_all(),
+                Some(Change::Role(_)) | None => {}
+                Some(Change::Upstream(_) | Change::VirtualServer(_)) => return,
+            }
+            if let Err(e) = auth.roles.reload(registry.as_ref()).await {
+                tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");
+            }
+            auth.limits.trim();
+        }
+    });
+}
+
+/// The virtual servers are re-read when one changed, and on every reconcile.
+pub fn virtual_servers(registry: &Arc<dyn Registry>, routing: &Arc<ToolRouter>) {
+    follow(registry, routing, |routing, change| async move {
+        if matches!(change, Some(Change::VirtualServer(_) | Change::Lost) | None) {
+            routing.reload_virtual_servers().await;
+        }
+    });
+}
