@@ -260,18 +260,7 @@ impl UpstreamSpec {
 
     /// Checks the spec; the message says what to fix.
     pub fn validate(&self) -> Result<(), String> {
-        let name_ok = !self.name.is_empty()
-            && self.name.len() <= 32
-            && self
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-        if !name_ok || self.name.contains(registry::view::SEPARATOR) {
-            return Err(format!(
-                "upstream name {:?} must be 1-32 characters of [A-Za-z0-9_-] without \"__\"",
-                self.name
-            ));
-        }
+        crate::names::Name::parse(crate::names::NameKind::Upstream, &self.name)?;
         match self.transport {
             TransportKind::Stdio => {
                 if self.command.as_deref().unwrap_or("").is_empty() {

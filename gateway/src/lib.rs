@@ -11,6 +11,7 @@
 //! | [`config`] | configuration file, env overrides, upstream specs, secrets |
 //! | [`mcp_servers`] | import of `{"mcpServers": ...}` files |
 //! | [`protocol`] | the MCP vocabulary: JSON-RPC, methods, revisions, envelope keys, the one error |
+//! | [`names`] | the one rule for names of upstreams, roles and virtual servers |
 //! | [`metrics`] | Prometheus metrics |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
 //! | [`memory`] | freed memory handed back to the system after loading the model |
@@ -25,6 +26,7 @@ pub mod mcp;
 pub mod mcp_servers;
 pub mod memory;
 pub mod metrics;
+pub mod names;
 pub mod protocol;
 pub mod routing;
 pub mod server;

@@ -36,19 +36,7 @@ pub struct RoleSpec {
 
 impl RoleSpec {
     pub fn validate(&self) -> Result<(), String> {
-        let ok = !self.name.is_empty()
-            && self.name.len() <= 64
-            && self
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
-        if !ok {
-            return Err(format!(
-                "role name {:?} must be 1-64 characters of [A-Za-z0-9_.-]",
-                self.name
-            ));
-        }
-        Ok(())
+        crate::names::Name::parse(crate::names::NameKind::Role, &self.name).map(drop)
     }
 }
 

@@ -36,18 +36,7 @@ pub struct VirtualServerSpec {
 
 /// Names of virtual servers: they appear in URLs.
 pub fn validate_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "virtual server name {name:?} must be 1-64 characters of [A-Za-z0-9_-]"
-        ))
-    }
+    crate::names::Name::parse(crate::names::NameKind::VirtualServer, name).map(drop)
 }
 
 /// A virtual server with its patterns compiled.
