@@ -263,7 +263,7 @@ pub fn router(state: AppState) -> Router {
                 .delete(transport::delete),
         )
         .route_layer(middleware::from_fn_with_state(
-            state.routing.clone(),
+            state.dispatcher.routing.clone(),
             crate::routing::endpoint::resolve,
         ))
         .route(
@@ -296,7 +296,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(
-            state.metrics.clone(),
+            state.dispatcher.metrics.clone(),
             count_requests,
         ))
         // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
@@ -405,9 +405,9 @@ impl Application {
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.list_page_size,
-            metrics: metrics.clone(),
+            metrics,
             audit,
-            routing: routing.clone(),
+            routing,
         });
         let listener = TcpListener::bind(config.listen).await?;
         let state = AppState::new(Shared {
@@ -416,8 +416,6 @@ impl Application {
             hub,
             dispatcher,
             auth,
-            metrics,
-            routing,
         });
         let reaper_hub = Arc::downgrade(&state.hub);
         let idle = state.config.session_idle;

@@ -27,8 +27,6 @@ pub struct Shared {
     pub hub: Arc<Hub>,
     pub dispatcher: Arc<Dispatcher>,
     pub auth: Arc<Authenticator>,
-    pub metrics: Arc<Metrics>,
-    pub routing: Arc<ToolRouter>,
 }
 
 impl AppState {
@@ -44,11 +42,13 @@ impl std::ops::Deref for AppState {
     }
 }
 
+/// Each part as a substate, by the path it is reached at (metrics and routing are the
+/// dispatcher's).
 macro_rules! substate {
-    ($($field:ident: $ty:ty),* $(,)?) => {
+    ($($($path:ident).+: $ty:ty),* $(,)?) => {
         $(impl FromRef<AppState> for $ty {
             fn from_ref(state: &AppState) -> Self {
-                state.$field.clone()
+                state.$($path).+.clone()
             }
         })*
     };
@@ -60,6 +60,6 @@ substate!(
     hub: Arc<Hub>,
     dispatcher: Arc<Dispatcher>,
     auth: Arc<Authenticator>,
-    metrics: Arc<Metrics>,
-    routing: Arc<ToolRouter>,
+    dispatcher.metrics: Arc<Metrics>,
+    dispatcher.routing: Arc<ToolRouter>,
 );

@@ -227,6 +227,25 @@ impl Gateway {
             .expect("a JSON body")
     }
 
+    /// A personal access token of `owner` with `roles`, made through the admin API with the
+    /// gateway's admin token (a gateway started with [`Gateway::start_secured`]).
+    pub async fn token_for(&self, owner: &str, roles: &[&str]) -> String {
+        let r: Value = reqwest::Client::new()
+            .post(format!("{}/admin/v1/tokens", self.base))
+            .bearer_auth(self.admin_token.as_deref().expect("a secured gateway"))
+            .json(&json!({"name": "t", "owner": owner, "roles": roles}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        r["token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no token: {r}"))
+            .to_string()
+    }
+
     /// The Prometheus text of `/metrics`.
     pub async fn metrics(&self) -> String {
         reqwest::get(format!("{}/metrics", self.base))

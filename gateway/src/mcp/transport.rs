@@ -95,7 +95,7 @@ pub async fn post(
     }
     let method = Method::parse(jsonrpc::method(&msg).unwrap_or_default());
     if kind == jsonrpc::Kind::Request && method == Method::Initialize {
-        return initialize(&state, &msg, principal, endpoint.scope);
+        return Ok(initialize(&state, &msg, principal, endpoint.scope));
     }
     let session = session_of(&state, &headers, principal, &endpoint).await?;
     Ok(match kind {
@@ -116,17 +116,15 @@ fn initialize(
     msg: &Value,
     principal: Arc<Principal>,
     scope: Option<String>,
-) -> Result<Response, McpError> {
+) -> Response {
     let id = jsonrpc::id(msg);
     let params = msg.get("params");
     let Some(requested) = params
         .and_then(|p| p.get("protocolVersion"))
         .and_then(Value::as_str)
     else {
-        return Ok(
-            McpError::invalid_params("initialize needs params.protocolVersion")
-                .reply(id, Revision::Stateless),
-        );
+        return McpError::invalid_params("initialize needs params.protocolVersion")
+            .reply(id, Revision::Stateless);
     };
     let version = Revision::sessionful(requested).unwrap_or(Revision::SESSIONFUL[0]);
     let caps = params
@@ -146,7 +144,7 @@ fn initialize(
         SESSION_HEADER,
         HeaderValue::from_str(&sid).expect("base64url id"),
     );
-    Ok(resp)
+    resp
 }
 
 fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {

@@ -19,24 +19,6 @@ fn everything_bin() -> String {
         .to_string()
 }
 
-/// A token for `roles` made through the admin API with the gateway's admin token.
-async fn token_for(gw: &Gateway, roles: &[&str]) -> String {
-    let r: Value = reqwest::Client::new()
-        .post(format!("{}/admin/v1/tokens", gw.base))
-        .bearer_auth(gw.admin_token.as_deref().unwrap())
-        .json(&json!({"name": "t", "owner": "user", "roles": roles}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    r["token"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{r}"))
-        .to_string()
-}
-
 #[tokio::test]
 async fn dot_segments_do_not_carry_a_uri_past_a_role() {
     let dir = gateway_tests::scratch();
@@ -50,7 +32,7 @@ async fn dot_segments_do_not_carry_a_uri_past_a_role() {
     );
     let gw = Gateway::start_secured(&config, &[]).await;
     gw.wait_up(&["ev1", "ev2"]).await;
-    let token = token_for(&gw, &["texts"]).await;
+    let token = gw.token_for("user", &["texts"]).await;
     let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
 
     let read = |uri: &str| json!({ "uri": uri });
@@ -293,8 +275,8 @@ async fn tokens_seen_before_are_decided_at_once_while_postgres_is_down() {
     );
     let gw = Gateway::start_secured(&config, &[]).await;
     gw.wait_up(&["fx"]).await;
-    let token = token_for(&gw, &["user"]).await;
-    let unseen = token_for(&gw, &["user"]).await;
+    let token = gw.token_for("user", &["user"]).await;
+    let unseen = gw.token_for("user", &["user"]).await;
     let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
     let call = json!({"name": "fx__echo", "arguments": {"message": "m"}});
     assert_eq!(

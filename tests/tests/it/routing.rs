@@ -526,19 +526,7 @@ upstreams = ["time"]
     let gw = Gateway::start_secured(&cfg, &[]).await;
     gw.wait_up(&UPSTREAMS).await;
     wait_indexed(&gw, true).await;
-    let token = reqwest::Client::new()
-        .post(format!("{}/admin/v1/tokens", gw.base))
-        .bearer_auth(gw.admin_token.as_deref().unwrap())
-        .json(&json!({"name": "t", "owner": "dana", "roles": ["clock"]}))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap()["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let token = gw.token_for("dana", &["clock"]).await;
     let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
     let found = search(&mut c, "add two numbers", 10).await;
     assert!(!found.is_empty());
