@@ -28,19 +28,26 @@ fn health_of(health: &Value, name: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-#[tokio::test]
-async fn a_restarted_http_upstream_is_used_again_and_late_tools_are_listed() {
+/// server-everything over Streamable HTTP on a port of its own, and a gateway in front of it as
+/// upstream `ev` (`extra`: more of that upstream's settings), once `ev` is up.
+async fn everything_behind_a_gateway(extra: &str) -> (u16, tokio::process::Child, Gateway) {
     let port = free_port();
-    let mut server = everything("streamableHttp", port);
+    let server = everything("streamableHttp", port);
     wait_port(port).await;
     let dir = gateway_tests::scratch();
     let gw = Gateway::start(&format!(
         "[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"ev\"\ntransport = \"http\"\n\
-         url = \"http://127.0.0.1:{port}/mcp\"\ntimeout_secs = 3\n",
+         url = \"http://127.0.0.1:{port}/mcp\"\n{extra}",
         sqlite_url(&dir)
     ))
     .await;
     gw.wait_up(&["ev"]).await;
+    (port, server, gw)
+}
+
+#[tokio::test]
+async fn a_restarted_http_upstream_is_used_again_and_late_tools_are_listed() {
+    let (port, mut server, gw) = everything_behind_a_gateway("timeout_secs = 3\n").await;
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
 
     // server-everything adds tools right after `initialized` and announces them on a stream the
@@ -110,17 +117,7 @@ async fn a_restarted_http_upstream_is_used_again_and_late_tools_are_listed() {
 
 #[tokio::test]
 async fn a_lost_session_is_re_initialised_and_the_call_replayed_once() {
-    let port = free_port();
-    let mut server = everything("streamableHttp", port);
-    wait_port(port).await;
-    let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&format!(
-        "[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"ev\"\ntransport = \"http\"\n\
-         url = \"http://127.0.0.1:{port}/mcp\"\n",
-        sqlite_url(&dir)
-    ))
-    .await;
-    gw.wait_up(&["ev"]).await;
+    let (port, mut server, gw) = everything_behind_a_gateway("").await;
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
     let echo = json!({"name": "ev__echo", "arguments": {"message": "again"}});
     assert!(c
