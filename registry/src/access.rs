@@ -7,9 +7,9 @@ use serde_json::Value;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
+use crate::change::Change;
 use crate::error::{RegistryError, Result};
 use crate::sql::{now_ms, SqlRegistry};
-use crate::store::Change;
 
 /// A role: a name and its grants as the gateway describes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -8,7 +8,9 @@
 //! | module | holds |
 //! |---|---|
 //! | [`store`] | the [`Registry`] trait |
-//! | [`sql`] | its implementation over sqlx (Postgres and SQLite share the queries) |
+//! | [`sql`] | its implementation over sqlx (Postgres and SQLite share the queries): the connection |
+//! | `upstreams` | upstreams and their catalog on it |
+//! | [`change`] | what replicas tell each other they changed |
 //! | [`model`] | records: upstreams, catalog entries, sync reports |
 //! | [`view`] | exposed names and URIs, and resolution back to the upstream's own |
 //! | [`hash`] | content hashes |
@@ -19,6 +21,7 @@
 pub mod access;
 pub mod audit;
 pub mod backoff;
+pub mod change;
 pub mod error;
 pub mod hash;
 pub mod model;
@@ -26,13 +29,15 @@ pub mod routing;
 pub mod routing_store;
 pub mod sql;
 pub mod store;
+mod upstreams;
 pub mod view;
 
 pub use access::{AccessStore, RoleRecord, TokenRecord};
 pub use audit::{AuditEntry, AuditQuery, AuditRow, AuditStore, VerifyReport};
+pub use change::Change;
 pub use error::{RegistryError, Result};
 pub use model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 pub use routing_store::{RoutingStore, VirtualServerRecord};
 pub use sql::{now_ms, OpenOptions, SqlRegistry};
-pub use store::{Change, Registry};
+pub use store::Registry;
 pub use view::{CatalogView, Exposed, PrefixMode};

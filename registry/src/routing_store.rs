@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::Row;
 
+use crate::change::Change;
 use crate::error::{RegistryError, Result};
 use crate::sql::{now_ms, SqlRegistry};
-use crate::store::Change;
 
 /// A named endpoint with its own tools and routing mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

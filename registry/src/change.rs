@@ -1,0 +1,57 @@
+//! What one replica tells the others it changed (Postgres LISTEN/NOTIFY), and how that
+//! travels as notification text.
+
+/// What another replica changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Upstream(String),
+    Role(String),
+    /// A personal access token, by id (revoked or created).
+    Token(String),
+    VirtualServer(String),
+    /// The listener lost its connection: what was announced meanwhile is not known, so caches
+    /// of announced things should be dropped or re-read.
+    Lost,
+}
+
+impl Change {
+    /// The notification's text. Upstream names have no ':' (validated), so the prefixes of the
+    /// others are unambiguous.
+    pub(crate) fn to_wire(&self) -> String {
+        match self {
+            Change::Upstream(n) => n.clone(),
+            Change::Role(n) => format!("role:{n}"),
+            Change::Token(id) => format!("token:{id}"),
+            Change::VirtualServer(n) => format!("virtual:{n}"),
+            Change::Lost => "lost:notifications".into(),
+        }
+    }
+
+    pub(crate) fn from_wire(text: &str) -> Option<Self> {
+        Some(match text.split_once(':') {
+            None => Change::Upstream(text.to_string()),
+            Some(("role", n)) => Change::Role(n.to_string()),
+            Some(("token", id)) => Change::Token(id.to_string()),
+            Some(("virtual", n)) => Change::VirtualServer(n.to_string()),
+            Some(_) => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Change;
+
+    #[test]
+    fn changes_cross_the_wire_unchanged() {
+        for c in [
+            Change::Upstream("fs".into()),
+            Change::Role("dev".into()),
+            Change::Token("t1".into()),
+            Change::VirtualServer("ops".into()),
+        ] {
+            assert_eq!(Change::from_wire(&c.to_wire()), Some(c));
+        }
+        assert_eq!(Change::from_wire("future:thing"), None);
+    }
+}
