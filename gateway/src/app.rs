@@ -106,7 +106,7 @@ fn cors(allowed_origins: &[String]) -> CorsLayer {
 async fn guard_origin(State(config): State<Arc<Config>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        if !origin_allowed(&config.allowed_origins, origin) {
+        if !origin_allowed(&config.server.allowed_origins, origin) {
             return forbidden(&format!("origin {origin:?} is not allowed"));
         }
     }
@@ -118,12 +118,14 @@ async fn guard_origin(State(config): State<Arc<Config>>, req: Request, next: Nex
         // Another replica relaying a retry addresses this one by its advertised URL.
         let advertised = || {
             config
+                .server
                 .advertise_url
                 .as_deref()
                 .and_then(|u| u.split("://").nth(1))
                 .is_some_and(|h| h.trim_end_matches('/') == host)
         };
-        if !is_loopback_host(host) && !advertised() && !allowed(&config.allowed_hosts, host) {
+        if !is_loopback_host(host) && !advertised() && !allowed(&config.server.allowed_hosts, host)
+        {
             return forbidden(&format!(
                 "host {host:?} is not allowed; add it to server.allowed_hosts"
             ));
@@ -141,7 +143,7 @@ async fn guard_admin(
     next: Next,
 ) -> Response {
     // A dual-stack listener (`[::]`) sees IPv4 loopback peers as `::ffff:127.0.0.1`.
-    if !state.config.admin_remote && !peer.ip().to_canonical().is_loopback() {
+    if !state.config.server.admin_remote && !peer.ip().to_canonical().is_loopback() {
         return forbidden("the admin API answers loopback clients only (server.admin_remote)");
     }
     if state.auth.required() {
@@ -200,7 +202,7 @@ async fn explain_too_large(State(config): State<Arc<Config>>, resp: Response) ->
     }
     let message = format!(
         "request body larger than {} bytes (server.max_body_bytes)",
-        config.max_body_bytes
+        config.server.max_body_bytes
     );
     McpError::invalid_request(message)
         .with_status(StatusCode::PAYLOAD_TOO_LARGE)
@@ -302,9 +304,9 @@ pub fn router(state: AppState) -> Router {
         // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
         // body that says why. Innermost, so that a body sent without a length that runs over is
         // a length error the extractor recognises (413), not a wrapped one (400).
-        .layer(RequestBodyLimitLayer::new(state.config.max_body_bytes))
+        .layer(RequestBodyLimitLayer::new(state.config.server.max_body_bytes))
         // A body that trickles in holds a connection and a task: it must arrive in time.
-        .layer(RequestBodyTimeoutLayer::new(state.config.body_read_timeout))
+        .layer(RequestBodyTimeoutLayer::new(state.config.server.body_read_timeout))
         .layer(middleware::map_response_with_state(
             state.config.clone(),
             explain_too_large,
@@ -320,7 +322,7 @@ pub fn router(state: AppState) -> Router {
             tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-        .layer(cors(&state.config.allowed_origins))
+        .layer(cors(&state.config.server.allowed_origins))
         .with_state(state)
 }
 
@@ -329,9 +331,9 @@ impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let config = Arc::new(config);
         let registry = SqlRegistry::open(
-            config.database_url.expose(),
+            config.database.url.expose(),
             OpenOptions {
-                max_connections: config.database_max_connections,
+                max_connections: config.database.max_connections,
                 ..Default::default()
             },
         )
@@ -352,7 +354,7 @@ impl Application {
         let roles = Arc::new(RoleBook::new());
         roles.reload(registry.as_ref()).await?;
         let upstreams = Upstreams::new(config.clone(), registry.clone());
-        let codec = SessionCodec::new(config.session_key.as_ref().map(|k| k.expose()));
+        let codec = SessionCodec::new(config.server.session_key.as_ref().map(|k| k.expose()));
         if !codec.shared {
             tracing::info!("no session_key: sessions are known to this process only");
         }
@@ -404,12 +406,12 @@ impl Application {
         crate::followers::virtual_servers(&registry, &routing);
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
-            page_size: config.list_page_size,
+            page_size: config.server.list_page_size,
             metrics,
             audit,
             routing,
         });
-        let listener = TcpListener::bind(config.listen).await?;
+        let listener = TcpListener::bind(config.server.listen).await?;
         let state = AppState::new(Shared {
             config,
             registry,
@@ -418,7 +420,7 @@ impl Application {
             auth,
         });
         let reaper_hub = Arc::downgrade(&state.hub);
-        let idle = state.config.session_idle;
+        let idle = state.config.server.session_idle;
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(30).min(idle));
             loop {
@@ -459,10 +461,10 @@ impl Application {
         let hub = state.hub.clone();
         let limits = crate::server::ConnectionLimits {
             max_connections: crate::server::effective_cap(
-                state.config.max_connections,
+                state.config.server.max_connections,
                 crate::server::raise_fd_limit(),
             ),
-            header_read_timeout: state.config.header_read_timeout,
+            header_read_timeout: state.config.server.header_read_timeout,
         };
         let server = crate::server::serve(self.listener, app, limits, async move {
             shutdown.await;
@@ -473,7 +475,7 @@ impl Application {
             }
             hub.close_listeners();
         });
-        let grace = state.config.shutdown_grace;
+        let grace = state.config.server.shutdown_grace;
         tokio::select! {
             _ = server => {},
             _ = async {

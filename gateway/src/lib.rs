@@ -23,7 +23,6 @@ pub mod auth;
 pub mod config;
 pub mod followers;
 pub mod mcp;
-pub mod mcp_servers;
 pub mod memory;
 pub mod metrics;
 pub mod names;

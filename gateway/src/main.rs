@@ -122,7 +122,7 @@ async fn audit_cli(reg: &registry::SqlRegistry, action: &str, target: &str) -> a
 }
 
 async fn open_registry(config: &Config) -> anyhow::Result<registry::SqlRegistry> {
-    Ok(registry::SqlRegistry::open(config.database_url.expose(), Default::default()).await?)
+    Ok(registry::SqlRegistry::open(config.database.url.expose(), Default::default()).await?)
 }
 
 fn load(cli: &Cli) -> anyhow::Result<Config> {
@@ -172,15 +172,15 @@ async fn main() -> anyhow::Result<()> {
             app.serve(shutdown_signal()).await
         }
         Command::Migrate => {
-            registry::SqlRegistry::open(config.database_url.expose(), Default::default()).await?;
+            registry::SqlRegistry::open(config.database.url.expose(), Default::default()).await?;
             println!("migrations applied");
             Ok(())
         }
         Command::ImportMcpServers { file } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
-            let specs = gateway::mcp_servers::parse(&text).map_err(anyhow::Error::msg)?;
-            let reg = registry::SqlRegistry::open(config.database_url.expose(), Default::default())
+            let specs = gateway::config::mcp_servers::parse(&text).map_err(anyhow::Error::msg)?;
+            let reg = registry::SqlRegistry::open(config.database.url.expose(), Default::default())
                 .await?;
             use registry::Registry;
             for s in specs {
@@ -304,7 +304,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::CheckConfig => {
             for u in &config.upstreams {
-                println!("{} ({:?})", u.name, u.transport);
+                println!("{} ({})", u.name, u.transport.kind().as_str());
             }
             Ok(())
         }

@@ -23,7 +23,7 @@ use serde_json::Value;
 use utoipa::OpenApi;
 
 use crate::auth::Principal;
-use crate::config::UpstreamSpec;
+use crate::config::{UpstreamSpec, UpstreamWire};
 use crate::state::AppState;
 use crate::upstream::Health;
 use trail::audited;
@@ -32,7 +32,7 @@ use trail::audited;
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct UpstreamView {
     #[serde(flatten)]
-    spec: UpstreamSpec,
+    spec: UpstreamWire,
     source: String,
     health: Option<Health>,
 }
@@ -145,7 +145,7 @@ fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
 }
 
 fn view_of(state: &AppState, rec: registry::UpstreamRecord) -> Result<UpstreamView, AdminError> {
-    let mut spec: UpstreamSpec =
+    let mut spec: UpstreamWire =
         serde_json::from_value(rec.spec).map_err(|_| AdminError::Internal)?;
     spec.url = spec
         .url
@@ -176,7 +176,7 @@ async fn list_upstreams(
 }
 
 /// Register an upstream; it is connected at once and its tools appear in open sessions.
-#[utoipa::path(post, path = "/admin/v1/upstreams", request_body = UpstreamSpec,
+#[utoipa::path(post, path = "/admin/v1/upstreams", request_body = UpstreamWire,
     responses((status = 201, body = UpstreamView), (status = 400), (status = 409)))]
 async fn create_upstream(
     State(state): State<AppState>,
@@ -231,7 +231,7 @@ async fn get_upstream(
 }
 
 /// Replace an upstream's settings; it reconnects with them.
-#[utoipa::path(put, path = "/admin/v1/upstreams/{name}", request_body = UpstreamSpec,
+#[utoipa::path(put, path = "/admin/v1/upstreams/{name}", request_body = UpstreamWire,
     responses((status = 200, body = UpstreamView), (status = 400), (status = 404)))]
 async fn update_upstream(
     State(state): State<AppState>,

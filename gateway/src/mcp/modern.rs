@@ -105,7 +105,7 @@ fn check_envelope(headers: &HeaderMap, method: &Method, params: &Value) -> Resul
 /// depend on who asks (roles), so a shared cache must not keep them: `private`.
 fn cacheable(state: &AppState, mut r: Value) -> Value {
     r["resultType"] = json!("complete");
-    r["ttlMs"] = json!(state.config.list_ttl_ms);
+    r["ttlMs"] = json!(state.config.server.list_ttl_ms);
     r["cacheScope"] = json!(if state.auth.required() {
         "private"
     } else {
@@ -120,7 +120,7 @@ fn discover(state: &AppState) -> Value {
         "capabilities": reply::capabilities(),
         "instructions": reply::INSTRUCTIONS,
         "resultType": "complete",
-        "ttlMs": state.config.list_ttl_ms,
+        "ttlMs": state.config.server.list_ttl_ms,
         "cacheScope": "public",
         "_meta": { SERVER_INFO: reply::server_info() },
     })
@@ -251,7 +251,7 @@ async fn call(req: Request, method: Method, params: Value) -> Result<Response, M
         if let Some(owner) = claim
             .replica
             .as_deref()
-            .filter(|r| Some(*r) != state.config.advertise_url.as_deref())
+            .filter(|r| Some(*r) != state.config.server.advertise_url.as_deref())
         {
             return Ok(relay(&state, owner, &headers, body).await);
         }
@@ -383,7 +383,7 @@ fn input_required(state: &AppState, id: &Value, flight: Flight, call: Option<Str
     let call = call.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
     let claim = Claim {
         call: call.clone(),
-        replica: state.config.advertise_url.clone(),
+        replica: state.config.server.advertise_url.clone(),
         expires: now_secs() + PARK_FOR.as_secs(),
     };
     let token = request_state::seal(state.hub.codec.state_key(), &claim);

@@ -14,7 +14,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::connection::{Connection, InboundSink};
 use super::{http, sse, stdio, UpstreamError};
-use crate::config::{Config, Sharing, TransportKind, UpstreamSpec};
+use crate::config::{Config, Sharing, Transport, UpstreamSpec};
 use crate::protocol::{jsonrpc, McpError, Revision};
 use registry::backoff::Backoff;
 
@@ -163,7 +163,7 @@ impl Upstreams {
 
     /// The gateway's request timeout (for what no one upstream's setting covers).
     pub fn timeout_of_default(&self) -> Duration {
-        self.config.request_timeout
+        self.config.server.request_timeout
     }
 
     /// Whether an upstream's current connection speaks 2026-07-28.
@@ -177,7 +177,7 @@ impl Upstreams {
     fn timeout_from(&self, timeout_secs: Option<u64>) -> Duration {
         timeout_secs
             .map(Duration::from_secs)
-            .unwrap_or(self.config.request_timeout)
+            .unwrap_or(self.config.server.request_timeout)
     }
 
     pub fn health(&self) -> Vec<Health> {
@@ -338,7 +338,7 @@ impl Upstreams {
     /// hung or restarted upstream that no call touches is found this way). Any answer, even an
     /// error, is life; a lost HTTP session ends the connection on its own.
     async fn keep_pinging(&self, conn: &Arc<Connection>) {
-        let Some(every) = self.config.upstream_ping else {
+        let Some(every) = self.config.server.upstream_ping else {
             return std::future::pending().await;
         };
         loop {
@@ -385,48 +385,41 @@ impl Upstreams {
             .and_then(Weak::upgrade)
             .ok_or_else(|| UpstreamError::Unavailable(spec.name.clone()))?;
         let env = &self.config.env;
-        let parts = match spec.transport {
-            TransportKind::Stdio => {
-                stdio::spawn(spec, env, self.config.max_upstream_message_bytes)?
-            }
-            TransportKind::Http | TransportKind::Sse => {
+        let max_message = self.config.server.max_upstream_message_bytes;
+        let parts = match &spec.transport {
+            Transport::Stdio(launch) => stdio::spawn(&spec.name, launch, env, max_message)?,
+            Transport::Http(endpoint) | Transport::Sse(endpoint) => {
                 let mut pairs = Vec::new();
-                for (k, v) in &spec.headers {
+                for (k, v) in &endpoint.headers {
                     let v = v
                         .resolve(env)
                         .map_err(|e| UpstreamError::Config(format!("header {k}: {e}")))?;
                     pairs.push((k.clone(), v.expose().to_string()));
                 }
-                let auth = match &spec.oauth {
+                let auth = match &endpoint.oauth {
                     Some(o) => Some(self.token_source(&spec.name, o)?),
                     None => None,
                 };
+                let legacy = matches!(spec.transport, Transport::Sse(_));
                 if let Some(a) = &auth {
                     // Fails the connection with a clear message when the token cannot be had.
                     let t = a.token().await?;
-                    if spec.transport == TransportKind::Sse {
+                    if legacy {
                         // The legacy transport's stream is opened once: its token is fixed then.
                         pairs.push(("authorization".into(), format!("Bearer {}", t.expose())));
                     }
                 }
                 let headers = http::header_map(&pairs)?;
-                let url = spec.url.as_deref().unwrap_or_default();
-                if spec.transport == TransportKind::Http {
+                if legacy {
+                    sse::connect(self.client.clone(), &endpoint.url, headers, max_message).await?
+                } else {
                     http::connect(
                         self.client.clone(),
-                        url,
+                        &endpoint.url,
                         headers,
                         auth,
-                        self.config.max_upstream_message_bytes,
+                        max_message,
                     )?
-                } else {
-                    sse::connect(
-                        self.client.clone(),
-                        url,
-                        headers,
-                        self.config.max_upstream_message_bytes,
-                    )
-                    .await?
                 }
             }
         };
@@ -437,7 +430,9 @@ impl Upstreams {
         let timeout = self.timeout_from(spec.timeout_secs);
         // Streamable HTTP upstreams are asked first whether they speak 2026-07-28; stdio ones
         // are not (a 2025 server may ignore an unknown method and stall the start-up).
-        if spec.transport == TransportKind::Http && self.discover(&conn, &caps, timeout).await {
+        if matches!(spec.transport, Transport::Http(_))
+            && self.discover(&conn, &caps, timeout).await
+        {
             return Ok(conn);
         }
         let params = json!({

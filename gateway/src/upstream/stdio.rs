@@ -14,17 +14,18 @@ use tokio::sync::mpsc;
 
 use super::connection::{Inbound, Outbound, TransportParts};
 use super::{limits, UpstreamError};
-use crate::config::{env_name_matches, UpstreamSpec, ENV_PREFIX, INHERITED_ENV};
+use crate::config::{env_name_matches, Launch, ENV_PREFIX, INHERITED_ENV};
 
 /// How long a child gets to exit after SIGTERM before its group is killed.
 const TERM_GRACE: Duration = Duration::from_secs(2);
 
 pub fn spawn(
-    spec: &UpstreamSpec,
+    upstream: &str,
+    spec: &Launch,
     env: &HashMap<String, String>,
     max_message: usize,
 ) -> Result<TransportParts, UpstreamError> {
-    let program = spec.command.as_deref().unwrap_or_default();
+    let program = spec.command.as_str();
     let mut cmd = Command::new(program);
     cmd.args(&spec.args)
         .stdin(Stdio::piped())
@@ -57,7 +58,7 @@ pub fn spawn(
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let name = spec.name.clone();
+    let name = upstream.to_string();
 
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
     let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use registry::PrefixMode;
 use serde::Deserialize;
 
-use crate::config::{Sharing, TransportKind, UpstreamSpec, ValueSource};
+use super::secret::{looks_secret, ValueSource};
+use super::upstream::{Endpoint, Launch, Sharing, Transport, UpstreamSpec};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -38,7 +39,7 @@ struct Server {
 /// Values that look like secrets become `{ env = NAME }` references named after the key, so that
 /// importing never stores a credential in clear text; the user exports that variable.
 fn source(key: &str, value: String) -> ValueSource {
-    if crate::config::looks_secret(key) {
+    if looks_secret(key) {
         let var: String = key
             .chars()
             .map(|c| {
@@ -142,35 +143,43 @@ pub fn parse_with(
             })
             .take(32)
             .collect();
-        let transport = match (s.kind.as_deref(), &s.command, &s.url) {
-            (Some("sse"), _, _) => TransportKind::Sse,
-            (Some("http" | "streamable-http" | "streamableHttp"), _, _) => TransportKind::Http,
-            (_, Some(_), _) => TransportKind::Stdio,
-            (_, None, Some(u)) if u.trim_end_matches('/').ends_with("/sse") => TransportKind::Sse,
-            (_, None, Some(_)) => TransportKind::Http,
+        let env_of = |pairs: BTreeMap<String, String>| {
+            pairs
+                .into_iter()
+                .map(|(k, v)| Ok((k.clone(), value_source(&k, v, env)?)))
+                .collect::<Result<BTreeMap<_, _>, String>>()
+                .map_err(at)
+        };
+        let remote = |url: String, headers| -> Result<Endpoint, String> {
+            Ok(Endpoint {
+                url,
+                headers: env_of(headers)?,
+                oauth: None,
+            })
+        };
+        let sse = |u: &str| u.trim_end_matches('/').ends_with("/sse");
+        let transport = match (s.kind.as_deref(), s.command, s.url) {
+            (Some("sse"), _, Some(u)) => Transport::Sse(remote(u, s.headers)?),
+            (Some("http" | "streamable-http" | "streamableHttp"), _, Some(u)) => {
+                Transport::Http(remote(u, s.headers)?)
+            }
+            (Some("sse" | "http" | "streamable-http" | "streamableHttp"), _, None) => {
+                return Err(format!("mcpServers.{name}: needs a `url`"))
+            }
+            (_, Some(command), _) => Transport::Stdio(Launch {
+                command,
+                args: s.args,
+                env: env_of(s.env)?,
+                inherit_env: Vec::new(),
+                cwd: s.cwd,
+            }),
+            (_, None, Some(u)) if sse(&u) => Transport::Sse(remote(u, s.headers)?),
+            (_, None, Some(u)) => Transport::Http(remote(u, s.headers)?),
             _ => return Err(format!("mcpServers.{name}: needs `command` or `url`")),
         };
         let spec = UpstreamSpec {
-            oauth: None,
             name: clean,
             transport,
-            command: s.command,
-            args: s.args,
-            env: s
-                .env
-                .into_iter()
-                .map(|(k, v)| Ok((k.clone(), value_source(&k, v, env)?)))
-                .collect::<Result<_, String>>()
-                .map_err(at)?,
-            inherit_env: Vec::new(),
-            cwd: s.cwd,
-            url: s.url,
-            headers: s
-                .headers
-                .into_iter()
-                .map(|(k, v)| Ok((k.clone(), value_source(&k, v, env)?)))
-                .collect::<Result<_, String>>()
-                .map_err(at)?,
             sharing: Sharing::Shared,
             prefix: PrefixMode::Always,
             timeout_secs: None,
@@ -187,6 +196,18 @@ pub fn parse_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::upstream::TransportKind;
+
+    fn launch(s: &UpstreamSpec) -> &Launch {
+        match &s.transport {
+            Transport::Stdio(l) => l,
+            other => panic!("not stdio: {other:?}"),
+        }
+    }
+
+    fn endpoint(s: &UpstreamSpec) -> &Endpoint {
+        s.transport.endpoint().expect("an http or sse upstream")
+    }
 
     #[test]
     fn parses_claude_desktop_format() {
@@ -201,19 +222,22 @@ mod tests {
         )
         .unwrap();
         let by = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
-        assert_eq!(by("memory").transport, TransportKind::Stdio);
-        assert_eq!(by("remote").transport, TransportKind::Sse);
-        assert_eq!(by("api").transport, TransportKind::Http);
+        assert_eq!(by("memory").transport.kind(), TransportKind::Stdio);
+        assert_eq!(by("remote").transport.kind(), TransportKind::Sse);
+        assert_eq!(by("api").transport.kind(), TransportKind::Http);
         assert_eq!(
-            by("github").env["GITHUB_TOKEN"],
+            launch(by("github")).env["GITHUB_TOKEN"],
             ValueSource::Env {
                 env: "GITHUB_TOKEN".into()
             },
             "secrets are never imported in clear text"
         );
-        assert_eq!(by("github").env["LOG"], ValueSource::Literal("1".into()));
         assert_eq!(
-            by("api").headers["Authorization"],
+            launch(by("github")).env["LOG"],
+            ValueSource::Literal("1".into())
+        );
+        assert_eq!(
+            endpoint(by("api")).headers["Authorization"],
             ValueSource::Env {
                 env: "AUTHORIZATION".into()
             }
@@ -240,26 +264,23 @@ mod tests {
         .unwrap();
         let by = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
         assert_eq!(
-            by("files").args,
+            launch(by("files")).args,
             ["--root", "/home/ann/notes", "${input:pick}"]
         );
         assert_eq!(
-            by("files").env["API_KEY"],
+            launch(by("files")).env["API_KEY"],
             ValueSource::Env {
                 env: "FILES_KEY".into()
             },
             "a whole reference stays a reference"
         );
         assert_eq!(
-            by("files").env["MODE"],
+            launch(by("files")).env["MODE"],
             ValueSource::Literal("3001-x".into())
         );
+        assert_eq!(endpoint(by("remote")).url, "http://127.0.0.1:3001/mcp");
         assert_eq!(
-            by("remote").url.as_deref(),
-            Some("http://127.0.0.1:3001/mcp")
-        );
-        assert_eq!(
-            by("remote").headers["X-Team"],
+            endpoint(by("remote")).headers["X-Team"],
             ValueSource::Env {
                 env: "TEAM_HEADER".into()
             }

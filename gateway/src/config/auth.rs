@@ -1,0 +1,127 @@
+//! The `[auth]` section: who may call, which issuers' tokens are accepted, and how claims map to
+//! roles.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::env::{Overrides, ENV_PREFIX};
+use super::server::positive;
+
+/// Who may call: `none` (local development: everyone may do everything) or `required` (a bearer
+/// token on every request: an OAuth access token or a personal access token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMode {
+    #[default]
+    None,
+    Required,
+}
+
+/// An OAuth authorization server whose access tokens the gateway accepts.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssuerConfig {
+    /// Its `iss` value (and where its metadata is found).
+    pub issuer: String,
+    /// Where its keys are; default: `jwks_uri` of its metadata.
+    pub jwks_url: Option<String>,
+    /// Roles every principal of this issuer gets.
+    #[serde(default)]
+    pub roles: Vec<String>,
+}
+
+/// `claim` contains `value` (or equals it; `*`: the claim is present) → the principal gets `role`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleMapping {
+    pub claim: String,
+    pub value: String,
+    pub role: String,
+}
+
+/// Requests per second per principal, with bursts up to `burst`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAuth {
+    mode: Option<AuthMode>,
+    resource: Option<String>,
+    #[serde(default)]
+    issuers: Vec<IssuerConfig>,
+    #[serde(default)]
+    required_scopes: Vec<String>,
+    #[serde(default)]
+    role_mappings: Vec<RoleMapping>,
+    leeway_secs: Option<u64>,
+    jwks_ttl_secs: Option<u64>,
+    jwks_min_refresh_secs: Option<u64>,
+    rate_limit: Option<RateLimit>,
+}
+
+/// Authentication and authorization settings.
+#[derive(Debug, Clone)]
+pub struct AuthConfig {
+    pub mode: AuthMode,
+    /// The gateway's resource URL (RFC 8707): the audience its access tokens must name.
+    pub resource: Option<String>,
+    pub issuers: Vec<IssuerConfig>,
+    pub required_scopes: Vec<String>,
+    pub role_mappings: Vec<RoleMapping>,
+    /// Clock skew allowed on `exp` / `nbf`.
+    pub leeway: Duration,
+    /// Keys are re-read after this long.
+    pub jwks_ttl: Duration,
+    /// A token with an unknown key id refreshes the keys at most this often per issuer.
+    pub jwks_min_refresh: Duration,
+    pub rate_limit: Option<RateLimit>,
+}
+
+impl AuthConfig {
+    pub(super) fn from_raw(raw: RawAuth, vars: Overrides) -> Result<Self, String> {
+        positive("auth.jwks_ttl_secs", raw.jwks_ttl_secs)?;
+        let mode = match vars.get("AUTH_MODE").as_deref() {
+            None => raw.mode.unwrap_or_default(),
+            Some("none") => AuthMode::None,
+            Some("required") => AuthMode::Required,
+            Some(other) => {
+                return Err(format!(
+                    "{ENV_PREFIX}AUTH_MODE must be none or required (got {other:?})"
+                ))
+            }
+        };
+        let resource = vars
+            .get("AUTH_RESOURCE")
+            .or(raw.resource)
+            .filter(|r| !r.is_empty());
+        if !raw.issuers.is_empty() && resource.is_none() {
+            return Err(
+                "auth.resource (the gateway's public URL, e.g. https://mcp.example.com/mcp) is \
+                 required with auth.issuers: access tokens must name it as their audience"
+                    .into(),
+            );
+        }
+        if let Some(l) = raw.rate_limit {
+            if l.per_second == 0 || l.burst == 0 {
+                return Err("auth.rate_limit: per_second and burst must be > 0".into());
+            }
+        }
+        Ok(AuthConfig {
+            mode,
+            resource,
+            issuers: raw.issuers,
+            required_scopes: raw.required_scopes,
+            role_mappings: raw.role_mappings,
+            leeway: Duration::from_secs(raw.leeway_secs.unwrap_or(30)),
+            jwks_ttl: Duration::from_secs(raw.jwks_ttl_secs.unwrap_or(300)),
+            jwks_min_refresh: Duration::from_secs(raw.jwks_min_refresh_secs.unwrap_or(10)),
+            rate_limit: raw.rate_limit,
+        })
+    }
+}

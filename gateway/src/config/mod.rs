@@ -1,0 +1,269 @@
+//! Configuration: a raw serde form per section (`deny_unknown_fields`, so a typo is an error, not
+//! a silent default), each validated into its own settings by its `from_raw`, and put together
+//! in [`Config`]. Environment overrides use the `MCP_GATEWAY_` prefix and are passed in as a
+//! map, so tests never touch the process environment.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`server`] | `[server]`: listening, limits, timeouts |
+//! | [`database`] | `[database]` |
+//! | [`auth`] | `[auth]`: issuers, role mappings, rate limits |
+//! | [`audit`] | `[audit]` |
+//! | [`upstream`] | `[[upstreams]]`: the flat form and the typed [`UpstreamSpec`] |
+//! | [`mcp_servers`] | `{"mcpServers": ...}` files read into upstream specs |
+//! | [`secret`] | secrets that never print, references to them, URL redaction |
+//! | [`env`] | the `MCP_GATEWAY_` overrides and what children inherit |
+//!
+//! `[routing]` is validated by `routing::config`, `[[roles]]` by `auth::rbac`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub mod audit;
+pub mod auth;
+pub mod database;
+pub mod env;
+pub mod mcp_servers;
+pub mod secret;
+pub mod server;
+pub mod upstream;
+
+pub use audit::AuditConfig;
+pub use auth::{AuthConfig, AuthMode, IssuerConfig, RateLimit, RoleMapping};
+pub use database::DatabaseConfig;
+pub use env::{env_name_matches, Overrides, ENV_PREFIX, INHERITED_ENV};
+pub use secret::{looks_secret, redact_userinfo, Secret, ValueSource};
+pub use server::ServerConfig;
+pub use upstream::{
+    Endpoint, Launch, Sharing, Transport, TransportKind, UpstreamOAuth, UpstreamSpec, UpstreamWire,
+};
+
+/// The example configuration shipped with the gateway; used when no file is given and
+/// `config/gateway.toml` is not in the working directory.
+pub const EXAMPLE_CONFIG: &str = include_str!("../../../config/gateway.toml");
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Parse(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    server: server::RawServer,
+    #[serde(default)]
+    database: database::RawDatabase,
+    /// A Claude Desktop / Cursor style `{"mcpServers": {...}}` file whose servers are added.
+    #[serde(default)]
+    mcp_servers_file: Option<PathBuf>,
+    #[serde(default)]
+    upstreams: Vec<UpstreamSpec>,
+    #[serde(default)]
+    auth: auth::RawAuth,
+    #[serde(default)]
+    audit: audit::RawAudit,
+    /// Roles seeded into the registry at start-up (the admin API manages more).
+    #[serde(default)]
+    roles: Vec<crate::auth::rbac::RoleSpec>,
+    #[serde(default)]
+    routing: crate::routing::config::RawRouting,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub database: DatabaseConfig,
+    pub upstreams: Vec<UpstreamSpec>,
+    pub auth: AuthConfig,
+    pub audit: AuditConfig,
+    pub roles: Vec<crate::auth::rbac::RoleSpec>,
+    pub routing: crate::routing::config::RoutingConfig,
+    /// The process environment (or a test's), used to resolve secret references.
+    pub env: HashMap<String, String>,
+}
+
+impl Config {
+    /// Reads `path` (TOML, or JSON when its name ends in `.json`), or the example config when
+    /// `path` is `None`.
+    pub fn load(path: Option<&Path>, env: HashMap<String, String>) -> Result<Self, ConfigError> {
+        match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
+                    path: p.to_path_buf(),
+                    source,
+                })?;
+                if p.extension().is_some_and(|e| e == "json") {
+                    // Helm renders JSON faithfully (its TOML output turns integers into floats).
+                    let raw = serde_json::from_str(&text)
+                        .map_err(|e| ConfigError::Parse(format!("config: {e}")))?;
+                    Self::from_raw(raw, p.parent(), env)
+                } else {
+                    Self::parse(&text, p.parent(), env)
+                }
+            }
+            None => Self::parse(EXAMPLE_CONFIG, None, env),
+        }
+    }
+
+    /// Parses TOML text; relative paths inside it are taken from `base`.
+    pub fn parse(
+        text: &str,
+        base: Option<&Path>,
+        env: HashMap<String, String>,
+    ) -> Result<Self, ConfigError> {
+        let raw: RawConfig =
+            toml::from_str(text).map_err(|e| ConfigError::Parse(format!("config: {e}")))?;
+        Self::from_raw(raw, base, env)
+    }
+
+    fn from_raw(
+        raw: RawConfig,
+        base: Option<&Path>,
+        env: HashMap<String, String>,
+    ) -> Result<Self, ConfigError> {
+        let vars = Overrides(&env);
+        let server = ServerConfig::from_raw(raw.server, vars).map_err(ConfigError::Invalid)?;
+        let database =
+            DatabaseConfig::from_raw(raw.database, vars).map_err(ConfigError::Invalid)?;
+        let upstreams = upstreams(raw.upstreams, raw.mcp_servers_file, base)?;
+        let auth = AuthConfig::from_raw(raw.auth, vars).map_err(ConfigError::Invalid)?;
+        let audit = AuditConfig::from_raw(raw.audit).map_err(ConfigError::Invalid)?;
+        let roles = roles(raw.roles).map_err(ConfigError::Invalid)?;
+        let routing =
+            crate::routing::config::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))
+                .map_err(ConfigError::Invalid)?;
+        Ok(Config {
+            server,
+            database,
+            upstreams,
+            auth,
+            audit,
+            roles,
+            routing,
+            env,
+        })
+    }
+}
+
+/// The file's upstreams and those of its `mcp_servers_file`, each checked, no name twice.
+fn upstreams(
+    mut upstreams: Vec<UpstreamSpec>,
+    mcp_servers_file: Option<PathBuf>,
+    base: Option<&Path>,
+) -> Result<Vec<UpstreamSpec>, ConfigError> {
+    if let Some(file) = mcp_servers_file {
+        let file = match base {
+            Some(b) if file.is_relative() => b.join(file),
+            _ => file,
+        };
+        let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Read {
+            path: file.clone(),
+            source,
+        })?;
+        upstreams.extend(mcp_servers::parse(&text).map_err(ConfigError::Invalid)?);
+    }
+    let mut seen = HashSet::new();
+    for u in &upstreams {
+        u.validate().map_err(ConfigError::Invalid)?;
+        if !seen.insert(u.name.clone()) {
+            return Err(ConfigError::Invalid(format!(
+                "upstream {:?} is defined twice",
+                u.name
+            )));
+        }
+    }
+    Ok(upstreams)
+}
+
+/// The seeded roles, each checked, no name twice.
+fn roles(
+    roles: Vec<crate::auth::rbac::RoleSpec>,
+) -> Result<Vec<crate::auth::rbac::RoleSpec>, String> {
+    let mut seen = HashSet::new();
+    for r in &roles {
+        r.validate()?;
+        if !seen.insert(r.name.clone()) {
+            return Err(format!("role {:?} is defined twice", r.name));
+        }
+    }
+    Ok(roles)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_config_parses() {
+        let c = Config::parse(EXAMPLE_CONFIG, None, HashMap::new()).unwrap();
+        assert!(!c.upstreams.is_empty());
+        assert!(c.database.url.expose().starts_with("sqlite:"));
+    }
+
+    #[test]
+    fn env_overrides_file() {
+        let env = HashMap::from([
+            ("MCP_GATEWAY_LISTEN".to_string(), "127.0.0.1:0".to_string()),
+            (
+                "MCP_GATEWAY_DATABASE_URL".to_string(),
+                "postgres://x/y".to_string(),
+            ),
+        ]);
+        let c = Config::parse("[server]\nlisten = \"0.0.0.0:1\"\n", None, env).unwrap();
+        assert_eq!(c.server.listen.port(), 0);
+        assert_eq!(c.database.url.expose(), "postgres://x/y");
+    }
+
+    #[test]
+    fn unknown_fields_and_clear_secrets_are_refused() {
+        let e = Config::parse("[server]\nlisen = \"x\"\n", None, HashMap::new()).unwrap_err();
+        assert!(e.to_string().contains("lisen"), "{e}");
+        let e = Config::parse(
+            "[[upstreams]]\nname = \"gh\"\ntransport = \"http\"\nurl = \"https://x\"\n\
+             headers = { Authorization = \"Bearer abc\" }\n",
+            None,
+            HashMap::new(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("looks like a secret"), "{e}");
+        Config::parse(
+            "[[upstreams]]\nname = \"gh\"\ntransport = \"http\"\nurl = \"https://x\"\n\
+             headers = { Authorization = { env = \"GH\" } }\n",
+            None,
+            HashMap::new(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn url_credentials_are_redacted() {
+        assert_eq!(
+            redact_userinfo(
+                "error for url (http://ada:hunter2@up.example:8/mcp) and https://x/y@z"
+            ),
+            "error for url (http://***@up.example:8/mcp) and https://x/y@z"
+        );
+        assert_eq!(
+            redact_userinfo("{\"url\":\"https://u@h\"}"),
+            "{\"url\":\"https://***@h\"}"
+        );
+        assert_eq!(redact_userinfo("plain"), "plain");
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        assert_eq!(format!("{:?}", Secret::new("hunter2")), "Secret(***)");
+    }
+}

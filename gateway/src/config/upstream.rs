@@ -1,0 +1,419 @@
+//! An upstream as configured. The config file, the admin API and the registry keep the flat form
+//! ([`UpstreamWire`]: `transport = "stdio"` beside `command`, `url`, ...); it is read into
+//! [`UpstreamSpec`], whose [`Transport`] holds only what its kind uses. A stdio upstream cannot
+//! carry a URL, and the code that connects matches on the kind instead of unwrapping options.
+//! What belongs to which kind is decided once, when the flat form is read; the checks that do
+//! not depend on the shape (names, secrets in clear text, zero limits) are
+//! [`UpstreamSpec::validate`], run wherever a spec enters the gateway.
+
+use std::collections::BTreeMap;
+
+use registry::PrefixMode;
+use serde::{Deserialize, Serialize};
+
+use super::env::ENV_PREFIX;
+use super::secret::{looks_secret, ValueSource};
+
+/// How an upstream is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP (MCP 2025-03-26 and later).
+    Http,
+    /// The legacy HTTP+SSE transport (MCP 2024-11-05).
+    Sse,
+}
+
+impl TransportKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "http",
+            TransportKind::Sse => "sse",
+        }
+    }
+}
+
+/// Whether callers share one upstream connection or each session gets its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Sharing {
+    /// One connection multiplexed for all callers (stateless servers).
+    #[default]
+    Shared,
+    /// One upstream session per downstream session (stateful servers, per-user state).
+    PerSession,
+}
+
+/// An upstream: how it is reached and how the gateway treats it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "UpstreamWire", into = "UpstreamWire")]
+pub struct UpstreamSpec {
+    pub name: String,
+    pub transport: Transport,
+    pub sharing: Sharing,
+    /// When the upstream's name goes in front of its tools' and prompts' names.
+    pub prefix: PrefixMode,
+    /// Per-request timeout in seconds (default: the server's `request_timeout_secs`).
+    pub timeout_secs: Option<u64>,
+    /// Longest text a tool result's text item may carry through the gateway (bytes).
+    pub max_result_text_bytes: Option<usize>,
+    pub enabled: bool,
+}
+
+/// How an upstream is reached, with what only that way needs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transport {
+    Stdio(Launch),
+    /// Streamable HTTP.
+    Http(Endpoint),
+    /// The legacy HTTP+SSE transport.
+    Sse(Endpoint),
+}
+
+impl Transport {
+    pub fn kind(&self) -> TransportKind {
+        match self {
+            Transport::Stdio(_) => TransportKind::Stdio,
+            Transport::Http(_) => TransportKind::Http,
+            Transport::Sse(_) => TransportKind::Sse,
+        }
+    }
+
+    /// The HTTP endpoint of an http or sse upstream.
+    pub fn endpoint(&self) -> Option<&Endpoint> {
+        match self {
+            Transport::Stdio(_) => None,
+            Transport::Http(e) | Transport::Sse(e) => Some(e),
+        }
+    }
+}
+
+/// A stdio upstream's child process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub command: String,
+    pub args: Vec<String>,
+    /// The child's environment (values may be references).
+    pub env: BTreeMap<String, ValueSource>,
+    /// Variables of the gateway's environment the child may see besides
+    /// [`INHERITED_ENV`](super::env::INHERITED_ENV).
+    pub inherit_env: Vec<String>,
+    pub cwd: Option<String>,
+}
+
+/// An http or sse upstream's endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    pub url: String,
+    /// Extra request headers (secrets as references).
+    pub headers: BTreeMap<String, ValueSource>,
+    /// OAuth client credentials for the upstream's authorization server.
+    pub oauth: Option<UpstreamOAuth>,
+}
+
+/// The gateway's own credentials for an upstream's authorization server (client credentials
+/// grant); the token it gets is sent to the upstream as `Authorization: Bearer`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpstreamOAuth {
+    pub token_url: String,
+    pub client_id: String,
+    /// A reference (`{ env = "VAR" }` or `{ file = "/path" }`), never clear text.
+    #[schema(value_type = Object)]
+    pub client_secret: ValueSource,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// The upstream's resource URL (RFC 8707), the audience of the token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+}
+
+/// An upstream as written in the config file and the admin API, and stored in the registry:
+/// one flat object whose `transport` says which of the other fields apply.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = UpstreamSpec)]
+pub struct UpstreamWire {
+    pub name: String,
+    pub transport: TransportKind,
+    /// stdio: the program to run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// stdio: environment of the child (values may be references: `{ env = "VAR" }`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(value_type = Object)]
+    pub env: BTreeMap<String, ValueSource>,
+    /// stdio: variables of the gateway's environment the child may see besides the inherited
+    /// basics (names; a trailing `*` matches a prefix: `AWS_*`). Nothing else of the gateway's
+    /// environment reaches a child: other upstreams' secrets live there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inherit_env: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// http / sse: the endpoint URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// http / sse: extra request headers (secrets as references).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(value_type = Object)]
+    pub headers: BTreeMap<String, ValueSource>,
+    /// http / sse: OAuth client credentials for the upstream's authorization server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<UpstreamOAuth>,
+    #[serde(default)]
+    pub sharing: Sharing,
+    /// When the upstream's name goes in front of its tools' and prompts' names.
+    #[serde(default)]
+    #[schema(value_type = String, example = "always")]
+    pub prefix: PrefixMode,
+    /// Per-request timeout in seconds (default: the server's `request_timeout_secs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+    /// Longest text a tool result's text item may carry through the gateway (bytes); longer
+    /// ones are cut with a marker saying so. Unset: no limit (beyond `max_upstream_message_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_result_text_bytes: Option<usize>,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl TryFrom<UpstreamWire> for UpstreamSpec {
+    type Error = String;
+
+    fn try_from(w: UpstreamWire) -> Result<Self, String> {
+        let name = w.name;
+        let transport = match w.transport {
+            TransportKind::Stdio => {
+                if w.url.is_some() || !w.headers.is_empty() || w.oauth.is_some() {
+                    return Err(format!(
+                        "upstream {name:?}: `url`, `headers` and `oauth` are for http/sse upstreams"
+                    ));
+                }
+                let command = w
+                    .command
+                    .filter(|c| !c.is_empty())
+                    .ok_or_else(|| format!("upstream {name:?}: stdio needs a `command`"))?;
+                Transport::Stdio(Launch {
+                    command,
+                    args: w.args,
+                    env: w.env,
+                    inherit_env: w.inherit_env,
+                    cwd: w.cwd,
+                })
+            }
+            kind @ (TransportKind::Http | TransportKind::Sse) => {
+                if w.command.is_some()
+                    || !w.args.is_empty()
+                    || !w.env.is_empty()
+                    || !w.inherit_env.is_empty()
+                    || w.cwd.is_some()
+                {
+                    return Err(format!(
+                        "upstream {name:?}: `command`, `args`, `env`, `inherit_env` and `cwd` are \
+                         for stdio upstreams"
+                    ));
+                }
+                let url = w
+                    .url
+                    .filter(|u| u.starts_with("http://") || u.starts_with("https://"))
+                    .ok_or_else(|| {
+                        format!(
+                            "upstream {name:?}: {} needs a `url` starting with http:// or https://",
+                            kind.as_str()
+                        )
+                    })?;
+                let endpoint = Endpoint {
+                    url,
+                    headers: w.headers,
+                    oauth: w.oauth,
+                };
+                if kind == TransportKind::Http {
+                    Transport::Http(endpoint)
+                } else {
+                    Transport::Sse(endpoint)
+                }
+            }
+        };
+        Ok(UpstreamSpec {
+            name,
+            transport,
+            sharing: w.sharing,
+            prefix: w.prefix,
+            timeout_secs: w.timeout_secs,
+            max_result_text_bytes: w.max_result_text_bytes,
+            enabled: w.enabled,
+        })
+    }
+}
+
+impl From<UpstreamSpec> for UpstreamWire {
+    fn from(s: UpstreamSpec) -> Self {
+        let mut w = UpstreamWire {
+            name: s.name,
+            transport: s.transport.kind(),
+            command: None,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            inherit_env: Vec::new(),
+            cwd: None,
+            url: None,
+            headers: BTreeMap::new(),
+            oauth: None,
+            sharing: s.sharing,
+            prefix: s.prefix,
+            timeout_secs: s.timeout_secs,
+            max_result_text_bytes: s.max_result_text_bytes,
+            enabled: s.enabled,
+        };
+        match s.transport {
+            Transport::Stdio(l) => {
+                w.command = Some(l.command);
+                w.args = l.args;
+                w.env = l.env;
+                w.inherit_env = l.inherit_env;
+                w.cwd = l.cwd;
+            }
+            Transport::Http(e) | Transport::Sse(e) => {
+                w.url = Some(e.url);
+                w.headers = e.headers;
+                w.oauth = e.oauth;
+            }
+        }
+        w
+    }
+}
+
+impl UpstreamSpec {
+    /// The spec stored in a registry record; the record's own `enabled` flag can switch it off.
+    pub fn from_record(rec: registry::UpstreamRecord) -> Result<Self, serde_json::Error> {
+        let mut spec: UpstreamSpec = serde_json::from_value(rec.spec)?;
+        spec.enabled = spec.enabled && rec.enabled;
+        Ok(spec)
+    }
+
+    /// The flat form, as stored and shown.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(UpstreamWire::from(self.clone())).expect("a spec is JSON")
+    }
+
+    /// Checks what the shape does not: the name, that no credential is written in clear text,
+    /// and that limits are not zero. The message says what to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        crate::names::Name::parse(crate::names::NameKind::Upstream, &self.name)?;
+        let name = &self.name;
+        let (vars, headers) = match &self.transport {
+            Transport::Stdio(l) => {
+                if let Some(bad) = l.inherit_env.iter().find(|n| {
+                    let n = n.strip_suffix('*').unwrap_or(n);
+                    n.is_empty() || n.starts_with(ENV_PREFIX) || n.contains(['=', '*'])
+                }) {
+                    return Err(format!(
+                        "upstream {name:?}: inherit_env entry {bad:?} must be a variable name or \
+                         PREFIX* (not empty, not {ENV_PREFIX}...)"
+                    ));
+                }
+                (Some(&l.env), None)
+            }
+            Transport::Http(e) | Transport::Sse(e) => {
+                if let Some(o) = &e.oauth {
+                    o.validate(name)?;
+                }
+                (None, Some(&e.headers))
+            }
+        };
+        for (key, value) in vars.into_iter().chain(headers).flatten() {
+            if looks_secret(key) && matches!(value, ValueSource::Literal(_)) {
+                return Err(format!(
+                    "upstream {name:?}: {key:?} looks like a secret; give it as a reference \
+                     ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not in clear text"
+                ));
+            }
+        }
+        if self.timeout_secs == Some(0) {
+            return Err(format!("upstream {name:?}: timeout_secs must be > 0"));
+        }
+        if self.max_result_text_bytes == Some(0) {
+            return Err(format!(
+                "upstream {name:?}: max_result_text_bytes must be > 0 (leave it out for no limit)"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl UpstreamOAuth {
+    fn validate(&self, upstream: &str) -> Result<(), String> {
+        if matches!(self.client_secret, ValueSource::Literal(_)) {
+            return Err(format!(
+                "upstream {upstream:?}: oauth.client_secret must be a reference \
+                 ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not clear text"
+            ));
+        }
+        if !(self.token_url.starts_with("https://") || self.token_url.starts_with("http://")) {
+            return Err(format!(
+                "upstream {upstream:?}: oauth.token_url must be an http(s) URL"
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: serde_json::Value) -> Result<UpstreamSpec, String> {
+        serde_json::from_value(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn each_transport_takes_only_its_own_fields() {
+        let e = read(serde_json::json!({"name": "a", "transport": "stdio", "url": "http://x"}))
+            .unwrap_err();
+        assert!(e.contains("are for http/sse"), "{e}");
+        let e = read(
+            serde_json::json!({"name": "a", "transport": "http", "url": "http://x",
+            "command": "x"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("are for stdio"), "{e}");
+        let e = read(serde_json::json!({"name": "a", "transport": "sse", "url": "ftp://x"}))
+            .unwrap_err();
+        assert!(e.contains("sse needs a `url`"), "{e}");
+        let e = read(serde_json::json!({"name": "a", "transport": "stdio", "command": ""}))
+            .unwrap_err();
+        assert!(e.contains("needs a `command`"), "{e}");
+        let e = read(
+            serde_json::json!({"name": "a", "transport": "stdio", "command": "x",
+            "comand": "y"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("comand"), "unknown fields are refused: {e}");
+    }
+
+    #[test]
+    fn the_flat_form_round_trips() {
+        for json in [
+            serde_json::json!({"name": "fs", "transport": "stdio", "command": "npx",
+                "args": ["-y", "x"], "env": {"A": {"env": "B"}}, "inherit_env": ["AWS_*"],
+                "cwd": "/tmp", "sharing": "per_session", "prefix": "always",
+                "timeout_secs": 5, "enabled": false}),
+            serde_json::json!({"name": "api", "transport": "http", "url": "https://x/mcp",
+                "headers": {"X-Team": "a"}, "oauth": {"token_url": "https://idp/token",
+                "client_id": "gw", "client_secret": {"file": "/s"}}, "sharing": "shared",
+                "prefix": "always", "max_result_text_bytes": 9, "enabled": true}),
+        ] {
+            let spec = read(json.clone()).unwrap();
+            assert_eq!(spec.to_json(), json);
+        }
+    }
+}
