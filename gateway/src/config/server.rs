@@ -34,6 +34,8 @@ pub(super) struct RawServer {
     body_read_timeout_secs: Option<u64>,
     max_upstream_message_bytes: Option<usize>,
     upstream_ping_secs: Option<u64>,
+    /// A second address for `/metrics`, `/healthz` and `/readyz` alone.
+    ops_listen: Option<String>,
 }
 
 /// The validated `[server]` section.
@@ -71,6 +73,9 @@ pub struct ServerConfig {
     /// Upstreams no call touched for this long are pinged (hung or restarted ones are found);
     /// `None`: never.
     pub upstream_ping: Option<Duration>,
+    /// Where `/metrics`, `/healthz` and `/readyz` are served instead of `listen`, so that
+    /// scrapers and probes use a port that is not exposed to hosts; `None`: on `listen`.
+    pub ops_listen: Option<SocketAddr>,
 }
 
 /// Zero would be a panic (an interval of 0), a server that accepts nothing or a limit that
@@ -113,6 +118,16 @@ impl ServerConfig {
         let listen: SocketAddr = listen.parse().map_err(|_| {
             format!("server.listen {listen:?} is not an address like 127.0.0.1:8080")
         })?;
+        let ops_listen = vars
+            .get("OPS_LISTEN")
+            .or(raw.ops_listen)
+            .filter(|a| !a.is_empty())
+            .map(|a| {
+                a.parse::<SocketAddr>().map_err(|_| {
+                    format!("server.ops_listen {a:?} is not an address like 0.0.0.0:9090")
+                })
+            })
+            .transpose()?;
         let session_key = match vars.get("SESSION_KEY") {
             Some(k) => Some(Secret::new(k)),
             None => raw
@@ -159,6 +174,7 @@ impl ServerConfig {
                 0 => None,
                 n => Some(Duration::from_secs(n)),
             },
+            ops_listen,
         })
     }
 }

@@ -47,3 +47,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "mcp-gateway.hasSessionKey" -}}
 {{- if or .Values.sessionKey.value .Values.sessionKey.existingSecret }}true{{ end }}
 {{- end }}
+
+{{/* The named container port of /metrics and the probes: `ops` when service.opsPort is set. */}}
+{{- define "mcp-gateway.opsPortName" -}}
+{{- if gt (int .Values.service.opsPort) 0 }}ops{{ else }}http{{ end }}
+{{- end }}

@@ -98,6 +98,10 @@ fn helm_chart_lints_renders_validates_and_configures_the_gateway() {
         "team: platform",
         "value: \"info,gateway::upstream=debug\"",
         "\"helm.sh/hook\": test",
+        "value: \"0.0.0.0:9090\"",
+        "containerPort: 9090",
+        "port: ops",
+        "kubernetes.io/metadata.name: monitoring",
     ] {
         assert!(all.contains(needle), "{needle} missing from the manifests");
     }

@@ -190,3 +190,53 @@ async fn vs_code_servers_are_imported_with_variables_expanded() {
         serde_json::json!({"env": "MY_SECRET"})
     );
 }
+
+#[tokio::test]
+async fn probes_and_metrics_move_to_their_own_port_when_ops_listen_is_set() {
+    let dir = gateway_tests::scratch();
+    let ops = format!("127.0.0.1:{}", gateway_tests::free_port());
+    let gw = Gateway::start_with_env(
+        &super::fixture_config(&sqlite_url(&dir), ""),
+        &[("MCP_GATEWAY_OPS_LISTEN", &ops)],
+    )
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let result = c
+        .request(
+            "tools/call",
+            json!({"name": "fx__echo", "arguments": {"message": "on the main port"}}),
+        )
+        .await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "on the main port",
+        "{result}"
+    );
+    let http = reqwest::Client::new();
+    for path in ["/healthz", "/readyz", "/metrics"] {
+        let on_main = http.get(format!("{}{path}", gw.base)).send().await.unwrap();
+        assert_eq!(on_main.status(), 404, "{path} left the main port");
+        let on_ops = http
+            .get(format!("http://{ops}{path}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(on_ops.status(), 200, "{path} on the ops port");
+        if path == "/metrics" {
+            let text = on_ops.text().await.unwrap();
+            assert!(
+                text.contains(
+                    r#"mcp_gateway_mcp_requests_total{method="tools/call",outcome="ok"} 1"#
+                ),
+                "the ops port shows the main port's traffic: {text}"
+            );
+        }
+    }
+    let refused = http
+        .post(format!("http://{ops}/mcp"))
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 404, "no MCP on the ops port");
+}
