@@ -79,17 +79,31 @@ fn hashed_name(wanted: &str, identity: &str) -> String {
     format!("{head}_{suffix}")
 }
 
+/// The name an entry is shown under before prefixing: a tool's or prompt's `name` in its
+/// definition, which the gateway's curation may have changed from the upstream's own (`key`,
+/// by which the upstream is still called); a resource's URI.
+fn shown_name(e: &CatalogEntry) -> &str {
+    match e.kind {
+        EntryKind::Tool | EntryKind::Prompt => e
+            .definition
+            .get("name")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or(&e.key),
+        EntryKind::Resource | EntryKind::ResourceTemplate => &e.key,
+    }
+}
+
 impl CatalogView {
     /// Builds the view. `prefix_of` gives each upstream's prefix mode.
     pub fn build(mut entries: Vec<CatalogEntry>, prefix_of: impl Fn(&str) -> PrefixMode) -> Self {
         entries.sort_by(|a, b| (a.kind, &a.upstream, &a.key).cmp(&(b.kind, &b.upstream, &b.key)));
         let mut key_count: HashMap<(EntryKind, &str), usize> = HashMap::new();
         for e in &entries {
-            *key_count.entry((e.kind, e.key.as_str())).or_default() += 1;
+            *key_count.entry((e.kind, shown_name(e))).or_default() += 1;
         }
         let mut wanted_names = Vec::with_capacity(entries.len());
         for e in &entries {
-            let collides = key_count[&(e.kind, e.key.as_str())] > 1;
+            let collides = key_count[&(e.kind, shown_name(e))] > 1;
             let wanted = match e.kind {
                 EntryKind::Tool | EntryKind::Prompt => {
                     let prefixed = match prefix_of(&e.upstream) {
@@ -99,9 +113,9 @@ impl CatalogView {
                     };
                     let identity = format!("{}\u{0}{}", e.upstream, e.key);
                     let name = if prefixed {
-                        format!("{}{SEPARATOR}{}", e.upstream, e.key)
+                        format!("{}{SEPARATOR}{}", e.upstream, shown_name(e))
                     } else {
-                        e.key.clone()
+                        shown_name(e).to_string()
                     };
                     bounded_name(&name, &identity)
                 }
@@ -247,6 +261,18 @@ mod tests {
             content_hash: crate::hash::content_hash(&def),
             definition: def,
         }
+    }
+
+    #[test]
+    fn a_renamed_tool_is_shown_by_its_new_name_and_resolves_to_its_own() {
+        let mut renamed = entry("github", EntryKind::Tool, "search_repositories");
+        renamed.definition = json!({"name": "find_repos"});
+        let v = CatalogView::build(vec![renamed], |_| PrefixMode::Always);
+        assert!(v
+            .resolve(EntryKind::Tool, "github__search_repositories")
+            .is_none());
+        let e = v.resolve(EntryKind::Tool, "github__find_repos").unwrap();
+        assert_eq!(e.entry.key, "search_repositories");
     }
 
     #[test]

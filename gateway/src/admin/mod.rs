@@ -23,7 +23,7 @@ use serde_json::Value;
 use utoipa::OpenApi;
 
 use crate::auth::Principal;
-use crate::config::{UpstreamSpec, UpstreamWire};
+use crate::config::{ToolCuration, UpstreamSpec, UpstreamWire};
 use crate::state::AppState;
 use crate::upstream::Health;
 use trail::audited;
@@ -68,6 +68,7 @@ pub struct CatalogQuery {
         create_upstream,
         get_upstream,
         update_upstream,
+        curate_upstream,
         delete_upstream,
         catalog,
         health,
@@ -101,6 +102,10 @@ pub fn router() -> Router<AppState> {
             get(get_upstream)
                 .put(update_upstream)
                 .delete(delete_upstream),
+        )
+        .route(
+            "/admin/v1/upstreams/{name}/tools",
+            axum::routing::put(curate_upstream),
         )
         .route("/admin/v1/catalog", get(catalog))
         .route(
@@ -276,6 +281,45 @@ async fn replace_upstream(
         .await?;
     state.hub.upstreams.start(spec);
     view_of(state, rec)
+}
+
+/// Replace an upstream's tool curation: which of its tools hosts see (include/exclude patterns
+/// on its own tool names) and what they see of each (name, description, annotations, fixed
+/// arguments). Open sessions are told their tool list changed.
+#[utoipa::path(put, path = "/admin/v1/upstreams/{name}/tools", request_body = ToolCuration,
+    responses((status = 200, body = UpstreamView), (status = 400), (status = 404)))]
+async fn curate_upstream(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Result<Json<UpstreamView>, AdminError> {
+    let started = std::time::Instant::now();
+    let out = async {
+        let rec = state
+            .registry
+            .get_upstream(&name)
+            .await?
+            .ok_or_else(|| AdminError::NotFound(format!("upstream {name:?} not found")))?;
+        let mut spec: UpstreamWire =
+            serde_json::from_value(rec.spec).map_err(|_| AdminError::Internal)?;
+        spec.tools = serde_json::from_value(body.clone())
+            .map_err(|e| AdminError::BadRequest(format!("invalid tool curation: {e}")))?;
+        let spec = serde_json::to_value(spec).map_err(|_| AdminError::Internal)?;
+        replace_upstream(&state, &name, spec).await
+    }
+    .await;
+    let view = audited(
+        &state,
+        &p,
+        "admin.upstream.tools",
+        &name,
+        Some(&body),
+        started,
+        out,
+    )
+    .await?;
+    Ok(Json(view))
 }
 
 /// Remove an upstream; its tools disappear from open sessions.

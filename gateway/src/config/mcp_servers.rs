@@ -184,6 +184,7 @@ pub fn parse_with(
             prefix: PrefixMode::Always,
             timeout_secs: None,
             max_result_text_bytes: None,
+            tools: Default::default(),
             enabled: !s.disabled,
         };
         spec.validate()

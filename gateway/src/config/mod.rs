@@ -10,6 +10,7 @@
 //! | [`auth`] | `[auth]`: issuers, role mappings, rate limits |
 //! | [`audit`] | `[audit]` |
 //! | [`upstream`] | `[[upstreams]]`: the flat form and the typed [`UpstreamSpec`] |
+//! | [`curation`] | an upstream's `tools`: which tools hosts see, and what they see of them |
 //! | [`mcp_servers`] | `{"mcpServers": ...}` files read into upstream specs |
 //! | [`secret`] | secrets that never print, references to them, URL redaction |
 //! | [`env`] | the `MCP_GATEWAY_` overrides and what children inherit |
@@ -23,6 +24,7 @@ use serde::Deserialize;
 
 pub mod audit;
 pub mod auth;
+pub mod curation;
 pub mod database;
 pub mod env;
 pub mod mcp_servers;
@@ -32,6 +34,7 @@ pub mod upstream;
 
 pub use audit::AuditConfig;
 pub use auth::{AuthConfig, AuthMode, IssuerConfig, RateLimit, RoleMapping};
+pub use curation::{Curation, ToolCuration, ToolOverride};
 pub use database::DatabaseConfig;
 pub use env::{env_name_matches, Overrides, ENV_PREFIX, INHERITED_ENV};
 pub use secret::{looks_secret, redact_userinfo, Secret, ValueSource};

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use registry::PrefixMode;
 use serde::{Deserialize, Serialize};
 
+use super::curation::ToolCuration;
 use super::env::ENV_PREFIX;
 use super::secret::{looks_secret, ValueSource};
 
@@ -60,6 +61,8 @@ pub struct UpstreamSpec {
     pub timeout_secs: Option<u64>,
     /// Longest text a tool result's text item may carry through the gateway (bytes).
     pub max_result_text_bytes: Option<usize>,
+    /// Which tools hosts see and what they see of them.
+    pub tools: ToolCuration,
     pub enabled: bool,
 }
 
@@ -178,6 +181,10 @@ pub struct UpstreamWire {
     /// ones are cut with a marker saying so. Unset: no limit (beyond `max_upstream_message_bytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_result_text_bytes: Option<usize>,
+    /// Which tools hosts see (include/exclude patterns on the upstream's own names) and what
+    /// they see of each (name, description, annotations, fixed arguments).
+    #[serde(default, skip_serializing_if = "ToolCuration::is_empty")]
+    pub tools: ToolCuration,
     #[serde(default = "yes")]
     pub enabled: bool,
 }
@@ -250,6 +257,7 @@ impl TryFrom<UpstreamWire> for UpstreamSpec {
             prefix: w.prefix,
             timeout_secs: w.timeout_secs,
             max_result_text_bytes: w.max_result_text_bytes,
+            tools: w.tools,
             enabled: w.enabled,
         })
     }
@@ -272,6 +280,7 @@ impl From<UpstreamSpec> for UpstreamWire {
             prefix: s.prefix,
             timeout_secs: s.timeout_secs,
             max_result_text_bytes: s.max_result_text_bytes,
+            tools: s.tools,
             enabled: s.enabled,
         };
         match s.transport {
@@ -338,6 +347,9 @@ impl UpstreamSpec {
                 ));
             }
         }
+        self.tools
+            .validate()
+            .map_err(|e| format!("upstream {name:?}: {e}"))?;
         if self.timeout_secs == Some(0) {
             return Err(format!("upstream {name:?}: timeout_secs must be > 0"));
         }
@@ -410,7 +422,9 @@ mod tests {
             serde_json::json!({"name": "api", "transport": "http", "url": "https://x/mcp",
                 "headers": {"X-Team": "a"}, "oauth": {"token_url": "https://idp/token",
                 "client_id": "gw", "client_secret": {"file": "/s"}}, "sharing": "shared",
-                "prefix": "always", "max_result_text_bytes": 9, "enabled": true}),
+                "prefix": "always", "max_result_text_bytes": 9, "enabled": true,
+                "tools": {"exclude": ["delete_*"], "overrides": {"search": {"name": "find",
+                "arguments": {"org": "acme"}}}}}),
         ] {
             let spec = read(json.clone()).unwrap();
             assert_eq!(spec.to_json(), json);

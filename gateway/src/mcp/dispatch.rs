@@ -357,6 +357,20 @@ impl Dispatcher {
         let mut p = params.cloned().unwrap_or_default();
         p.insert("name".into(), Value::from(e.entry.key.clone()));
         let upstream = e.entry.upstream.clone();
+        if kind == EntryKind::Tool {
+            if let Some(fixed) = self.hub.upstreams.fixed_arguments(&upstream, &e.entry.key) {
+                // The operator's values win over anything a host sent for them.
+                let args = p
+                    .entry("arguments")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if args.is_null() {
+                    *args = Value::Object(Map::new());
+                }
+                if let Some(args) = args.as_object_mut() {
+                    args.extend(fixed);
+                }
+            }
+        }
         drop(view);
         let mut result = self
             .forward(session, id, &upstream, method.as_str(), p)

@@ -24,6 +24,9 @@ pub struct VirtualServerSpec {
     /// Tools the endpoint offers, by exposed name (empty: every tool of those upstreams).
     #[serde(default)]
     pub tools: Vec<String>,
+    /// Tools the endpoint never offers, by exposed name (wins over `tools`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
     #[serde(default)]
     pub mode: Mode,
     /// Tools listed in `search` and `auto` modes without a search.
@@ -46,6 +49,7 @@ pub struct VirtualServer {
     pub spec: VirtualServerSpec,
     upstreams: Vec<WildMatch>,
     tools: Vec<WildMatch>,
+    exclude: Vec<WildMatch>,
     pinned: Vec<WildMatch>,
     /// Deleted while a session still used it: offers nothing.
     gone: bool,
@@ -65,6 +69,7 @@ impl VirtualServer {
             name: name.into(),
             upstreams: compile(&spec.upstreams),
             tools: compile(&spec.tools),
+            exclude: compile(&spec.exclude),
             pinned: compile(&spec.pinned),
             spec,
             gone: false,
@@ -78,6 +83,7 @@ impl VirtualServer {
             spec: VirtualServerSpec::default(),
             upstreams: Vec::new(),
             tools: Vec::new(),
+            exclude: Vec::new(),
             pinned: Vec::new(),
             gone: true,
         }
@@ -91,8 +97,8 @@ impl VirtualServer {
         let upstream_ok =
             self.upstreams.is_empty() || self.upstreams.iter().any(|p| p.matches(upstream));
         let tool_ok = kind != EntryKind::Tool
-            || self.tools.is_empty()
-            || self.tools.iter().any(|p| p.matches(exposed));
+            || ((self.tools.is_empty() || self.tools.iter().any(|p| p.matches(exposed)))
+                && !self.exclude.iter().any(|p| p.matches(exposed)));
         upstream_ok && tool_ok
     }
 
@@ -162,12 +168,14 @@ mod tests {
             VirtualServerSpec {
                 upstreams: vec!["git*".into(), "fs".into()],
                 tools: vec!["*__read_*".into(), "git__*".into()],
+                exclude: vec!["git__git_push*".into()],
                 pinned: vec!["git__git_status".into()],
                 ..Default::default()
             },
         )
         .unwrap();
         assert!(v.contains(EntryKind::Tool, "git", "git__git_log"));
+        assert!(!v.contains(EntryKind::Tool, "git", "git__git_push"));
         assert!(v.contains(EntryKind::Tool, "fs", "fs__read_file"));
         assert!(!v.contains(EntryKind::Tool, "fs", "fs__write_file"));
         assert!(!v.contains(EntryKind::Tool, "time", "time__read_clock"));

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use registry::{CatalogEntry, CatalogView, EntryKind, Registry};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, watch};
 
 use super::connection::{Connection, InboundSink};
 use super::{http, sse, stdio, UpstreamError};
-use crate::config::{Config, Sharing, Transport, UpstreamSpec};
+use crate::config::{Config, Curation, Sharing, Transport, UpstreamSpec};
 use crate::protocol::{jsonrpc, McpError, Revision};
 use registry::backoff::Backoff;
 
@@ -41,6 +41,8 @@ pub struct Health {
 
 struct Entry {
     spec: UpstreamSpec,
+    /// `spec.tools`, compiled.
+    curation: Curation,
     health: Mutex<Health>,
     shared: Mutex<Option<Arc<Connection>>>,
     sessions: Mutex<HashMap<String, Arc<Connection>>>,
@@ -153,6 +155,12 @@ impl Upstreams {
     }
 
     /// An upstream's cap on a tool result's text items (read on every call: no copy of the spec).
+    /// The argument values an upstream's curation fixes for its tool `tool` (its own name).
+    pub fn fixed_arguments(&self, name: &str, tool: &str) -> Option<Map<String, Value>> {
+        let entries = self.entries.lock().unwrap();
+        entries.get(name)?.curation.fixed_arguments(tool).cloned()
+    }
+
     pub fn result_text_cap(&self, name: &str) -> Option<usize> {
         self.entries
             .lock()
@@ -209,6 +217,7 @@ impl Upstreams {
                 server_info: None,
                 protocol_version: None,
             }),
+            curation: spec.tools.compile(),
             spec,
             shared: Mutex::default(),
             sessions: Mutex::default(),
@@ -679,12 +688,20 @@ impl Upstreams {
                     let Some(key) = def.get(kind.key_field()).and_then(Value::as_str) else {
                         continue;
                     };
+                    // Curated before anything sees the catalog: RBAC, routing, lists.
+                    let def = match kind {
+                        EntryKind::Tool => match e.curation.apply(def) {
+                            Some(def) => def,
+                            None => continue,
+                        },
+                        _ => def.clone(),
+                    };
                     into.push(CatalogEntry {
                         upstream: e.spec.name.clone(),
                         kind: *kind,
                         key: key.to_string(),
-                        content_hash: registry::hash::content_hash(def),
-                        definition: def.clone(),
+                        content_hash: registry::hash::content_hash(&def),
+                        definition: def,
                     });
                 }
             }

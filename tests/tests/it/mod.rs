@@ -2,6 +2,7 @@ mod admin;
 mod bad_input;
 mod conformance;
 mod cors;
+mod curation;
 mod database_outage;
 mod deployment;
 mod failures;

@@ -1,0 +1,208 @@
+//! Tool curation through the binary with a real upstream (server-everything over stdio): the
+//! tools hosts see, renamed and re-described tools, fixed arguments, RBAC and routing on the
+//! curated names and text, the admin API that replaces a curation, and a virtual server's
+//! exclusions.
+
+use gateway_tests::{peers, Gateway, RawClient};
+use serde_json::{json, Value};
+
+use super::{sqlite_url, ADMIN_ROLE};
+
+fn names(list: &Value) -> Vec<String> {
+    let mut v: Vec<String> = list["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a tool list: {list}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        // The gateway's own meta-tools (search_tools, call_tool) are not the upstream's.
+        .filter(|n| n.contains("__"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {list}"))
+}
+
+#[tokio::test]
+async fn curated_tools_are_what_hosts_see_call_search_and_are_granted() {
+    let dir = gateway_tests::scratch();
+    let bin = peers().join("node_modules/.bin/mcp-server-everything");
+    let config = format!(
+        r#"[auth]
+mode = "required"
+
+[database]
+url = "{db}"
+
+[[upstreams]]
+name = "every"
+transport = "stdio"
+command = "{bin}"
+
+[upstreams.tools]
+include = ["echo", "get-*"]
+exclude = ["get-env", "get-tiny-image"]
+
+[upstreams.tools.overrides.get-sum]
+name = "add_to_ledger"
+description = "Adds an amount to the finance team's quarterly ledger total."
+annotations = {{ readOnlyHint = true }}
+arguments = {{ b = 100 }}
+
+{ADMIN_ROLE}
+[[roles]]
+name = "finance"
+tools = ["every__add_to_ledger"]
+"#,
+        db = sqlite_url(&dir),
+        bin = bin.display(),
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["every"]).await;
+
+    // What an admin sees: only included tools, the excluded ones gone, the renamed one renamed.
+    let admin = gw.admin_token.clone().unwrap();
+    let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&admin)).await;
+    let all = c.request("tools/list", json!({})).await;
+    let seen = names(&all);
+    assert!(seen.contains(&"every__echo".to_string()), "{seen:?}");
+    assert!(
+        seen.contains(&"every__add_to_ledger".to_string()),
+        "{seen:?}"
+    );
+    for gone in [
+        "every__get-sum",
+        "every__get-env",
+        "every__get-tiny-image",
+        "every__trigger-long-running-operation",
+    ] {
+        assert!(
+            !seen.contains(&gone.to_string()),
+            "{gone} is curated away: {seen:?}"
+        );
+    }
+    assert!(
+        seen.iter().all(|n| n == "every__echo"
+            || n.starts_with("every__get-")
+            || n == "every__add_to_ledger"),
+        "{seen:?}"
+    );
+    let ledger = tool(&all, "every__add_to_ledger");
+    assert_eq!(
+        ledger["description"],
+        "Adds an amount to the finance team's quarterly ledger total."
+    );
+    assert_eq!(ledger["annotations"]["readOnlyHint"], true);
+    assert!(
+        ledger["inputSchema"]["properties"].get("a").is_some(),
+        "{ledger}"
+    );
+    assert!(
+        ledger["inputSchema"]["properties"].get("b").is_none(),
+        "a fixed argument leaves the schema: {ledger}"
+    );
+    assert!(!ledger["inputSchema"]["required"]
+        .as_array()
+        .is_some_and(|r| r.contains(&json!("b"))));
+
+    // A role granted the curated name sees and calls just that; the fixed value wins.
+    let token = gw.token_for("fin", &["finance"]).await;
+    let mut f = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
+    assert_eq!(
+        names(&f.request("tools/list", json!({})).await),
+        ["every__add_to_ledger"]
+    );
+    let r = f
+        .request(
+            "tools/call",
+            json!({"name": "every__add_to_ledger", "arguments": {"a": 2, "b": 5}}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"], "The sum of 2 and 100 is 102.",
+        "the upstream got its own tool name and the fixed b: {r}"
+    );
+    for hidden in ["every__get-sum", "every__get-env"] {
+        let r = c
+            .request("tools/call", json!({"name": hidden, "arguments": {}}))
+            .await;
+        assert!(r.get("result").is_none(), "{hidden} cannot be called: {r}");
+    }
+
+    // Routing indexes the curated text: words only the override has find the tool.
+    let http = reqwest::Client::new();
+    let routed: Value = http
+        .post(format!("{}/v1/route", gw.base))
+        .bearer_auth(&token)
+        .json(&json!({"query": "quarterly ledger total for finance", "k": 3}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        routed["tools"][0]["name"], "every__add_to_ledger",
+        "{routed}"
+    );
+
+    // The admin API replaces the curation; open sessions see the new list.
+    let r = http
+        .put(format!("{}/admin/v1/upstreams/every/tools", gw.base))
+        .bearer_auth(&admin)
+        .json(&json!({"include": ["echo", "get-env"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let view: Value = r.json().await.unwrap();
+    assert_eq!(view["tools"], json!({"include": ["echo", "get-env"]}));
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        seen = names(&c.request("tools/list", json!({})).await);
+        if seen == ["every__echo", "every__get-env"] {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(seen, ["every__echo", "every__get-env"]);
+    let bad = http
+        .put(format!("{}/admin/v1/upstreams/every/tools", gw.base))
+        .bearer_auth(&admin)
+        .json(&json!({"overrides": {"echo": {"name": "no spaces allowed"}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    let missing = http
+        .put(format!("{}/admin/v1/upstreams/nope/tools", gw.base))
+        .bearer_auth(&admin)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+
+    // A virtual server's exclusions narrow what its endpoint offers.
+    let r = http
+        .post(format!("{}/admin/v1/virtual-servers", gw.base))
+        .bearer_auth(&admin)
+        .json(&json!({"name": "safe", "upstreams": ["every"], "exclude": ["*get-env"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let mut v =
+        RawClient::initialize_as(&format!("{}/v/safe", gw.mcp), json!({}), Some(&admin)).await;
+    assert_eq!(
+        names(&v.request("tools/list", json!({})).await),
+        ["every__echo"]
+    );
+}
