@@ -362,16 +362,7 @@ impl Application {
         .map_err(|e| anyhow::anyhow!("database: {e}"))?;
         tracing::info!(backend = registry.backend(), "registry open");
         let registry: Arc<dyn Registry> = Arc::new(registry);
-        for spec in &config.upstreams {
-            registry
-                .put_upstream(&spec.name, &serde_json::to_value(spec)?, "config")
-                .await?;
-        }
-        for role in &config.roles {
-            registry
-                .put_role(&role.name, &serde_json::to_value(role)?, "config")
-                .await?;
-        }
+        crate::seed::seed(registry.as_ref(), &config).await?;
         let roles = Arc::new(RoleBook::new());
         roles.reload(registry.as_ref()).await?;
         let upstreams = Upstreams::new(config.clone(), registry.clone());

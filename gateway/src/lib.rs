@@ -9,7 +9,8 @@
 //! | [`admin`] | the admin REST API and its OpenAPI document |
 //! | [`followers`] | this replica kept in step with other replicas' changes |
 //! | [`config`] | configuration file, env overrides, upstream specs, secrets |
-//! | [`mcp_servers`] | import of `{"mcpServers": ...}` files |
+//! | [`exchange`] | configuration as code: export and import of what the API registered |
+//! | [`seed`] | the config file's upstreams and roles in the registry, pruned when removed |
 //! | [`protocol`] | the MCP vocabulary: JSON-RPC, methods, revisions, envelope keys, the one error |
 //! | [`names`] | the one rule for names of upstreams, roles and virtual servers |
 //! | [`metrics`] | Prometheus metrics |
@@ -21,6 +22,7 @@ pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod config;
+pub mod exchange;
 pub mod followers;
 pub mod mcp;
 pub mod memory;
@@ -28,6 +30,7 @@ pub mod metrics;
 pub mod names;
 pub mod protocol;
 pub mod routing;
+pub mod seed;
 pub mod server;
 pub mod state;
 pub mod upstream;

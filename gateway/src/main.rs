@@ -36,6 +36,28 @@ enum Command {
     ImportMcpServers { file: PathBuf },
     /// Check the configuration and print the upstreams it defines.
     CheckConfig,
+    /// Write what was registered through the admin API (upstreams with their tool curation,
+    /// roles, virtual servers) as one JSON document; secrets stay references.
+    Export {
+        /// Where to write it (default: standard output).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Include the config file's upstreams and roles too.
+        #[arg(long)]
+        with_config: bool,
+    },
+    /// Create or replace what a document from `export` holds (JSON, or TOML by file extension).
+    /// Every item is checked before anything changes; a running gateway follows within a minute
+    /// (at once on Postgres).
+    Import {
+        file: PathBuf,
+        /// Print what would change and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also delete what was registered through the API and the document does not name.
+        #[arg(long)]
+        prune: bool,
+    },
     /// Personal access tokens.
     #[command(subcommand)]
     Token(TokenCommand),
@@ -302,6 +324,45 @@ async fn main() -> anyhow::Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", report.markdown());
+            }
+            Ok(())
+        }
+        Command::Export {
+            output,
+            with_config,
+        } => {
+            let reg = open_registry(&config).await?;
+            // The file's items as the gateway would hold them, so they are told apart.
+            gateway::seed::seed(&reg, &config).await?;
+            let doc = gateway::exchange::export(&reg, with_config).await?;
+            let text = serde_json::to_string_pretty(&doc)? + "\n";
+            match output {
+                Some(path) => std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?,
+                None => print!("{text}"),
+            }
+            Ok(())
+        }
+        Command::Import {
+            file,
+            dry_run,
+            prune,
+        } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let toml = file.extension().is_some_and(|e| e == "toml");
+            let doc = gateway::exchange::parse(&text, toml)
+                .with_context(|| format!("{}", file.display()))?;
+            let reg = open_registry(&config).await?;
+            gateway::seed::seed(&reg, &config).await?;
+            let steps = gateway::exchange::plan(&reg, &doc, prune).await?;
+            for s in &steps {
+                println!("{s}");
+            }
+            if dry_run {
+                println!("dry run: nothing changed");
+            } else {
+                gateway::exchange::apply(&reg, &doc, &steps).await?;
             }
             Ok(())
         }

@@ -1,5 +1,6 @@
 mod admin;
 mod bad_input;
+mod config_as_code;
 mod conformance;
 mod cors;
 mod curation;

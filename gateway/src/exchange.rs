@@ -1,0 +1,291 @@
+//! Configuration as code: what was registered through the admin API (upstreams with their tool
+//! curation, roles, virtual servers) exported to one document and imported from it. Secrets stay
+//! references: the registry never holds a clear-text credential, so the document does not
+//! either. Tokens and the audit log are not configuration and are not exported.
+//!
+//! An import checks every item first and changes nothing when one is invalid or names something
+//! the config file defines (that belongs to the file). It then creates or replaces items (source
+//! `api`); with `prune`, API-registered items the document does not name are removed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use registry::{Registry, RegistryError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::auth::rbac::RoleSpec;
+use crate::config::{UpstreamSpec, UpstreamWire};
+use crate::routing::virtual_servers::{VirtualServer, VirtualServerSpec};
+
+/// The version of the document's shape.
+pub const VERSION: u32 = 1;
+
+/// An exported configuration.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Document {
+    pub version: u32,
+    #[serde(default)]
+    pub upstreams: Vec<UpstreamWire>,
+    #[serde(default)]
+    pub roles: Vec<RoleSpec>,
+    /// By name.
+    #[serde(default)]
+    pub virtual_servers: BTreeMap<String, VirtualServerSpec>,
+}
+
+/// What an import does to one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Create,
+    Update,
+    Unchanged,
+    /// Registered through the API, not in the document, and `prune` was asked for.
+    Delete,
+}
+
+/// One line of an import plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// `upstream`, `role` or `virtual_server`.
+    pub kind: &'static str,
+    pub name: String,
+    pub action: Action,
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let action = match self.action {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Unchanged => "unchanged",
+            Action::Delete => "delete",
+        };
+        write!(f, "{action:9} {} {}", self.kind, self.name)
+    }
+}
+
+/// Everything registered through the API; with `with_config`, the config file's items too.
+pub async fn export(registry: &dyn Registry, with_config: bool) -> anyhow::Result<Document> {
+    let wanted = |source: &str| with_config || source != "config";
+    let mut doc = Document {
+        version: VERSION,
+        ..Default::default()
+    };
+    for rec in registry.list_upstreams().await? {
+        if !wanted(&rec.source) {
+            continue;
+        }
+        let mut spec: UpstreamWire = serde_json::from_value(rec.spec)?;
+        spec.enabled = spec.enabled && rec.enabled;
+        doc.upstreams.push(spec);
+    }
+    for rec in registry.list_roles().await? {
+        if wanted(&rec.source) {
+            doc.roles.push(serde_json::from_value(rec.spec)?);
+        }
+    }
+    for rec in registry.list_virtual_servers().await? {
+        doc.virtual_servers
+            .insert(rec.name, serde_json::from_value(rec.spec)?);
+    }
+    Ok(doc)
+}
+
+/// Reads a document (JSON, or TOML when `toml` is set).
+pub fn parse(text: &str, toml: bool) -> anyhow::Result<Document> {
+    let doc: Document = if toml {
+        toml::from_str(text)?
+    } else {
+        serde_json::from_str(text)?
+    };
+    anyhow::ensure!(
+        doc.version == VERSION,
+        "document version {} is not supported (this gateway reads version {VERSION})",
+        doc.version
+    );
+    Ok(doc)
+}
+
+/// Checks the document against itself and the registry and says what an import would do.
+pub async fn plan(
+    registry: &dyn Registry,
+    doc: &Document,
+    prune: bool,
+) -> anyhow::Result<Vec<Step>> {
+    let mut steps = Vec::new();
+    let mut names = BTreeSet::new();
+    let stored: BTreeMap<String, (String, Value)> = registry
+        .list_upstreams()
+        .await?
+        .into_iter()
+        .map(|r| {
+            let mut spec = r.spec;
+            spec["enabled"] = Value::Bool(spec["enabled"].as_bool().unwrap_or(true) && r.enabled);
+            (r.name, (r.source, spec))
+        })
+        .collect();
+    for wire in &doc.upstreams {
+        let spec = UpstreamSpec::try_from(wire.clone())
+            .and_then(|s| s.validate().map(|()| s))
+            .map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(
+            names.insert(spec.name.clone()),
+            "upstream {:?} is named twice",
+            spec.name
+        );
+        let json = serde_json::to_value(&spec)?;
+        steps.push(step(
+            "upstream",
+            &spec.name,
+            stored.get(&spec.name),
+            &json,
+            |v| {
+                serde_json::from_value::<UpstreamSpec>(v.clone())
+                    .ok()
+                    .map(|s| s.to_json())
+            },
+        )?);
+    }
+    let stored: BTreeMap<String, (String, Value)> = registry
+        .list_roles()
+        .await?
+        .into_iter()
+        .map(|r| (r.name, (r.source, r.spec)))
+        .collect();
+    names.clear();
+    for role in &doc.roles {
+        role.validate().map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(
+            names.insert(role.name.clone()),
+            "role {:?} is named twice",
+            role.name
+        );
+        let json = serde_json::to_value(role)?;
+        steps.push(step(
+            "role",
+            &role.name,
+            stored.get(&role.name),
+            &json,
+            |v| {
+                serde_json::from_value::<RoleSpec>(v.clone())
+                    .ok()
+                    .and_then(|r| serde_json::to_value(r).ok())
+            },
+        )?);
+    }
+    let stored: BTreeMap<String, (String, Value)> = registry
+        .list_virtual_servers()
+        .await?
+        .into_iter()
+        .map(|r| (r.name, ("api".to_string(), r.spec)))
+        .collect();
+    for (name, spec) in &doc.virtual_servers {
+        VirtualServer::new(name, spec.clone())
+            .map_err(|e| anyhow::anyhow!("virtual server {name:?}: {e}"))?;
+        let json = serde_json::to_value(spec)?;
+        steps.push(step(
+            "virtual_server",
+            name,
+            stored.get(name),
+            &json,
+            |v| {
+                serde_json::from_value::<VirtualServerSpec>(v.clone())
+                    .ok()
+                    .and_then(|s| serde_json::to_value(s).ok())
+            },
+        )?);
+    }
+    if prune {
+        steps.extend(prunable(registry, doc).await?);
+    }
+    Ok(steps)
+}
+
+/// The step for one item: `stored` is its (source, spec) in the registry, `normal` reads a stored
+/// spec the way the document's was written, so that equal settings compare equal.
+fn step(
+    kind: &'static str,
+    name: &str,
+    stored: Option<&(String, Value)>,
+    wanted: &Value,
+    normal: impl Fn(&Value) -> Option<Value>,
+) -> anyhow::Result<Step> {
+    let action = match stored {
+        None => Action::Create,
+        Some((source, _)) if source == "config" => anyhow::bail!(
+            "{kind} {name:?} is defined in the config file; change it there, not by import"
+        ),
+        Some((_, spec)) if normal(spec).as_ref() == Some(wanted) => Action::Unchanged,
+        Some(_) => Action::Update,
+    };
+    Ok(Step {
+        kind,
+        name: name.to_string(),
+        action,
+    })
+}
+
+/// API-registered items the document does not name.
+async fn prunable(registry: &dyn Registry, doc: &Document) -> anyhow::Result<Vec<Step>> {
+    let delete = |kind, name: String| Step {
+        kind,
+        name,
+        action: Action::Delete,
+    };
+    let mut steps = Vec::new();
+    let named: BTreeSet<&str> = doc.upstreams.iter().map(|u| u.name.as_str()).collect();
+    for r in registry.list_upstreams().await? {
+        if r.source != "config" && !named.contains(r.name.as_str()) {
+            steps.push(delete("upstream", r.name));
+        }
+    }
+    let named: BTreeSet<&str> = doc.roles.iter().map(|r| r.name.as_str()).collect();
+    for r in registry.list_roles().await? {
+        if r.source != "config" && !named.contains(r.name.as_str()) {
+            steps.push(delete("role", r.name));
+        }
+    }
+    for r in registry.list_virtual_servers().await? {
+        if !doc.virtual_servers.contains_key(&r.name) {
+            steps.push(delete("virtual_server", r.name));
+        }
+    }
+    Ok(steps)
+}
+
+/// Carries out a plan made by [`plan`] for the same document.
+pub async fn apply(registry: &dyn Registry, doc: &Document, steps: &[Step]) -> anyhow::Result<()> {
+    for s in steps {
+        let result = match (s.kind, s.action) {
+            (_, Action::Unchanged) => Ok(()),
+            ("upstream", Action::Delete) => registry.delete_upstream(&s.name).await,
+            ("role", Action::Delete) => registry.delete_role(&s.name).await,
+            ("virtual_server", Action::Delete) => registry.delete_virtual_server(&s.name).await,
+            ("upstream", _) => {
+                let wire = doc.upstreams.iter().find(|u| u.name == s.name);
+                let spec = serde_json::to_value(wire.expect("planned from this document"))?;
+                registry.put_upstream(&s.name, &spec, "api").await.map(drop)
+            }
+            ("role", _) => {
+                let role = doc.roles.iter().find(|r| r.name == s.name);
+                let spec = serde_json::to_value(role.expect("planned from this document"))?;
+                registry.put_role(&s.name, &spec, "api").await.map(drop)
+            }
+            (_, action) => {
+                let spec = serde_json::to_value(&doc.virtual_servers[&s.name])?;
+                registry
+                    .put_virtual_server(&s.name, &spec, action == Action::Create)
+                    .await
+                    .map(drop)
+            }
+        };
+        match result {
+            // Removed meanwhile by someone else: the end state is the one asked for.
+            Err(RegistryError::NotFound(_)) if s.action == Action::Delete => {}
+            other => other?,
+        }
+    }
+    Ok(())
+}
