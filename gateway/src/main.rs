@@ -36,6 +36,12 @@ enum Command {
     ImportMcpServers { file: PathBuf },
     /// Check the configuration and print the upstreams it defines.
     CheckConfig,
+    /// Print the JSON Schema of the configuration file.
+    ConfigSchema {
+        /// Print the Helm chart's values.schema.json instead (its `config` is the file).
+        #[arg(long)]
+        chart_values: bool,
+    },
     /// Write what was registered through the admin API (upstreams with their tool curation,
     /// roles, virtual servers) as one JSON document; secrets stay references.
     Export {
@@ -325,6 +331,15 @@ async fn main() -> anyhow::Result<()> {
             } else {
                 print!("{}", report.markdown());
             }
+            Ok(())
+        }
+        Command::ConfigSchema { chart_values } => {
+            let schema = if chart_values {
+                gateway::config::chart_values_schema()
+            } else {
+                gateway::config::json_schema()
+            };
+            println!("{}", serde_json::to_string_pretty(&schema)?);
             Ok(())
         }
         Command::Export {

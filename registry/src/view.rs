@@ -21,7 +21,9 @@ pub const SEPARATOR: &str = "__";
 pub const URI_SCHEME: &str = "mcpgw";
 
 /// When an upstream's name is put in front of its tools' and prompts' names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PrefixMode {
     #[default]

@@ -11,7 +11,9 @@ use wildmatch::WildMatch;
 /// A role as written in the config and the admin API. Patterns use `*` (any run of characters)
 /// and `?` (one character) and match the names hosts see: `github__*`, `*__read_*`,
 /// `file:///docs/*`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RoleSpec {
     pub name: String,

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::server::positive;
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAudit {
     redact_keys: Option<Vec<String>>,

@@ -10,7 +10,7 @@ use super::server::positive;
 
 /// Who may call: `none` (local development: everyone may do everything) or `required` (a bearer
 /// token on every request: an OAuth access token or a personal access token).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AuthMode {
     #[default]
@@ -19,7 +19,7 @@ pub enum AuthMode {
 }
 
 /// An OAuth authorization server whose access tokens the gateway accepts.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IssuerConfig {
     /// Its `iss` value (and where its metadata is found).
@@ -32,7 +32,7 @@ pub struct IssuerConfig {
 }
 
 /// `claim` contains `value` (or equals it; `*`: the claim is present) → the principal gets `role`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoleMapping {
     pub claim: String,
@@ -41,14 +41,14 @@ pub struct RoleMapping {
 }
 
 /// Requests per second per principal, with bursts up to `burst`.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RateLimit {
     pub per_second: u32,
     pub burst: u32,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAuth {
     mode: Option<AuthMode>,

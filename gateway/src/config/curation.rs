@@ -13,7 +13,9 @@ use wildmatch::WildMatch;
 const MAX_TOOL_NAME: usize = registry::view::MAX_NAME_LEN;
 
 /// An upstream's `tools` section.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Default, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCuration {
     /// Tools offered, by the upstream's own name (`*` and `?` wildcards); empty: all of them.
@@ -28,7 +30,9 @@ pub struct ToolCuration {
 }
 
 /// What hosts see of one tool instead of what the upstream says.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Default, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ToolOverride {
     /// The tool's name before the upstream prefix (`[A-Za-z0-9_-]`, at most 64 characters).

@@ -6,7 +6,7 @@ use super::env::Overrides;
 use super::secret::Secret;
 use super::server::positive;
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDatabase {
     url: Option<String>,

@@ -60,7 +60,7 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     #[serde(default)]
@@ -71,6 +71,7 @@ struct RawConfig {
     #[serde(default)]
     mcp_servers_file: Option<PathBuf>,
     #[serde(default)]
+    #[schemars(with = "Vec<UpstreamWire>")]
     upstreams: Vec<UpstreamSpec>,
     #[serde(default)]
     auth: auth::RawAuth,
@@ -158,6 +159,29 @@ impl Config {
             env,
         })
     }
+}
+
+/// The JSON Schema of the configuration file, generated from the types that read it (their doc
+/// comments are its descriptions), so it cannot drift from what the gateway accepts.
+pub fn json_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(RawConfig)).expect("a schema is JSON")
+}
+
+/// The chart's `values.schema.json`: the chart's own values are left open, its `config` value
+/// must be a configuration file (the definitions move to the root, where `$ref`s point).
+pub fn chart_values_schema() -> serde_json::Value {
+    let mut config = json_schema();
+    let obj = config.as_object_mut().expect("a schema object");
+    let dialect = obj.remove("$schema");
+    let defs = obj.remove("$defs");
+    obj.remove("title");
+    serde_json::json!({
+        "$schema": dialect,
+        "title": "mcp-gateway chart values",
+        "type": "object",
+        "properties": { "config": config },
+        "$defs": defs,
+    })
 }
 
 /// The file's upstreams and those of its `mcp_servers_file`, each checked, no name twice.

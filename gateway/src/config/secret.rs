@@ -28,7 +28,9 @@ impl std::fmt::Debug for Secret {
 
 /// A value that is either given literally (only for what is not secret) or referenced: read from
 /// an environment variable or a file when the upstream is started.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(untagged)]
 pub enum ValueSource {
     Literal(String),

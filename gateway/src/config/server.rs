@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::env::{Overrides, ENV_PREFIX};
 use super::secret::{Secret, ValueSource};
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawServer {
     listen: Option<String>,

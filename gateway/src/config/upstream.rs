@@ -16,7 +16,17 @@ use super::env::ENV_PREFIX;
 use super::secret::{looks_secret, ValueSource};
 
 /// How an upstream is reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Deserialize,
+    Serialize,
+    utoipa::ToSchema,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TransportKind {
     /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
@@ -38,7 +48,18 @@ impl TransportKind {
 }
 
 /// Whether callers share one upstream connection or each session gets its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Deserialize,
+    Serialize,
+    utoipa::ToSchema,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Sharing {
     /// One connection multiplexed for all callers (stateless servers).
@@ -119,7 +140,9 @@ pub struct Endpoint {
 
 /// The gateway's own credentials for an upstream's authorization server (client credentials
 /// grant); the token it gets is sent to the upstream as `Authorization: Bearer`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct UpstreamOAuth {
     pub token_url: String,
@@ -136,7 +159,9 @@ pub struct UpstreamOAuth {
 
 /// An upstream as written in the config file and the admin API, and stored in the registry:
 /// one flat object whose `transport` says which of the other fields apply.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 #[schema(as = UpstreamSpec)]
 pub struct UpstreamWire {

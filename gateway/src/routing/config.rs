@@ -7,7 +7,18 @@ use registry::routing::{Fusion, ModelFiles};
 use serde::{Deserialize, Serialize};
 
 /// How an endpoint lists tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Every tool the caller may see, plus the meta-tools.
@@ -19,7 +30,7 @@ pub enum Mode {
     Auto,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRouting {
     enabled: Option<bool>,

@@ -43,7 +43,7 @@ impl Method {
 }
 
 /// How the two rankings are combined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FusionMethod {
     /// Weighted sum of scores normalised per search (cosine and BM25 each divided by the best
@@ -53,7 +53,7 @@ pub enum FusionMethod {
     Rrf,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Fusion {
     pub method: FusionMethod,

@@ -108,6 +108,45 @@ fn helm_chart_lints_renders_validates_and_configures_the_gateway() {
 }
 
 #[test]
+fn the_chart_schema_is_the_gateways_config_schema_and_helm_enforces_it() {
+    let out = std::process::Command::new(gateway_bin())
+        .args(["config-schema", "--chart-values"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let generated: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("helm/mcp-gateway/values.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        generated == committed,
+        "helm/mcp-gateway/values.schema.json is stale: regenerate it with \
+         `mcp-gateway config-schema --chart-values > helm/mcp-gateway/values.schema.json`"
+    );
+    assert!(
+        generated["$defs"]["UpstreamWire"]["properties"]["tools"].is_object(),
+        "curation is in the schema"
+    );
+    for (set, complaint) in [
+        ("config.server.lisen=x", "lisen"),
+        ("config.upstreams[0].transport=stdoi", "transport"),
+    ] {
+        let out = helm()
+            .args(["template", "r"])
+            .arg(repo().join("helm/mcp-gateway"))
+            .args(["--set", "config.upstreams[0].name=a", "--set", set])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(complaint),
+            "{set} must be refused by the schema: {err}"
+        );
+    }
+}
+
+#[test]
 fn helm_refuses_several_replicas_without_postgres() {
     let out = helm()
         .args(["template", "r"])
