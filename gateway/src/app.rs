@@ -144,9 +144,8 @@ async fn guard_admin(
     mut req: Request,
     next: Next,
 ) -> Response {
-    // A dual-stack listener (`[::]`) sees IPv4 loopback peers as `::ffff:127.0.0.1`.
-    if !state.config.server.admin_remote && !peer.ip().to_canonical().is_loopback() {
-        return forbidden("the admin API answers loopback clients only (server.admin_remote)");
+    if let Some(refused) = admin_peer_refused(&state.config, peer) {
+        return refused;
     }
     if state.auth.required() {
         return crate::auth::middleware::require_admin(State(state), req, next).await;
@@ -154,6 +153,26 @@ async fn guard_admin(
     req.extensions_mut()
         .insert(Arc::new(Principal::anonymous()));
     next.run(req).await
+}
+
+/// The admin surface answers loopback peers only, unless `server.admin_remote`.
+fn admin_peer_refused(config: &Config, peer: SocketAddr) -> Option<Response> {
+    // A dual-stack listener (`[::]`) sees IPv4 loopback peers as `::ffff:127.0.0.1`.
+    (!config.server.admin_remote && !peer.ip().to_canonical().is_loopback())
+        .then(|| forbidden("the admin API answers loopback clients only (server.admin_remote)"))
+}
+
+/// The console's files: where the admin API answers, without a token (they hold no data).
+async fn guard_admin_peer(
+    State(config): State<Arc<Config>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    req: Request,
+    next: Next,
+) -> Response {
+    match admin_peer_refused(&config, peer) {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    }
 }
 
 fn forbidden(message: &str) -> Response {
@@ -269,6 +288,10 @@ pub fn ops_router(state: AppState) -> Router {
 pub fn router(state: AppState) -> Router {
     let admin =
         crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
+    let console = crate::console::router().layer(middleware::from_fn_with_state(
+        state.config.clone(),
+        guard_admin_peer,
+    ));
     // DNS-rebinding protection covers what a browser page could abuse; probes and scrapers call
     // with the pod's IP as Host and must not be refused.
     let mcp = Router::new()
@@ -296,14 +319,14 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::auth::middleware::require_principal,
         ));
-    let guarded =
-        Router::new()
-            .merge(mcp)
-            .merge(admin)
-            .route_layer(middleware::from_fn_with_state(
-                state.config.clone(),
-                guard_origin,
-            ));
+    let guarded = Router::new()
+        .merge(mcp)
+        .merge(admin)
+        .merge(console)
+        .route_layer(middleware::from_fn_with_state(
+            state.config.clone(),
+            guard_origin,
+        ));
     Router::new()
         .merge(guarded)
         .route(

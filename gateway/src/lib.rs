@@ -7,6 +7,7 @@
 //! | [`mcp`] | the downstream endpoint: transport, sessions, dispatch, routing |
 //! | [`upstream`] | connections to upstream servers (stdio, Streamable HTTP, legacy SSE) |
 //! | [`admin`] | the admin REST API and its OpenAPI document |
+//! | [`console`] | the admin console's static files at `/admin/` |
 //! | [`followers`] | this replica kept in step with other replicas' changes |
 //! | [`config`] | configuration file, env overrides, upstream specs, secrets |
 //! | [`exchange`] | configuration as code: export and import of what the API registered |
@@ -22,6 +23,7 @@ pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod config;
+pub mod console;
 pub mod exchange;
 pub mod followers;
 pub mod mcp;

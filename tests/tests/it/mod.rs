@@ -2,6 +2,7 @@ mod admin;
 mod bad_input;
 mod config_as_code;
 mod conformance;
+mod console;
 mod cors;
 mod curation;
 mod database_outage;

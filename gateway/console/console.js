@@ -1,0 +1,442 @@
+// The admin console: plain JavaScript over the admin API and the MCP endpoint, with the bearer
+// token the operator signs in with (kept for this tab only). No build step, no third-party code.
+"use strict";
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const TOKEN_KEY = "mcp-gateway-console-token";
+let token = sessionStorage.getItem(TOKEN_KEY) || "";
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(c ?? ""));
+  return node;
+}
+
+/// A form's control by name (`form.name` and `form.action` are the form's own properties).
+const field = (form, name) => form.elements.namedItem(name);
+
+function say(text, kind = "ok") {
+  const m = $("#message");
+  m.textContent = text;
+  m.className = text ? kind : "";
+}
+
+const when = (ms) => (ms ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) : "");
+
+function authHeaders(extra = {}) {
+  return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
+}
+
+/// A call to the admin API (or /v1/route); throws with the server's own message.
+async function api(method, path, body) {
+  const headers = authHeaders({ Accept: "application/json" });
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let data = text;
+  try { data = text ? JSON.parse(text) : null; } catch { /* plain text */ }
+  if (!r.ok) {
+    const msg = data && data.error ? data.error.message || data.error.code : text;
+    throw new Error(`${r.status}: ${msg}`);
+  }
+  return data;
+}
+
+// MCP over Streamable HTTP (2025-06-18), so tool calls go through the same path, auth, RBAC and
+// audit log as any host's.
+const mcp = { session: null, id: 0 };
+
+async function mcpPost(message) {
+  const headers = authHeaders({
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2025-06-18",
+  });
+  if (mcp.session) headers["Mcp-Session-Id"] = mcp.session;
+  const r = await fetch("/mcp", { method: "POST", headers, body: JSON.stringify(message) });
+  const session = r.headers.get("Mcp-Session-Id");
+  if (session) mcp.session = session;
+  if (r.status === 202) return null;
+  const type = r.headers.get("Content-Type") || "";
+  const text = await r.text();
+  if (type.includes("text/event-stream")) {
+    for (const event of text.split(/\r?\n\r?\n/)) {
+      const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+      if (!data) continue;
+      const m = JSON.parse(data);
+      if (m.id === message.id) return m;
+    }
+    throw new Error("the answer was not in the stream");
+  }
+  let m;
+  try { m = JSON.parse(text); } catch { throw new Error(`${r.status}: ${text}`); }
+  if (r.status === 404 && mcp.session) { mcp.session = null; m.expired = true; }
+  return m;
+}
+
+async function mcpRequest(method, params, retried = false) {
+  if (!mcp.session) {
+    const init = await mcpPost({
+      jsonrpc: "2.0", id: ++mcp.id, method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "mcp-gateway-console", version: "1" } },
+    });
+    if (!init || init.error) throw new Error(init ? init.error.message : "no answer to initialize");
+    await mcpPost({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
+  const m = await mcpPost({ jsonrpc: "2.0", id: ++mcp.id, method, params });
+  if (m.expired && !retried) return mcpRequest(method, params, true);
+  if (m.error) throw new Error(m.error.message);
+  return m.result;
+}
+
+function fill(tbody, rows) {
+  tbody.replaceChildren(...rows);
+  if (!rows.length) tbody.append(el("tr", {}, el("td", { colspan: 20 }, "none")));
+}
+
+async function guarded(work) {
+  try { await work(); } catch (e) { say(e.message, "error"); }
+}
+
+// ---- overview
+
+async function showOverview() {
+  const health = await api("GET", "/admin/v1/health");
+  const up = health.filter((h) => h.status === "up").length;
+  const tools = health.reduce((n, h) => n + (h.tools || 0), 0);
+  const cards = [["upstreams up", `${up} / ${health.length}`], ["tools", tools]];
+  try {
+    const text = await (await fetch("/metrics")).text();
+    const metric = (name) => {
+      const line = text.split("\n").find((l) => l.startsWith(name + " ") || l.startsWith(name + "{"));
+      return line ? Number(line.split(" ").pop()) : null;
+    };
+    const rss = metric("mcp_gateway_process_resident_memory_bytes");
+    const sessions = metric("mcp_gateway_sessions_active");
+    if (rss) cards.push(["resident memory", `${Math.round(rss / 1048576)} MiB`]);
+    if (sessions !== null) cards.push(["sessions", sessions]);
+  } catch { /* metrics may live on the ops port */ }
+  $("#overview-cards").replaceChildren(...cards.map(([k, v]) => el("div", { class: "card" }, el("b", {}, String(v)), k)));
+  $("#routing-status").textContent = JSON.stringify(await api("GET", "/admin/v1/routing"), null, 2);
+}
+
+// ---- upstreams
+
+let upstreams = [];
+
+async function showUpstreams() {
+  upstreams = await api("GET", "/admin/v1/upstreams");
+  fill($("#upstreams-table tbody"), upstreams.map((u) => {
+    const h = u.health || {};
+    return el("tr", { dataset: { upstream: u.name } },
+      el("td", {}, u.name), el("td", {}, u.transport), el("td", {}, u.source),
+      el("td", { class: `status-${h.status}` }, u.enabled === false ? "disabled" : h.status || ""),
+      el("td", { class: "tools" }, String(h.tools ?? "")), el("td", {}, String(h.restarts ?? "")),
+      el("td", { class: "error" }, h.last_error || ""),
+      el("td", {},
+        el("button", { type: "button", onclick: () => editUpstream(u) }, "Edit"), " ",
+        el("button", { type: "button", onclick: () => guarded(() => toggleUpstream(u)) }, u.enabled === false ? "Enable" : "Disable"), " ",
+        el("button", { type: "button", class: "danger", onclick: () => guarded(() => deleteUpstream(u.name)) }, "Delete")));
+  }));
+}
+
+function specOf(view) {
+  const spec = { ...view };
+  delete spec.source;
+  delete spec.health;
+  return spec;
+}
+
+function editUpstream(u) {
+  const f = $("#upstream-form");
+  f.dataset.editing = u.name;
+  field(f, "name").value = u.name;
+  field(f, "name").readOnly = true;
+  field(f, "transport").value = u.transport;
+  field(f, "command").value = u.command || "";
+  field(f, "args").value = (u.args || []).join("\n");
+  field(f, "url").value = u.url || "";
+  field(f, "sharing").value = u.sharing || "shared";
+  field(f, "tools").value = u.tools ? JSON.stringify(u.tools, null, 2) : "";
+  $("#upstream-form-title").textContent = `Edit ${u.name}`;
+}
+
+function resetUpstreamForm() {
+  const f = $("#upstream-form");
+  f.reset();
+  delete f.dataset.editing;
+  field(f, "name").readOnly = false;
+  $("#upstream-form-title").textContent = "Add an upstream";
+}
+
+async function saveUpstream(event) {
+  event.preventDefault();
+  const f = event.target;
+  const editing = f.dataset.editing;
+  const base = editing ? specOf(upstreams.find((u) => u.name === editing)) : {};
+  for (const k of ["command", "args", "env", "inherit_env", "cwd", "url", "headers", "oauth", "tools"]) delete base[k];
+  const spec = { ...base, name: field(f, "name").value.trim(), transport: field(f, "transport").value, sharing: field(f, "sharing").value };
+  if (spec.transport === "stdio") {
+    spec.command = field(f, "command").value.trim();
+    spec.args = field(f, "args").value.split("\n").map((a) => a.trim()).filter(Boolean);
+  } else {
+    spec.url = field(f, "url").value.trim();
+  }
+  if (field(f, "tools").value.trim()) spec.tools = JSON.parse(field(f, "tools").value);
+  if (editing) await api("PUT", `/admin/v1/upstreams/${encodeURIComponent(editing)}`, spec);
+  else await api("POST", "/admin/v1/upstreams", spec);
+  say(`saved ${spec.name}`);
+  resetUpstreamForm();
+  await showUpstreams();
+}
+
+async function toggleUpstream(u) {
+  await api("PUT", `/admin/v1/upstreams/${encodeURIComponent(u.name)}`, { ...specOf(u), enabled: u.enabled === false });
+  await showUpstreams();
+}
+
+async function deleteUpstream(name) {
+  if (!confirm(`Delete upstream ${name}?`)) return;
+  await api("DELETE", `/admin/v1/upstreams/${encodeURIComponent(name)}`);
+  say(`deleted ${name}`);
+  await showUpstreams();
+}
+
+// ---- catalog and tool calls
+
+let catalog = [];
+
+async function showCatalog() {
+  catalog = await api("GET", "/admin/v1/catalog?kind=tool");
+  renderCatalog();
+}
+
+function renderCatalog() {
+  const q = $("#catalog-search").value.trim().toLowerCase();
+  const shown = catalog.filter((t) => !q || t.exposed.toLowerCase().includes(q)
+    || String(t.definition.description || "").toLowerCase().includes(q));
+  $("#catalog-list").replaceChildren(...shown.map((t) => el("li", { dataset: { tool: t.exposed }, onclick: () => showTool(t) },
+    t.exposed, el("small", {}, String(t.definition.description || "").slice(0, 120)))));
+}
+
+function showTool(t) {
+  for (const li of document.querySelectorAll("#catalog-list li")) li.classList.toggle("selected", li.dataset.tool === t.exposed);
+  const def = t.definition;
+  $("#tool-name").textContent = t.exposed;
+  $("#tool-description").textContent = def.description || "";
+  $("#tool-schema").textContent = JSON.stringify(def.inputSchema || {}, null, 2);
+  $("#tool-result").textContent = "";
+  const props = (def.inputSchema && def.inputSchema.properties) || {};
+  const required = new Set((def.inputSchema && def.inputSchema.required) || []);
+  const form = $("#tool-form");
+  form.replaceChildren(...Object.entries(props).map(([name, s]) => {
+    const label = `${name}${required.has(name) ? " *" : ""}${s.description ? ` — ${s.description}` : ""}`;
+    let input;
+    if (s.type === "boolean") input = el("input", { type: "checkbox", name });
+    else if (s.type === "number" || s.type === "integer") input = el("input", { type: "number", name, step: "any" });
+    else if (s.type === "string" || !s.type) input = el("input", { name });
+    else input = el("textarea", { name, rows: 3, placeholder: "JSON" });
+    input.dataset.type = s.type || "string";
+    return el("label", {}, label, input);
+  }), el("button", { type: "submit", id: "tool-call" }, "Call"));
+  form.onsubmit = (event) => { event.preventDefault(); guarded(() => callTool(t.exposed, form)); };
+}
+
+async function callTool(name, form) {
+  const args = {};
+  for (const input of form.querySelectorAll("input, textarea")) {
+    const type = input.dataset.type;
+    if (type === "boolean") { args[input.name] = input.checked; continue; }
+    if (input.value === "") continue;
+    if (type === "number" || type === "integer") args[input.name] = Number(input.value);
+    else if (type === "string") args[input.name] = input.value;
+    else args[input.name] = JSON.parse(input.value);
+  }
+  $("#tool-result").textContent = "calling…";
+  const result = await mcpRequest("tools/call", { name, arguments: args });
+  const texts = (result.content || []).filter((c) => c.type === "text").map((c) => c.text);
+  $("#tool-result").textContent = (result.isError ? "tool error:\n" : "") + (texts.length ? texts.join("\n") : JSON.stringify(result, null, 2));
+}
+
+// ---- routing playground
+
+async function rank(event) {
+  event.preventDefault();
+  const query = $("#route-query").value.trim();
+  if (!query) return;
+  const r = await api("POST", "/v1/route", { query, k: Number($("#route-k").value) || 5 });
+  $("#route-summary").textContent = `mode ${r.mode}` + (r.nothing_fits ? " — nothing fits well" : "");
+  fill($("#route-table tbody"), r.tools.map((t, i) => el("tr", { dataset: { tool: t.name } },
+    el("td", {}, String(i + 1)), el("td", {}, t.name), el("td", {}, t.score.toFixed(3)),
+    el("td", {}, t.similarity == null ? "" : t.similarity.toFixed(3)), el("td", {}, t.step || ""),
+    el("td", {}, String(t.description || "").slice(0, 160)))));
+}
+
+// ---- virtual servers
+
+async function showVirtualServers() {
+  const list = await api("GET", "/admin/v1/virtual-servers");
+  fill($("#vs-table tbody"), list.map((v) => {
+    const settings = { ...v };
+    delete settings.name;
+    return el("tr", {}, el("td", {}, v.name), el("td", {}, `/mcp/v/${v.name}`), el("td", {}, v.mode || "all"),
+      el("td", {}, el("code", {}, JSON.stringify(settings))),
+      el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+        await api("DELETE", `/admin/v1/virtual-servers/${encodeURIComponent(v.name)}`);
+        await showVirtualServers();
+      }) }, "Delete")));
+  }));
+}
+
+async function saveVirtualServer(event) {
+  event.preventDefault();
+  const f = event.target;
+  const name = field(f, "name").value.trim();
+  const spec = JSON.parse(field(f, "spec").value);
+  try {
+    await api("POST", "/admin/v1/virtual-servers", { ...spec, name });
+  } catch (e) {
+    if (!e.message.startsWith("409")) throw e;
+    await api("PUT", `/admin/v1/virtual-servers/${encodeURIComponent(name)}`, spec);
+  }
+  say(`saved virtual server ${name}`);
+  await showVirtualServers();
+}
+
+// ---- tokens
+
+async function showTokens() {
+  const list = await api("GET", "/admin/v1/tokens");
+  fill($("#tokens-table tbody"), list.map((t) => el("tr", {},
+    el("td", {}, t.id), el("td", {}, t.name), el("td", {}, t.owner), el("td", {}, (t.roles || []).join(", ")),
+    el("td", {}, when(t.created_at)), el("td", {}, when(t.expires_at)), el("td", {}, when(t.last_used_at)), el("td", {}, when(t.revoked_at)),
+    el("td", {}, t.revoked_at ? "" : el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+      await api("DELETE", `/admin/v1/tokens/${encodeURIComponent(t.id)}`);
+      await showTokens();
+    }) }, "Revoke")))));
+}
+
+async function createToken(event) {
+  event.preventDefault();
+  const f = event.target;
+  const body = {
+    name: field(f, "name").value.trim(),
+    owner: field(f, "owner").value.trim(),
+    roles: field(f, "roles").value.split(",").map((r) => r.trim()).filter(Boolean),
+  };
+  if (field(f, "expires").value) body.expires_in_days = Number(field(f, "expires").value);
+  const r = await api("POST", "/admin/v1/tokens", body);
+  $("#new-token").textContent = `${r.token}  (shown once: copy it now)`;
+  f.reset();
+  await showTokens();
+}
+
+// ---- roles
+
+async function showRoles() {
+  const list = await api("GET", "/admin/v1/roles");
+  fill($("#roles-table tbody"), list.map((r) => {
+    const grants = { ...r };
+    delete grants.name;
+    return el("tr", {}, el("td", {}, r.name), el("td", {}, el("code", {}, JSON.stringify(grants))),
+      el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+        await api("DELETE", `/admin/v1/roles/${encodeURIComponent(r.name)}`);
+        await showRoles();
+      }) }, "Delete")));
+  }));
+}
+
+async function saveRole(event) {
+  event.preventDefault();
+  const spec = JSON.parse(field(event.target, "spec").value);
+  await api("PUT", `/admin/v1/roles/${encodeURIComponent(spec.name)}`, spec);
+  say(`saved role ${spec.name}`);
+  await showRoles();
+}
+
+// ---- audit
+
+async function showAudit(event) {
+  if (event) event.preventDefault();
+  const f = $("#audit-form");
+  const q = new URLSearchParams();
+  for (const k of ["principal", "action", "target", "limit"]) if (field(f, k).value) q.set(k, field(f, k).value);
+  const rows = await api("GET", `/admin/v1/audit?${q}`);
+  fill($("#audit-table tbody"), rows.map((r) => el("tr", { dataset: { action: r.action, target: r.target || "" } },
+    el("td", {}, String(r.seq)), el("td", {}, when(r.at)), el("td", {}, r.principal), el("td", {}, r.action),
+    el("td", {}, r.upstream || ""), el("td", {}, r.target || ""), el("td", {}, r.outcome), el("td", {}, String(r.latency_ms)),
+    el("td", {}, el("code", {}, r.arguments || "")))));
+}
+
+async function verifyAudit() {
+  const v = await api("GET", "/admin/v1/audit/verify");
+  $("#audit-verdict").textContent = v.ok
+    ? `chain intact: ${v.checked} rows checked up to #${v.head_seq}`
+    : `chain broken at ${JSON.stringify(v.first_broken)}`;
+}
+
+// ---- navigation and sign-in
+
+const views = {
+  overview: showOverview, upstreams: showUpstreams, catalog: showCatalog, routing: async () => {},
+  "virtual-servers": showVirtualServers, tokens: showTokens, roles: showRoles, audit: showAudit,
+};
+
+function route() {
+  const name = location.hash.slice(1) in views ? location.hash.slice(1) : "overview";
+  for (const v of document.querySelectorAll(".view")) v.classList.toggle("active", v.id === `${name}-view`);
+  for (const a of document.querySelectorAll("#tabs a")) a.classList.toggle("active", a.getAttribute("href") === `#${name}`);
+  say("");
+  guarded(views[name]);
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  token = $("#token").value.trim();
+  mcp.session = null;
+  try {
+    await api("GET", "/admin/v1/health");
+    sessionStorage.setItem(TOKEN_KEY, token);
+    $("#who").textContent = token ? "signed in" : "no token";
+    $("#token").value = "";
+    route();
+  } catch (e) {
+    say(`sign-in refused: ${e.message}`, "error");
+  }
+}
+
+function signOut() {
+  token = "";
+  mcp.session = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  $("#who").textContent = "";
+  say("signed out");
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#login").addEventListener("submit", signIn);
+  $("#sign-out").addEventListener("click", signOut);
+  $("#upstream-form").addEventListener("submit", (e) => guarded(() => saveUpstream(e)));
+  $("#upstream-reset").addEventListener("click", resetUpstreamForm);
+  $("#catalog-search").addEventListener("input", renderCatalog);
+  $("#route-form").addEventListener("submit", (e) => guarded(() => rank(e)));
+  $("#vs-form").addEventListener("submit", (e) => guarded(() => saveVirtualServer(e)));
+  $("#token-form").addEventListener("submit", (e) => guarded(() => createToken(e)));
+  $("#role-form").addEventListener("submit", (e) => guarded(() => saveRole(e)));
+  $("#audit-form").addEventListener("submit", (e) => guarded(() => showAudit(e)));
+  $("#audit-verify").addEventListener("click", () => guarded(verifyAudit));
+  window.addEventListener("hashchange", route);
+  if (sessionStorage.getItem(TOKEN_KEY) === null) {
+    // Nothing is fetched before the operator says which token to use (none: leave it empty).
+    say("Sign in with a token (leave it empty when the gateway runs without authentication).");
+    return;
+  }
+  $("#who").textContent = token ? "signed in" : "no token";
+  route();
+});
