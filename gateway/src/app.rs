@@ -19,6 +19,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
+use tracing::Instrument;
 
 use crate::audit::Auditor;
 use crate::auth::{Authenticator, Principal, RoleBook};
@@ -179,6 +180,41 @@ fn forbidden(message: &str) -> Response {
     McpError::invalid_request(message)
         .with_status(StatusCode::FORBIDDEN)
         .into_response()
+}
+
+/// The HTTP server span of a traced request, the child of the caller's `traceparent`; its trace
+/// id joins the request's log lines. Probes and scrapes are not traced.
+async fn trace_http(req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    if !crate::telemetry::enabled() || matches!(path, "/healthz" | "/readyz" | "/metrics") {
+        return next.run(req).await;
+    }
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or(path, |p| p.as_str())
+        .to_string();
+    let span = tracing::debug_span!(
+        target: crate::telemetry::TARGET,
+        "http",
+        otel.name = format!("{} {route}", req.method()),
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        http.request.method = %req.method(),
+        http.route = %route,
+        url.path = %path,
+        http.response.status_code = tracing::field::Empty,
+    );
+    crate::telemetry::parent_from_headers(&span, req.headers());
+    if let Some(id) = crate::telemetry::trace_id(&span) {
+        tracing::Span::current().record("trace_id", id);
+    }
+    let resp = next.run(req).instrument(span.clone()).await;
+    span.record("http.response.status_code", resp.status().as_u16());
+    if resp.status().is_server_error() {
+        span.record("otel.status_code", "ERROR");
+    }
+    resp
 }
 
 /// Counts every HTTP request by route (the pattern, not the path: bounded) and status.
@@ -355,6 +391,7 @@ pub fn router(state: AppState) -> Router {
             state.config.clone(),
             explain_too_large,
         ))
+        .layer(middleware::from_fn(trace_http))
         // Every log line of a request carries its id, and the client gets it back.
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -363,7 +400,7 @@ pub fn router(state: AppState) -> Router {
                 .get("x-request-id")
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("");
-            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
+            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id, trace_id = tracing::field::Empty)
         }))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(cors(&state.config.server.allowed_origins))

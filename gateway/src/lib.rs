@@ -15,6 +15,7 @@
 //! | [`protocol`] | the MCP vocabulary: JSON-RPC, methods, revisions, envelope keys, the one error |
 //! | [`names`] | the one rule for names of upstreams, roles and virtual servers |
 //! | [`metrics`] | Prometheus metrics |
+//! | [`telemetry`] | OpenTelemetry traces (OTLP), off unless `OTEL_*` asks |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
 //! | [`memory`] | freed memory handed back to the system after loading the model |
 
@@ -35,6 +36,7 @@ pub mod routing;
 pub mod seed;
 pub mod server;
 pub mod state;
+pub mod telemetry;
 pub mod upstream;
 
 #[cfg(test)]

@@ -183,14 +183,35 @@ async fn main() -> anyhow::Result<()> {
         None | Some(Command::Serve) => "info,hnsw_rs=warn",
         Some(_) => "warn",
     };
-    tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| default_filter.into()),
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
+    let (otel, traces) = match gateway::telemetry::layer() {
+        Ok(Some((layer, provider))) => (Some(layer), Some(provider)),
+        Ok(None) => (None, None),
+        Err(e) => anyhow::bail!("traces: {e}"),
+    };
+    tracing_subscriber::registry()
+        .with(otel)
+        .with(
+            tracing_subscriber::fmt::layer()
+                .json()
+                .with_writer(std::io::stderr)
+                .with_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| default_filter.into()),
+                ),
         )
-        .with_writer(std::io::stderr)
         .init();
+    let out = run(cli).await;
+    if let Some(traces) = traces {
+        // The last spans are sent before the process ends.
+        let _ = tokio::task::spawn_blocking(move || traces.shutdown()).await;
+    }
+    out
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = load(&cli)?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use registry::{AuditEntry, EntryKind, Exposed};
 use serde_json::{json, Map, Value};
+use tracing::Instrument;
 
 use super::hub::Hub;
 use super::session::{PendingClient, Session, LOG_LEVELS};
@@ -131,8 +132,58 @@ impl Dispatcher {
         )
     }
 
-    /// Answers a host request; calls are audited.
+    /// Answers a host request; calls are audited, and traced when traces are on.
     pub async fn dispatch(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        method: &Method,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Value, McpError> {
+        if !crate::telemetry::enabled() {
+            return self.answer(session, id, method, params).await;
+        }
+        let target = params
+            .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+            .and_then(Value::as_str);
+        let span = tracing::debug_span!(
+            target: crate::telemetry::TARGET,
+            "mcp",
+            otel.name = match target {
+                Some(t) => format!("{} {t}", method.as_str()),
+                None => method.as_str().to_string(),
+            },
+            otel.kind = "server",
+            otel.status_code = tracing::field::Empty,
+            mcp.method.name = method.as_str(),
+            mcp.session.id = %session_ref(session),
+            mcp.protocol.version = session.protocol_version.as_str(),
+            jsonrpc.request.id = %id,
+            gen_ai.operation.name = tracing::field::Empty,
+            gen_ai.tool.name = tracing::field::Empty,
+            mcp.resource.uri = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+        );
+        match (method, target) {
+            (Method::ToolsCall, Some(t)) => {
+                span.record("gen_ai.operation.name", "execute_tool");
+                span.record("gen_ai.tool.name", t);
+            }
+            (m, Some(t)) if m.as_str().starts_with("resources/") => {
+                span.record("mcp.resource.uri", t);
+            }
+            _ => {}
+        }
+        crate::telemetry::parent_from_meta(&span, params);
+        let out = self
+            .answer(session, id, method, params)
+            .instrument(span.clone())
+            .await;
+        crate::telemetry::record_outcome(&span, &out);
+        out
+    }
+
+    async fn answer(
         &self,
         session: &Arc<Session>,
         id: &Value,
@@ -233,11 +284,7 @@ impl Dispatcher {
         };
         let reads = *method == Method::ResourcesRead;
         let target_key = if reads { "uri" } else { "name" };
-        let session_ref = if session.modern {
-            session.id.clone()
-        } else {
-            super::session_id::id_hash(&session.id)[..16].to_string()
-        };
+        let session_ref = session_ref(session);
         self.audit
             .record(AuditEntry {
                 at: registry::now_ms(),
@@ -788,13 +835,56 @@ impl Dispatcher {
         method: &str,
         params: &Map<String, Value>,
     ) -> Result<Value, McpError> {
+        let mut params = params.clone();
+        if !crate::telemetry::enabled() {
+            return self
+                .send_upstream(session, id, upstream, conn, method, params)
+                .await;
+        }
+        let target = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str);
+        let span = tracing::debug_span!(
+            target: crate::telemetry::TARGET,
+            "mcp.client",
+            otel.name = match target {
+                Some(t) => format!("{method} {t}"),
+                None => method.to_string(),
+            },
+            otel.kind = "client",
+            otel.status_code = tracing::field::Empty,
+            mcp.method.name = method,
+            gen_ai.tool.name = (method == "tools/call").then_some(target).flatten(),
+            mcp_gateway.upstream = upstream,
+            error.type = tracing::field::Empty,
+        );
+        // The upstream continues the trace: in `_meta` for every transport, and HTTP upstreams
+        // also get it as the `traceparent` header.
+        crate::telemetry::inject_meta(&span, &mut params);
+        let out = self
+            .send_upstream(session, id, upstream, conn, method, params)
+            .instrument(span.clone())
+            .await;
+        crate::telemetry::record_outcome(&span, &out);
+        out
+    }
+
+    async fn send_upstream(
+        &self,
+        session: &Arc<Session>,
+        id: &Value,
+        upstream: &str,
+        conn: &Arc<Connection>,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Value, McpError> {
         let ups = &self.hub.upstreams;
         let ctx = CallCtx {
             session: session.id.clone(),
             downstream_id: id.clone(),
         };
-        let (uid, rx) =
-            conn.send_request(method, Some(Value::Object(params.clone())), Some(ctx))?;
+        let (uid, rx) = conn.send_request(method, Some(Value::Object(params)), Some(ctx))?;
         session.track_inflight(id, conn.clone(), uid);
         let out = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
         session.untrack_inflight(id);
@@ -848,6 +938,16 @@ fn set_envelope(params: &mut Map<String, Value>, session: &Session) {
 }
 
 /// What only 2026-07-28 servers understand, taken off a request to a 2025 upstream.
+/// How logs, traces and the audit log name a session: a 2025 session id is a credential, so
+/// only a prefix of its hash is written; a 2026-07-28 one is not secret.
+fn session_ref(session: &Session) -> String {
+    if session.modern {
+        session.id.clone()
+    } else {
+        super::session_id::id_hash(&session.id)[..16].to_string()
+    }
+}
+
 fn strip_envelope(params: &mut Map<String, Value>) {
     params.remove("inputResponses");
     params.remove("requestState");

@@ -16,6 +16,7 @@ use axum::Json;
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::UnboundedReceiverStream;
+use tracing::Instrument;
 
 use super::flight::Flight;
 use super::listener::Listener;
@@ -272,13 +273,16 @@ async fn call(req: Request, method: Method, params: Value) -> Result<Response, M
     let task_session = session.clone();
     let task_id = id.clone();
     let task_method = method.clone();
-    tokio::spawn(async move {
-        let out = task_state
-            .dispatcher
-            .dispatch(&task_session, &task_id, &task_method, params.as_object())
-            .await;
-        let _ = tx.send(out);
-    });
+    tokio::spawn(
+        async move {
+            let out = task_state
+                .dispatcher
+                .dispatch(&task_session, &task_id, &task_method, params.as_object())
+                .await;
+            let _ = tx.send(out);
+        }
+        .in_current_span(),
+    );
     let flight = Flight {
         session,
         downstream_id: id.clone(),

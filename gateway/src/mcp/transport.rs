@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use tokio_stream::wrappers::UnboundedReceiverStream;
+use tracing::Instrument;
 
 use super::reply::{answer, capabilities, count, reply, server_info, sse_response, INSTRUCTIONS};
 use super::session::Session;
@@ -196,21 +197,25 @@ async fn request(
     }
     let (stream_no, rx) = session.open_stream(&id);
     let task_session = session.clone();
-    tokio::spawn(async move {
-        let out = state
-            .dispatcher
-            .dispatch(&task_session, &id, &method, jsonrpc::params(&msg))
-            .await;
-        log_call(
-            &state.dispatcher.metrics,
-            &task_session,
-            &method,
-            &out,
-            started,
-        );
-        let response = reply(id.clone(), out);
-        task_session.finish_stream(stream_no, &id, &response);
-    });
+    tokio::spawn(
+        async move {
+            let out = state
+                .dispatcher
+                .dispatch(&task_session, &id, &method, jsonrpc::params(&msg))
+                .await;
+            log_call(
+                &state.dispatcher.metrics,
+                &task_session,
+                &method,
+                &out,
+                started,
+            );
+            let response = reply(id.clone(), out);
+            task_session.finish_stream(stream_no, &id, &response);
+        }
+        // The request's span (and trace) continues in the task that answers on the stream.
+        .in_current_span(),
+    );
     answer(&session, stream_no, rx, false).await
 }
 

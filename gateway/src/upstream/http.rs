@@ -72,14 +72,26 @@ fn modern_headers(msg: &Value) -> Option<HeaderMap> {
 impl Shared {
     /// Headers for `msg`: a 2026-07-28 message gets its routing headers and no session.
     fn headers_for(&self, msg: &Value) -> HeaderMap {
-        match modern_headers(msg) {
+        let mut h = match modern_headers(msg) {
             Some(m) => {
                 let mut h = self.base_headers();
                 h.extend(m);
                 h
             }
             None => self.request_headers(),
+        };
+        // A traced call's context, which the gateway wrote into `_meta`, as the W3C header too.
+        let meta = msg.pointer("/params/_meta");
+        for key in ["traceparent", "tracestate"] {
+            if let Some(v) = meta
+                .and_then(|m| m.get(key))
+                .and_then(Value::as_str)
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
+                h.insert(key, v);
+            }
         }
+        h
     }
 
     fn base_headers(&self) -> HeaderMap {

@@ -19,6 +19,7 @@ mod resumption;
 mod revisions;
 mod routing;
 mod security;
+mod traces;
 
 /// The fixture upstream built with these tests.
 pub fn fixture_bin() -> &'static str {
