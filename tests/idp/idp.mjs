@@ -2,7 +2,8 @@
 //
 // Usage: PEERS_NODE_MODULES=/path/to/node_modules node idp.mjs CLIENTS_JSON
 //   CLIENTS_JSON: [{"client_id", "client_secret", "scope", "ttl"?}] — client-credentials clients;
-//   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds).
+//   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds),
+//   `token_exchange: {"accept_audience": URL}` lets it exchange tokens for that audience (RFC 8693).
 // Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
 // Access tokens are RS256 JWTs (`at+jwt`) whose `aud` is the `resource` parameter (RFC 8707).
 // `POST /test/rotate` replaces the signing key by a new one (the old one leaves the JWKS) and
@@ -15,10 +16,12 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 // The package lives with the other test peers (scripts/install-peers), not next to this file.
-const { default: Provider } = await import(
+const { default: Provider, errors } = await import(
   pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, 'oidc-provider/lib/index.js')).href
 );
 
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 const clients = JSON.parse(process.argv[2] || '[]');
 const ttlOf = Object.fromEntries(clients.map((c) => [c.client_id, c.ttl ?? 300]));
 
@@ -33,7 +36,7 @@ function build(issuer, key) {
     clients: clients.map((c) => ({
       client_id: c.client_id,
       client_secret: c.client_secret,
-      grant_types: ['client_credentials'],
+      grant_types: c.token_exchange ? ['client_credentials', TOKEN_EXCHANGE] : ['client_credentials'],
       response_types: [],
       redirect_uris: [],
       scope: c.scope,
@@ -60,7 +63,45 @@ function build(issuer, key) {
     },
   });
   provider.proxy = true;
+  provider.registerGrantType(TOKEN_EXCHANGE, exchange(issuer, key), [
+    'subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'audience', 'scope',
+  ]);
   return provider;
+}
+
+// RFC 8693 token exchange for clients with `token_exchange: {accept_audience}`: a valid access
+// token of this issuer whose `aud` is `accept_audience` (the client's own API) is exchanged for one
+// whose audience is the requested `resource`, with the same subject and the client as the actor.
+function exchange(issuer, key) {
+  const publicKey = crypto.createPublicKey({ key, format: 'jwk' });
+  return async (ctx) => {
+    const client = clients.find((c) => c.client_id === ctx.oidc.client.clientId);
+    const { subject_token: token, subject_token_type: type, resource } = ctx.oidc.params;
+    if (!client?.token_exchange) throw new errors.UnauthorizedClient('not allowed to exchange tokens');
+    if (type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest('subject_token_type must be access_token');
+    if (!resource) throw new errors.InvalidTarget('resource is required');
+    const [h, p, s] = String(token || '').split('.');
+    const valid = h && p && s && crypto.verify('sha256', Buffer.from(`${h}.${p}`), publicKey, Buffer.from(s, 'base64url'));
+    if (!valid) throw new errors.InvalidGrant('subject_token is not a token of this issuer');
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const now = Math.floor(Date.now() / 1000);
+    if (claims.exp <= now) throw new errors.InvalidGrant('subject_token has expired');
+    if (claims.aud !== client.token_exchange.accept_audience) {
+      throw new errors.InvalidGrant(`subject_token is for ${claims.aud}, not for this client`);
+    }
+    const ttl = 300;
+    const payload = {
+      iss: issuer, sub: claims.sub ?? claims.client_id, aud: resource, client_id: client.client_id,
+      act: { sub: client.client_id }, scope: ctx.oidc.params.scope ?? claims.scope,
+      iat: now, exp: now + ttl, jti: crypto.randomUUID(),
+    };
+    const input = `${b64({ alg: 'RS256', typ: 'at+jwt', kid: key.kid })}.${b64(payload)}`;
+    const sig = crypto.sign('sha256', Buffer.from(input), crypto.createPrivateKey({ key, format: 'jwk' }));
+    ctx.body = {
+      access_token: `${input}.${sig.toString('base64url')}`,
+      issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: ttl,
+    };
+  };
 }
 
 let handler = null;

@@ -39,6 +39,9 @@ pub struct Principal {
     pub token_id: Option<String>,
     pub roles: Vec<String>,
     pub access: Access,
+    /// An OAuth principal's access token, for upstreams that exchange it for one of their own
+    /// (RFC 8693); never sent anywhere as it is.
+    pub bearer: Option<crate::config::Secret>,
 }
 
 impl Principal {
@@ -51,6 +54,7 @@ impl Principal {
             token_id: None,
             roles: Vec::new(),
             access: Access::everything(),
+            bearer: None,
         }
     }
 
@@ -180,6 +184,7 @@ impl Authenticator {
                 .map(str::to_string),
             access: self.roles.access(&roles),
             roles,
+            bearer: Some(crate::config::Secret::new(token)),
         })
     }
 
@@ -201,6 +206,7 @@ impl Authenticator {
             token_id: Some(rec.id),
             access: self.roles.access(&rec.roles),
             roles: rec.roles,
+            bearer: None,
         })
     }
 }

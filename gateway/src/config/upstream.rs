@@ -155,6 +155,13 @@ pub struct UpstreamOAuth {
     /// The upstream's resource URL (RFC 8707), the audience of the token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+    /// Calls act as the signed-in user: each session's connection carries a token the
+    /// authorization server issues for the upstream in exchange for the host's OAuth access
+    /// token (RFC 8693 token exchange, with these client credentials). Needs
+    /// `sharing = "per_session"`; the gateway's own connection (for the catalog) keeps the
+    /// client-credentials token. Callers without an OAuth token (PATs) cannot use the upstream.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub token_exchange: bool,
 }
 
 /// An upstream as written in the config file and the admin API, and stored in the registry:
@@ -360,6 +367,17 @@ impl UpstreamSpec {
             Transport::Http(e) | Transport::Sse(e) => {
                 if let Some(o) = &e.oauth {
                     o.validate(name)?;
+                    if o.token_exchange && self.sharing != Sharing::PerSession {
+                        return Err(format!(
+                            "upstream {name:?}: oauth.token_exchange gives each session its own \
+                             identity, so it needs sharing = \"per_session\""
+                        ));
+                    }
+                    if o.token_exchange && matches!(self.transport, Transport::Sse(_)) {
+                        return Err(format!(
+                            "upstream {name:?}: oauth.token_exchange is for http upstreams"
+                        ));
+                    }
                 }
                 (None, Some(&e.headers))
             }

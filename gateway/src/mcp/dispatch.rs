@@ -651,7 +651,12 @@ impl Dispatcher {
         // connections are opened with everything the gateway can relay.
         let host_caps = (!session.modern).then_some(&session.client_caps);
         let mut conn = ups
-            .connection_for(upstream, &session.conn_key, host_caps)
+            .connection_for(
+                upstream,
+                &session.conn_key,
+                host_caps,
+                session.principal().bearer.as_ref(),
+            )
             .await
             .map_err(|e| unavailable(upstream, &e.to_string()))?;
         // The host's progress token is unique only within its session: the upstream gets one
@@ -692,7 +697,12 @@ impl Dispatcher {
                     .await
             {
                 if let Ok(fresh) = ups
-                    .connection_for(upstream, &session.conn_key, host_caps)
+                    .connection_for(
+                        upstream,
+                        &session.conn_key,
+                        host_caps,
+                        session.principal().bearer.as_ref(),
+                    )
                     .await
                 {
                     tracing::info!(

@@ -14,7 +14,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::connection::{Connection, InboundSink};
 use super::{http, sse, stdio, UpstreamError};
-use crate::config::{Config, Curation, Sharing, Transport, UpstreamSpec};
+use crate::config::{Config, Curation, Secret, Sharing, Transport, UpstreamSpec};
 use crate::protocol::{jsonrpc, McpError, Revision};
 use registry::backoff::Backoff;
 
@@ -46,6 +46,8 @@ struct Entry {
     health: Mutex<Health>,
     shared: Mutex<Option<Arc<Connection>>>,
     sessions: Mutex<HashMap<String, Arc<Connection>>>,
+    /// The token exchangers of per-session connections (`oauth.token_exchange`), by session.
+    exchangers: Mutex<HashMap<String, Arc<super::oauth::TokenSource>>>,
     definitions: Mutex<BTreeMap<EntryKind, Vec<Value>>>,
     stop: watch::Sender<bool>,
     syncing: tokio::sync::Mutex<()>,
@@ -221,6 +223,7 @@ impl Upstreams {
             spec,
             shared: Mutex::default(),
             sessions: Mutex::default(),
+            exchangers: Mutex::default(),
             definitions: Mutex::default(),
             stop,
             syncing: tokio::sync::Mutex::new(()),
@@ -260,6 +263,7 @@ impl Upstreams {
         if let Some(c) = entry.shared.lock().unwrap().take() {
             c.shutdown();
         }
+        entry.exchangers.lock().unwrap().clear();
         for (_, c) in entry.sessions.lock().unwrap().drain() {
             c.shutdown();
         }
@@ -270,7 +274,7 @@ impl Upstreams {
         let name = entry.spec.name.clone();
         let mut backoff = Backoff::new(Duration::from_millis(500), MAX_BACKOFF);
         loop {
-            let attempt = self.connect(&entry.spec, None, None);
+            let attempt = self.connect(&entry.spec, None, None, None);
             let result = tokio::select! {
                 r = attempt => r,
                 _ = stop.wait_for(|s| *s) => return,
@@ -380,13 +384,48 @@ impl Upstreams {
         Ok(t)
     }
 
+    /// For an upstream with `oauth.token_exchange`, the exchanger of a session's connection:
+    /// it needs the caller's OAuth access token (a PAT stands for no one the IdP knows).
+    fn exchanger(
+        &self,
+        spec: &UpstreamSpec,
+        subject: Option<&Secret>,
+    ) -> Result<Option<Arc<super::oauth::TokenSource>>, UpstreamError> {
+        let Some(o) = spec
+            .transport
+            .endpoint()
+            .and_then(|e| e.oauth.as_ref())
+            .filter(|o| o.token_exchange)
+        else {
+            return Ok(None);
+        };
+        let subject = subject.ok_or_else(|| {
+            UpstreamError::Config(format!(
+                "upstream {} acts as the signed-in user (token exchange): call it with an OAuth \
+                 access token, not a personal access token",
+                spec.name
+            ))
+        })?;
+        let secret = o
+            .client_secret
+            .resolve(&self.config.env)
+            .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}")))?;
+        Ok(Some(super::oauth::TokenSource::exchanging(
+            o.clone(),
+            secret,
+            subject.clone(),
+        )))
+    }
+
     /// Opens a connection and performs the MCP handshake. `host_caps`: the capabilities the
     /// downstream host declared (per-session connections), else everything the gateway can relay.
+    /// `exchanger`: the session's token source when the upstream exchanges the user's token.
     async fn connect(
         &self,
         spec: &UpstreamSpec,
         owner: Option<String>,
         host_caps: Option<Value>,
+        exchanger: Option<Arc<super::oauth::TokenSource>>,
     ) -> Result<Arc<Connection>, UpstreamError> {
         let sink = self
             .sink
@@ -405,9 +444,10 @@ impl Upstreams {
                         .map_err(|e| UpstreamError::Config(format!("header {k}: {e}")))?;
                     pairs.push((k.clone(), v.expose().to_string()));
                 }
-                let auth = match &endpoint.oauth {
-                    Some(o) => Some(self.token_source(&spec.name, o)?),
-                    None => None,
+                let auth = match (&endpoint.oauth, exchanger) {
+                    (_, Some(x)) => Some(x),
+                    (Some(o), None) => Some(self.token_source(&spec.name, o)?),
+                    (None, None) => None,
                 };
                 let legacy = matches!(spec.transport, Transport::Sse(_));
                 if let Some(a) = &auth {
@@ -532,11 +572,13 @@ impl Upstreams {
 
     /// The connection to use for a call from `session`: the shared one, or the session's own
     /// (opened on first use) for `per_session` upstreams.
+    /// `subject`: the caller's OAuth access token, for upstreams that exchange it.
     pub async fn connection_for(
         &self,
         upstream: &str,
         session: &str,
         host_caps: Option<&Value>,
+        subject: Option<&Secret>,
     ) -> Result<Arc<Connection>, UpstreamError> {
         let entry = self
             .entries
@@ -554,11 +596,28 @@ impl Upstreams {
         }
         if let Some(c) = entry.sessions.lock().unwrap().get(session) {
             if !c.is_closed() {
+                if let (Some(x), Some(s)) = (entry.exchangers.lock().unwrap().get(session), subject)
+                {
+                    x.set_subject(s);
+                }
                 return Ok(c.clone());
             }
         }
+        let exchanger = self.exchanger(&entry.spec, subject)?;
+        if let Some(x) = &exchanger {
+            entry
+                .exchangers
+                .lock()
+                .unwrap()
+                .insert(session.to_string(), x.clone());
+        }
         let conn = self
-            .connect(&entry.spec, Some(session.to_string()), host_caps.cloned())
+            .connect(
+                &entry.spec,
+                Some(session.to_string()),
+                host_caps.cloned(),
+                exchanger,
+            )
             .await?;
         let mut sessions = entry.sessions.lock().unwrap();
         if let Some(old) = sessions.insert(session.to_string(), conn.clone()) {
@@ -580,6 +639,7 @@ impl Upstreams {
     pub fn end_session(&self, session: &str) {
         let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
         for e in entries {
+            e.exchangers.lock().unwrap().remove(session);
             if let Some(c) = e.sessions.lock().unwrap().remove(session) {
                 c.shutdown();
             }

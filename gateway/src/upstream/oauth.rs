@@ -1,6 +1,8 @@
-//! OAuth client credentials for upstreams behind an authorization server (`oauth2` crate): the
-//! gateway's own token for the upstream, fetched before connecting, cached, and refreshed in the
-//! background before it expires. The host's token never goes upstream.
+//! Tokens for upstreams behind an authorization server: the gateway's own (client credentials,
+//! `oauth2` crate), or one issued for the upstream in exchange for a session user's access token
+//! (RFC 8693; a form POST, which `oauth2` does not offer). Either is fetched before connecting,
+//! cached, and refreshed in the background before it expires. The host's token itself never
+//! goes upstream.
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -16,9 +18,15 @@ const REFRESH_BEFORE: Duration = Duration::from_secs(60);
 /// Lifetime assumed when the server does not say (`expires_in` is optional).
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+
 pub struct TokenSource {
     config: UpstreamOAuth,
     secret: Secret,
+    /// The session user's access token to exchange (`None`: client credentials). Replaced by
+    /// the newest one the host sent, so a refreshed host token keeps the exchange working.
+    subject: Option<RwLock<Secret>>,
     http: reqwest::Client,
     current: RwLock<Option<(Secret, Instant)>>,
     refreshing: tokio::sync::Mutex<()>,
@@ -26,9 +34,28 @@ pub struct TokenSource {
 
 impl TokenSource {
     pub fn new(config: UpstreamOAuth, secret: Secret) -> Arc<Self> {
+        Self::build(config, secret, None)
+    }
+
+    /// A source that exchanges `subject` (a user's access token) for the upstream's token.
+    pub fn exchanging(config: UpstreamOAuth, secret: Secret, subject: Secret) -> Arc<Self> {
+        Self::build(config, secret, Some(RwLock::new(subject)))
+    }
+
+    /// Keeps the newest access token of the session's user for the next exchange.
+    pub fn set_subject(&self, token: &Secret) {
+        if let Some(s) = &self.subject {
+            if s.read().unwrap().expose() != token.expose() {
+                *s.write().unwrap() = token.clone();
+            }
+        }
+    }
+
+    fn build(config: UpstreamOAuth, secret: Secret, subject: Option<RwLock<Secret>>) -> Arc<Self> {
         Arc::new(Self {
             config,
             secret,
+            subject,
             // The token endpoint must not redirect the client's credentials elsewhere.
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
@@ -62,6 +89,19 @@ impl TokenSource {
         if let Some(t) = self.fresh() {
             return Ok(t);
         }
+        let (token, lifetime) = match &self.subject {
+            Some(subject) => {
+                let subject = subject.read().unwrap().clone();
+                self.exchange(&subject).await?
+            }
+            None => self.client_credentials().await?,
+        };
+        tracing::info!(token_url = %self.config.token_url, ?lifetime, exchanged = self.subject.is_some(), "upstream access token obtained");
+        *self.current.write().unwrap() = Some((token.clone(), Instant::now() + lifetime));
+        Ok(token)
+    }
+
+    async fn client_credentials(&self) -> Result<(Secret, Duration), UpstreamError> {
         let url = TokenUrl::new(self.config.token_url.clone())
             .map_err(|e| UpstreamError::Config(format!("oauth.token_url: {e}")))?;
         let client = BasicClient::new(ClientId::new(self.config.client_id.clone()))
@@ -81,10 +121,54 @@ impl TokenSource {
             ))
         })?;
         let token = Secret::new(resp.access_token().secret().clone());
-        let lifetime = resp.expires_in().unwrap_or(DEFAULT_LIFETIME);
-        tracing::info!(token_url = %self.config.token_url, ?lifetime, "upstream access token obtained");
-        *self.current.write().unwrap() = Some((token.clone(), Instant::now() + lifetime));
-        Ok(token)
+        Ok((token, resp.expires_in().unwrap_or(DEFAULT_LIFETIME)))
+    }
+
+    /// RFC 8693: the user's access token for one whose audience is the upstream.
+    async fn exchange(&self, subject: &Secret) -> Result<(Secret, Duration), UpstreamError> {
+        let mut form = vec![
+            ("grant_type", TOKEN_EXCHANGE.to_string()),
+            ("subject_token", subject.expose().to_string()),
+            ("subject_token_type", ACCESS_TOKEN_TYPE.to_string()),
+            ("requested_token_type", ACCESS_TOKEN_TYPE.to_string()),
+        ];
+        if let Some(r) = &self.config.resource {
+            form.push(("resource", r.clone()));
+        }
+        if !self.config.scopes.is_empty() {
+            form.push(("scope", self.config.scopes.join(" ")));
+        }
+        let refused = |why: String| {
+            UpstreamError::Connect(format!(
+                "token exchange at {} refused: {why}",
+                self.config.token_url
+            ))
+        };
+        let resp = self
+            .http
+            .post(&self.config.token_url)
+            .basic_auth(&self.config.client_id, Some(self.secret.expose()))
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| refused(e.without_url().to_string()))?;
+        let status = resp.status();
+        let body: serde_json::Value = resp.json().await.map_err(|e| refused(e.to_string()))?;
+        if !status.is_success() {
+            let error = body["error"].as_str().unwrap_or("unknown error");
+            let detail = body["error_description"].as_str().unwrap_or("");
+            return Err(refused(
+                format!("{status} {error} {detail}").trim().to_string(),
+            ));
+        }
+        let token = body["access_token"]
+            .as_str()
+            .ok_or_else(|| refused("no access_token in the answer".into()))?;
+        let lifetime = body["expires_in"]
+            .as_u64()
+            .map(Duration::from_secs)
+            .unwrap_or(DEFAULT_LIFETIME);
+        Ok((Secret::new(token), lifetime))
     }
 
     /// The token for a request being sent now; a refresh starts in the background when it is

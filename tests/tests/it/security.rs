@@ -690,3 +690,111 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
     assert_eq!(health[0]["status"], "down", "{health}");
     assert!(health.to_string().contains("token request"), "{health}");
 }
+
+#[tokio::test]
+async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_token() {
+    let a_resource = "https://gateway-a.test/mcp";
+    let inner = "https://inner.test/mcp";
+    let idp = Idp::start(json!([
+        {"client_id": "ann", "client_secret": "ann-secret", "scope": "mcp"},
+        {"client_id": "gw", "client_secret": "gw-secret", "scope": "mcp",
+         "token_exchange": {"accept_audience": a_resource}}
+    ]))
+    .await;
+    // Gateway b: the upstream, which accepts tokens of the IdP for its own resource and audits
+    // who called.
+    let b_dir = gateway_tests::scratch();
+    let b_config = format!(
+        "{}{ROLES}\n[auth]\nmode = \"required\"\nresource = \"{inner}\"\nrequired_scopes = [\"mcp\"]\n\
+         [[auth.issuers]]\nissuer = \"{}\"\n\
+         [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"gw\"\nrole = \"ops\"\n",
+        fixture_config(&sqlite_url(&b_dir), ""),
+        idp.issuer
+    );
+    let b = Gateway::start_secured(&b_config, &[]).await;
+    b.wait_up(&["fx"]).await;
+    // Gateway a: hosts sign in at the IdP; b is reached with each user's exchanged token.
+    let a_dir = gateway_tests::scratch();
+    let a_config = format!(
+        "[database]\nurl = \"{}\"\n{ROLES}\n[[roles]]\nname = \"users\"\nupstreams = [\"inner\"]\n\n\
+         [auth]\nmode = \"required\"\nresource = \"{a_resource}\"\nrequired_scopes = [\"mcp\"]\n\
+         [[auth.issuers]]\nissuer = \"{}\"\n\
+         [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"ann\"\nrole = \"users\"\n\n\
+         [[upstreams]]\nname = \"inner\"\ntransport = \"http\"\nurl = \"{}\"\nsharing = \"per_session\"\n\
+         oauth = {{ token_url = \"{}/token\", client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }}, \
+         scopes = [\"mcp\"], resource = \"{inner}\", token_exchange = true }}\n",
+        sqlite_url(&a_dir),
+        idp.issuer,
+        b.mcp,
+        idp.issuer
+    );
+    let a = Gateway::start_secured(&a_config, &[("GW_SECRET", "gw-secret")]).await;
+    a.wait_up(&["inner"]).await;
+
+    let ann = idp.token("ann", "ann-secret", "mcp", a_resource).await;
+    let (status, _, body) = call_as(
+        &a.mcp,
+        Some(&ann),
+        "tools/call",
+        json!({"name": "inner__fx__echo", "arguments": {"message": "as ann"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}\n{}", a.log());
+    assert_eq!(body["result"]["content"][0]["text"], "as ann", "{body}");
+    // b saw ann (the exchanged token's subject), through a token of its own audience.
+    let mut call = Value::Null;
+    for _ in 0..50 {
+        let rows = b.get_json("/admin/v1/audit?action=tools/call").await;
+        if let Some(r) = rows.as_array().and_then(|r| r.first()) {
+            call = r.clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        call["principal"],
+        format!("oauth:{}#ann", idp.issuer),
+        "the user, not the gateway: {call}"
+    );
+    let ann_jti = jwt_claims(&ann)["jti"].clone();
+    assert_ne!(call["token_id"], ann_jti, "b never got ann's own token");
+
+    // A caller with a PAT has no identity the IdP could exchange: a clear refusal.
+    let pat = a.token_for("bob", &["users"]).await;
+    let (status, _, body) = call_as(
+        &a.mcp,
+        Some(&pat),
+        "tools/call",
+        json!({"name": "inner__fx__echo", "arguments": {"message": "as bob"}}),
+    )
+    .await;
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        status != 200 || body.get("error").is_some(),
+        "a PAT cannot reach a token-exchange upstream: {body}"
+    );
+    assert!(message.contains("OAuth access token"), "{body}");
+
+    // Passthrough stays impossible: the config refuses token exchange on a shared connection.
+    let out = std::process::Command::new(gateway_tests::gateway_bin())
+        .args(["check-config", "--config"])
+        .arg({
+            let p = a_dir.join("shared.toml");
+            std::fs::write(&p, a_config.replace("sharing = \"per_session\"\n", "")).unwrap();
+            p
+        })
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("per_session"));
+}
+
+/// The claims of a JWT, unverified (the test only reads what it was given).
+fn jwt_claims(token: &str) -> Value {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
