@@ -388,8 +388,13 @@ const views = {
   "virtual-servers": showVirtualServers, tokens: showTokens, roles: showRoles, audit: showAudit,
 };
 
+// The overview refreshes itself while it is shown (live figures at a glance).
+let refresher = null;
+
 function route() {
   const name = location.hash.slice(1) in views ? location.hash.slice(1) : "overview";
+  clearInterval(refresher);
+  if (name === "overview") refresher = setInterval(() => guarded(showOverview), 5000);
   for (const v of document.querySelectorAll(".view")) v.classList.toggle("active", v.id === `${name}-view`);
   for (const a of document.querySelectorAll("#tabs a")) a.classList.toggle("active", a.getAttribute("href") === `#${name}`);
   say("");
