@@ -156,6 +156,14 @@ pub fn inject_meta(span: &Span, params: &mut Map<String, Value>) {
     }
 }
 
+/// A span's name per the conventions: `{method} {target}`, or the method alone.
+pub fn span_name(method: &str, target: Option<&str>) -> String {
+    match target {
+        Some(t) => format!("{method} {t}"),
+        None => method.to_string(),
+    }
+}
+
 /// Marks the span failed when the answer is an error (`error.type`: the JSON-RPC code) or a
 /// tool result with `isError` (`tool_error`).
 pub fn record_outcome(span: &Span, out: &Result<Value, crate::protocol::McpError>) {

@@ -149,10 +149,7 @@ impl Dispatcher {
         let span = tracing::debug_span!(
             target: crate::telemetry::TARGET,
             "mcp",
-            otel.name = match target {
-                Some(t) => format!("{} {t}", method.as_str()),
-                None => method.as_str().to_string(),
-            },
+            otel.name = crate::telemetry::span_name(method.as_str(), target),
             otel.kind = "server",
             otel.status_code = tracing::field::Empty,
             mcp.method.name = method.as_str(),
@@ -858,10 +855,7 @@ impl Dispatcher {
         let span = tracing::debug_span!(
             target: crate::telemetry::TARGET,
             "mcp.client",
-            otel.name = match target {
-                Some(t) => format!("{method} {t}"),
-                None => method.to_string(),
-            },
+            otel.name = crate::telemetry::span_name(method, target),
             otel.kind = "client",
             otel.status_code = tracing::field::Empty,
             mcp.method.name = method,

@@ -619,16 +619,7 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
     .await;
     // Gateway b: an upstream that requires OAuth tokens for its resource.
     let inner = "https://inner.test/mcp";
-    let b_dir = gateway_tests::scratch();
-    let b_config = format!(
-        "{}{ROLES}\n[auth]\nmode = \"required\"\nresource = \"{inner}\"\nrequired_scopes = [\"mcp\"]\n\
-         [[auth.issuers]]\nissuer = \"{}\"\n\
-         [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"gw\"\nrole = \"ops\"\n",
-        fixture_config(&sqlite_url(&b_dir), ""),
-        idp.issuer
-    );
-    let b = Gateway::start_secured(&b_config, &[]).await;
-    b.wait_up(&["fx"]).await;
+    let b = protected_upstream(&idp, inner).await;
     // Gateway a: b as an HTTP upstream with client credentials; hosts use PATs.
     let a_dir = gateway_tests::scratch();
     let a_config = format!(
@@ -703,16 +694,7 @@ async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_t
     .await;
     // Gateway b: the upstream, which accepts tokens of the IdP for its own resource and audits
     // who called.
-    let b_dir = gateway_tests::scratch();
-    let b_config = format!(
-        "{}{ROLES}\n[auth]\nmode = \"required\"\nresource = \"{inner}\"\nrequired_scopes = [\"mcp\"]\n\
-         [[auth.issuers]]\nissuer = \"{}\"\n\
-         [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"gw\"\nrole = \"ops\"\n",
-        fixture_config(&sqlite_url(&b_dir), ""),
-        idp.issuer
-    );
-    let b = Gateway::start_secured(&b_config, &[]).await;
-    b.wait_up(&["fx"]).await;
+    let b = protected_upstream(&idp, inner).await;
     // Gateway a: hosts sign in at the IdP; b is reached with each user's exchanged token.
     let a_dir = gateway_tests::scratch();
     let a_config = format!(
@@ -787,6 +769,22 @@ async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_t
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("per_session"));
+}
+
+/// A gateway serving the fixture that accepts the IdP's tokens for `resource` only (the client
+/// `gw` gets the role `ops`): an upstream behind OAuth whose audit log says who called.
+async fn protected_upstream(idp: &Idp, resource: &str) -> Gateway {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "{}{ROLES}\n[auth]\nmode = \"required\"\nresource = \"{resource}\"\nrequired_scopes = [\"mcp\"]\n\
+         [[auth.issuers]]\nissuer = \"{}\"\n\
+         [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"gw\"\nrole = \"ops\"\n",
+        fixture_config(&sqlite_url(&dir), ""),
+        idp.issuer
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["fx"]).await;
+    gw
 }
 
 /// The claims of a JWT, unverified (the test only reads what it was given).
