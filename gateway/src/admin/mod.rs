@@ -262,8 +262,9 @@ async fn update_upstream(
 async fn replace_upstream(
     state: &AppState,
     name: &str,
-    body: Value,
+    mut body: Value,
 ) -> Result<UpstreamView, AdminError> {
+    keep_redacted_url(state, name, &mut body).await?;
     let spec = parse_spec(body)?;
     if spec.name != name {
         return Err(AdminError::BadRequest(format!(
@@ -281,6 +282,32 @@ async fn replace_upstream(
         .await?;
     state.hub.upstreams.start(spec);
     view_of(state, rec)
+}
+
+/// A spec read from this API and sent back shows its URL with the user information redacted
+/// (`https://***@host/...`): the stored URL is kept then, so a read-modify-write round trip
+/// (the console's enable/disable) does not lose the credentials in it.
+async fn keep_redacted_url(
+    state: &AppState,
+    name: &str,
+    body: &mut Value,
+) -> Result<(), AdminError> {
+    let Some(sent) = body.get("url").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    if !sent.contains("://***@") {
+        return Ok(());
+    }
+    let stored = state.registry.get_upstream(name).await?.and_then(|r| {
+        r.spec
+            .get("url")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    if let Some(stored) = stored.filter(|s| crate::config::redact_userinfo(s) == sent) {
+        body["url"] = Value::from(stored);
+    }
+    Ok(())
 }
 
 /// Replace an upstream's tool curation: which of its tools hosts see (include/exclude patterns

@@ -469,6 +469,42 @@ async fn smaller_protocol_and_http_holes() {
         }
         assert!(!text.contains("hunter2"), "{path}: {text}");
     }
+    // A read-modify-write of the shown spec (what the console's Disable does) keeps the stored
+    // credentials instead of storing the redacted URL.
+    let mut spec: Value = http
+        .get(format!("{base}/admin/v1/upstreams/creds"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let spec = spec.as_object_mut().unwrap();
+    spec.remove("source");
+    spec.remove("health");
+    spec.insert("enabled".into(), json!(false));
+    let r = http
+        .put(format!("{base}/admin/v1/upstreams/creds"))
+        .json(&spec)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let config = dir.join("export.toml");
+    std::fs::write(&config, fixture_config(&sqlite_url(&dir), "")).unwrap();
+    let out = tokio::process::Command::new(gateway_tests::gateway_bin())
+        .arg("--config")
+        .arg(&config)
+        .arg("export")
+        .output()
+        .await
+        .unwrap();
+    let stored = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stored.contains("http://ada:hunter2@127.0.0.1:9/mcp")
+            && stored.contains("\"enabled\": false"),
+        "{stored}"
+    );
 }
 
 #[tokio::test]
