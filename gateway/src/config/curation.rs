@@ -123,10 +123,27 @@ impl Curation {
         if !self.offers(name) {
             return None;
         }
-        let Some(o) = self.overrides.get(name) else {
-            return Some(definition.clone());
-        };
         let mut def = definition.clone();
+        if let Some(o) = self.overrides.get(name) {
+            o.apply(&mut def);
+        }
+        Some(def)
+    }
+
+    /// The fixed arguments of the upstream's tool `name`, if any.
+    pub fn fixed_arguments(&self, name: &str) -> Option<&Map<String, Value>> {
+        self.overrides
+            .get(name)
+            .map(|o| &o.arguments)
+            .filter(|a| !a.is_empty())
+    }
+}
+
+impl ToolOverride {
+    /// Changes a tool definition into what hosts see: its name, description and annotations,
+    /// and the fixed arguments out of its input schema.
+    pub fn apply(&self, def: &mut Value) {
+        let o = self;
         if let Some(n) = &o.name {
             def["name"] = Value::from(n.clone());
         }
@@ -154,15 +171,6 @@ impl Curation {
                 }
             }
         }
-        Some(def)
-    }
-
-    /// The fixed arguments of the upstream's tool `name`, if any.
-    pub fn fixed_arguments(&self, name: &str) -> Option<&Map<String, Value>> {
-        self.overrides
-            .get(name)
-            .map(|o| &o.arguments)
-            .filter(|a| !a.is_empty())
     }
 }
 

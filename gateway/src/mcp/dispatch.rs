@@ -81,13 +81,6 @@ fn page<'a, T>(
     Ok((&items[start..end], next))
 }
 
-/// A definition as hosts see it: the upstream's JSON with the name (or URI) replaced.
-fn exposed_definition(e: &Exposed) -> Value {
-    let mut def = e.entry.definition.clone();
-    def[e.entry.kind.key_field()] = Value::from(e.exposed.clone());
-    def
-}
-
 /// A list item: a meta-tool of the gateway's own or a catalog entry.
 enum Item<'a> {
     Own(Value),
@@ -386,6 +379,11 @@ impl Dispatcher {
         if kind == EntryKind::Tool && name == SEARCH_TOOLS {
             return self.search_tools(session, lens, params).await;
         }
+        // A virtual server may show a tool under a name of its own.
+        let name = match kind {
+            EntryKind::Tool => lens.exposed_name(name).ok_or_else(|| unknown(kind, name))?,
+            _ => name,
+        };
         let view = self.hub.upstreams.view();
         let e = view
             .resolve(kind, name)
@@ -402,7 +400,13 @@ impl Dispatcher {
         p.insert("name".into(), Value::from(e.entry.key.clone()));
         let upstream = e.entry.upstream.clone();
         if kind == EntryKind::Tool {
-            if let Some(fixed) = self.hub.upstreams.fixed_arguments(&upstream, &e.entry.key) {
+            let endpoint = lens.fixed_arguments(name).cloned();
+            let upstream_fixed = self.hub.upstreams.fixed_arguments(&upstream, &e.entry.key);
+            let fixed: Option<Map<String, Value>> = match (upstream_fixed, endpoint) {
+                (None, None) => None,
+                (a, b) => Some(a.into_iter().chain(b).flatten().collect()),
+            };
+            if let Some(fixed) = fixed {
                 // The operator's values win over anything a host sent for them.
                 let args = p
                     .entry("arguments")
@@ -552,7 +556,7 @@ impl Dispatcher {
             Ok(a) => a,
             Err(e) => return Ok(meta_tools::bad_arguments(e)),
         };
-        let search = self
+        let mut search = self
             .routing
             .search(&query, k, "meta", &|e: &Exposed| {
                 lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)
@@ -576,6 +580,7 @@ impl Dispatcher {
                 ));
             }
         }
+        lens.show_found(&mut search.tools);
         Ok(meta_tools::search_result(&search, mode))
     }
 
@@ -623,7 +628,7 @@ impl Dispatcher {
                     .iter()
                     .map(|i| match i {
                         Item::Own(v) => v.clone(),
-                        Item::Entry(e) => exposed_definition(e),
+                        Item::Entry(e) => lens.shown(e),
                     })
                     .collect(),
             ),

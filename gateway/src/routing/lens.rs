@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use registry::EntryKind;
+use registry::{EntryKind, Exposed};
+use serde_json::{Map, Value};
 
 use super::config::Mode;
 use super::virtual_servers::VirtualServer;
@@ -25,6 +26,43 @@ impl Lens {
                 .scope
                 .as_ref()
                 .is_none_or(|v| v.contains(kind, upstream, exposed))
+    }
+
+    /// An entry's definition as hosts of this endpoint see it: the upstream's (curated) JSON
+    /// under its exposed name, then the virtual server's overrides.
+    pub fn shown(&self, e: &Exposed) -> Value {
+        let mut def = e.entry.definition.clone();
+        def[e.entry.kind.key_field()] = Value::from(e.exposed.clone());
+        if let (Some(v), EntryKind::Tool) = (&self.scope, e.entry.kind) {
+            v.shown(&e.exposed, &mut def);
+        }
+        def
+    }
+
+    /// The exposed name a tool is called by here (`None`: a name this endpoint renamed away).
+    pub fn exposed_name<'a>(&'a self, name: &'a str) -> Option<&'a str> {
+        match &self.scope {
+            Some(v) => v.exposed_name(name),
+            None => Some(name),
+        }
+    }
+
+    /// Search results as this endpoint shows them (its names and texts).
+    pub fn show_found(&self, found: &mut [super::service::Found]) {
+        let Some(v) = &self.scope else {
+            return;
+        };
+        for f in found {
+            v.shown(&f.name, &mut f.definition);
+            if let Some(n) = f.definition.get("name").and_then(Value::as_str) {
+                f.name = n.to_string();
+            }
+        }
+    }
+
+    /// Arguments the endpoint fixes for the tool `exposed`.
+    pub fn fixed_arguments(&self, exposed: &str) -> Option<&Map<String, Value>> {
+        self.scope.as_ref()?.fixed_arguments(exposed)
     }
 
     /// Whether `tools/list` shows this (allowed) tool.

@@ -70,12 +70,13 @@ pub async fn route(
         .iter()
         .map(|p| WildMatch::new(p))
         .collect();
-    let search = router
+    let mut search = router
         .search(query, k, "rest", &|e: &Exposed| {
             lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)
                 && (upstreams.is_empty() || upstreams.iter().any(|p| p.matches(&e.entry.upstream)))
         })
         .await;
+    lens.show_found(&mut search.tools);
     let tools: Vec<Value> = search
         .tools
         .iter()

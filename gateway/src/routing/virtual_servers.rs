@@ -2,14 +2,16 @@
 //! routing mode. Kept in the registry; every replica holds them compiled in memory and re-reads
 //! them when one changes (NOTIFY `virtual:NAME`, and every minute).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
 
 use registry::{EntryKind, Registry};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use wildmatch::WildMatch;
 
 use super::config::Mode;
+use crate::config::{ToolCuration, ToolOverride};
 
 /// A virtual server as the admin API takes and shows it. Patterns use `*` and `?` and match
 /// upstream names and exposed tool names.
@@ -35,6 +37,10 @@ pub struct VirtualServerSpec {
     /// Tools an `auto` session keeps from its searches (default: `routing.auto_k`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_k: Option<usize>,
+    /// What this endpoint's hosts see of a tool instead (by exposed name): its whole name here,
+    /// description, annotations, and arguments fixed for calls through this endpoint.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overrides: BTreeMap<String, ToolOverride>,
 }
 
 /// Names of virtual servers: they appear in URLs.
@@ -51,6 +57,8 @@ pub struct VirtualServer {
     tools: Vec<WildMatch>,
     exclude: Vec<WildMatch>,
     pinned: Vec<WildMatch>,
+    /// Renamed tools: the name shown here → the exposed name.
+    renamed: HashMap<String, String>,
     /// Deleted while a session still used it: offers nothing.
     gone: bool,
 }
@@ -65,7 +73,18 @@ impl VirtualServer {
         if spec.auto_k == Some(0) {
             return Err("auto_k must be > 0".into());
         }
+        ToolCuration {
+            overrides: spec.overrides.clone(),
+            ..Default::default()
+        }
+        .validate()?;
+        let renamed = spec
+            .overrides
+            .iter()
+            .filter_map(|(exposed, o)| Some((o.name.clone()?, exposed.clone())))
+            .collect();
         Ok(Self {
+            renamed,
             name: name.into(),
             upstreams: compile(&spec.upstreams),
             tools: compile(&spec.tools),
@@ -85,6 +104,7 @@ impl VirtualServer {
             tools: Vec::new(),
             exclude: Vec::new(),
             pinned: Vec::new(),
+            renamed: HashMap::new(),
             gone: true,
         }
     }
@@ -100,6 +120,34 @@ impl VirtualServer {
             || ((self.tools.is_empty() || self.tools.iter().any(|p| p.matches(exposed)))
                 && !self.exclude.iter().any(|p| p.matches(exposed)));
         upstream_ok && tool_ok
+    }
+
+    /// The exposed name a host means by `name` here: a renamed tool answers to its new name
+    /// only; `None` for an old name that was renamed.
+    pub fn exposed_name<'a>(&'a self, name: &'a str) -> Option<&'a str> {
+        if let Some(exposed) = self.renamed.get(name) {
+            return Some(exposed);
+        }
+        match self.spec.overrides.get(name) {
+            Some(o) if o.name.is_some() => None,
+            _ => Some(name),
+        }
+    }
+
+    /// A tool definition (as hosts see it everywhere) as this endpoint shows it.
+    pub fn shown(&self, exposed: &str, def: &mut Value) {
+        if let Some(o) = self.spec.overrides.get(exposed) {
+            o.apply(def);
+        }
+    }
+
+    /// Arguments this endpoint fixes for the tool `exposed`.
+    pub fn fixed_arguments(&self, exposed: &str) -> Option<&Map<String, Value>> {
+        self.spec
+            .overrides
+            .get(exposed)
+            .map(|o| &o.arguments)
+            .filter(|a| !a.is_empty())
     }
 
     pub fn is_pinned(&self, exposed: &str) -> bool {

@@ -14,8 +14,8 @@ fn names(list: &Value) -> Vec<String> {
         .unwrap_or_else(|| panic!("a tool list: {list}"))
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
-        // The gateway's own meta-tools (search_tools, call_tool) are not the upstream's.
-        .filter(|n| n.contains("__"))
+        // The gateway's own meta-tools are not the upstream's.
+        .filter(|n| n != "search_tools" && n != "call_tool")
         .collect();
     v.sort();
     v
@@ -204,5 +204,89 @@ tools = ["every__add_to_ledger"]
     assert_eq!(
         names(&v.request("tools/list", json!({})).await),
         ["every__echo"]
+    );
+
+    // A virtual server's own overrides: a name, a text and a fixed argument for its hosts only.
+    let r = http
+        .post(format!("{}/admin/v1/virtual-servers", gw.base))
+        .bearer_auth(&admin)
+        .json(
+            &json!({"name": "say", "upstreams": ["every"], "overrides": {"every__echo": {
+            "name": "say_back", "description": "Says the team's greeting back.",
+            "arguments": {"message": "from the endpoint"}}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let mut s =
+        RawClient::initialize_as(&format!("{}/v/say", gw.mcp), json!({}), Some(&admin)).await;
+    let list = s.request("tools/list", json!({})).await;
+    assert_eq!(names(&list), ["every__get-env", "say_back"]);
+    let say = tool(&list, "say_back");
+    assert_eq!(say["description"], "Says the team's greeting back.");
+    assert!(
+        say["inputSchema"]["properties"].get("message").is_none(),
+        "{say}"
+    );
+    let r = s
+        .request(
+            "tools/call",
+            json!({"name": "say_back", "arguments": {"message": "mine"}}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"], "Echo: from the endpoint",
+        "{r}"
+    );
+    let r = s
+        .request(
+            "tools/call",
+            json!({"name": "every__echo", "arguments": {"message": "x"}}),
+        )
+        .await;
+    assert!(
+        r.get("result").is_none(),
+        "the old name is not served here: {r}"
+    );
+    let found = s
+        .request(
+            "tools/call",
+            json!({"name": "search_tools", "arguments": {"query": "echo the input back"}}),
+        )
+        .await;
+    let found_names: Vec<&str> = found["result"]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        found_names.contains(&"say_back") && !found_names.contains(&"every__echo"),
+        "{found}"
+    );
+    let routed: Value = http
+        .post(format!("{}/v1/route", gw.base))
+        .bearer_auth(&admin)
+        .json(&json!({"query": "echo the input back", "filters": {"virtual_server": "say"}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        routed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "say_back"),
+        "{routed}"
+    );
+    // The plain endpoint is untouched.
+    let plain = c.request("tools/list", json!({})).await;
+    assert_eq!(
+        tool(&plain, "every__echo")["description"],
+        "Echoes back the input string"
     );
 }
