@@ -469,16 +469,24 @@ async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_re
     )
     .await;
     wait_for(&c, "how many euros is 20 dollars", money).await;
-    // Words only the new description has find it lexically too.
-    let r = reqwest::Client::new()
-        .post(format!("{}/v1/route", gw.base))
-        .json(&json!({"query": "currencies", "k": 1}))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap();
+    // Words only the new description has find it lexically too, once the index has it (the
+    // view changes first; the index follows asynchronously, later under load).
+    let mut r = Value::Null;
+    for _ in 0..100 {
+        r = reqwest::Client::new()
+            .post(format!("{}/v1/route", gw.base))
+            .json(&json!({"query": "currencies", "k": 1}))
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap();
+        if r["tools"][0]["name"] == "fx__forecast" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert_eq!(r["tools"][0]["name"], "fx__forecast", "{r}");
     let first = gw.log();
     assert!(first.contains("tool vectors ready"), "{first}");
