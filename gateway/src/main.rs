@@ -191,17 +191,27 @@ async fn main() -> anyhow::Result<()> {
         Ok(None) => (None, None),
         Err(e) => anyhow::bail!("traces: {e}"),
     };
+    let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| default_filter.into());
+    // One global filter, so that what nobody records is decided once per call site and costs
+    // nothing per call (per-layer filters are asked on every event). With traces on, the trace
+    // spans pass it and only the log leaves them out.
+    let log = tracing_subscriber::fmt::layer()
+        .json()
+        .with_writer(std::io::stderr);
+    let log = if otel.is_some() {
+        filter = filter.add_directive(format!("{}=debug", gateway::telemetry::TARGET).parse()?);
+        log.with_filter(tracing_subscriber::filter::filter_fn(|m| {
+            m.target() != gateway::telemetry::TARGET
+        }))
+        .boxed()
+    } else {
+        log.boxed()
+    };
     tracing_subscriber::registry()
+        .with(filter)
         .with(otel)
-        .with(
-            tracing_subscriber::fmt::layer()
-                .json()
-                .with_writer(std::io::stderr)
-                .with_filter(
-                    tracing_subscriber::EnvFilter::try_from_default_env()
-                        .unwrap_or_else(|_| default_filter.into()),
-                ),
-        )
+        .with(log)
         .init();
     let out = run(cli).await;
     if let Some(traces) = traces {
