@@ -185,7 +185,6 @@ async fn main() -> anyhow::Result<()> {
     };
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    use tracing_subscriber::Layer;
     let (otel, traces) = match gateway::telemetry::layer() {
         Ok(Some((layer, provider))) => (Some(layer), Some(provider)),
         Ok(None) => (None, None),
@@ -195,23 +194,19 @@ async fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|_| default_filter.into());
     // One global filter, so that what nobody records is decided once per call site and costs
     // nothing per call (per-layer filters are asked on every event). With traces on, the trace
-    // spans pass it and only the log leaves them out.
-    let log = tracing_subscriber::fmt::layer()
-        .json()
-        .with_writer(std::io::stderr);
-    let log = if otel.is_some() {
+    // spans pass it; the log shows them as context of its lines (trace id, method, tool), which
+    // is also how a line in a spawned task keeps its request's trace id.
+    if otel.is_some() {
         filter = filter.add_directive(format!("{}=debug", gateway::telemetry::TARGET).parse()?);
-        log.with_filter(tracing_subscriber::filter::filter_fn(|m| {
-            m.target() != gateway::telemetry::TARGET
-        }))
-        .boxed()
-    } else {
-        log.boxed()
-    };
+    }
     tracing_subscriber::registry()
         .with(filter)
         .with(otel)
-        .with(log)
+        .with(
+            tracing_subscriber::fmt::layer()
+                .json()
+                .with_writer(std::io::stderr),
+        )
         .init();
     let out = run(cli).await;
     if let Some(traces) = traces {
