@@ -66,8 +66,9 @@ pub struct CatalogEntry {
     pub kind: EntryKind,
     /// The upstream's own name (or URI / URI template) of the entry.
     pub key: String,
-    /// The definition, byte-faithful JSON as received (unknown fields included).
-    pub definition: Value,
+    /// The definition, byte-faithful JSON as received (unknown fields included). Shared: the
+    /// upstream's list and every view of the catalog hold the same one.
+    pub definition: std::sync::Arc<Value>,
     /// sha256 of the definition's serialised form.
     pub content_hash: String,
 }

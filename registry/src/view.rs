@@ -261,14 +261,14 @@ mod tests {
             kind,
             key: key.into(),
             content_hash: crate::hash::content_hash(&def),
-            definition: def,
+            definition: def.into(),
         }
     }
 
     #[test]
     fn a_renamed_tool_is_shown_by_its_new_name_and_resolves_to_its_own() {
         let mut renamed = entry("github", EntryKind::Tool, "search_repositories");
-        renamed.definition = json!({"name": "find_repos"});
+        renamed.definition = json!({"name": "find_repos"}).into();
         let v = CatalogView::build(vec![renamed], |_| PrefixMode::Always);
         assert!(v
             .resolve(EntryKind::Tool, "github__search_repositories")

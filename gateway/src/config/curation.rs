@@ -101,6 +101,17 @@ impl ToolCuration {
     }
 }
 
+/// What curation makes of one tool.
+#[derive(Debug, PartialEq)]
+pub enum Curated {
+    /// Not offered.
+    Hidden,
+    /// Offered as the upstream describes it (the definition is shared, not copied).
+    AsIs,
+    /// Offered with overrides applied.
+    Changed(Value),
+}
+
 /// A [`ToolCuration`] ready to apply.
 #[derive(Debug, Default)]
 pub struct Curation {
@@ -118,16 +129,21 @@ impl Curation {
 
     /// The tool as hosts see it, or `None` when it is not offered. `name` stays the upstream's
     /// own unless renamed; the gateway calls the upstream by its own name either way.
-    pub fn apply(&self, definition: &Value) -> Option<Value> {
-        let name = definition.get("name").and_then(Value::as_str)?;
+    pub fn apply(&self, definition: &Value) -> Curated {
+        let Some(name) = definition.get("name").and_then(Value::as_str) else {
+            return Curated::Hidden;
+        };
         if !self.offers(name) {
-            return None;
+            return Curated::Hidden;
         }
-        let mut def = definition.clone();
-        if let Some(o) = self.overrides.get(name) {
-            o.apply(&mut def);
+        match self.overrides.get(name) {
+            None => Curated::AsIs,
+            Some(o) => {
+                let mut def = definition.clone();
+                o.apply(&mut def);
+                Curated::Changed(def)
+            }
         }
-        Some(def)
     }
 
     /// The fixed arguments of the upstream's tool `name`, if any.
@@ -199,7 +215,9 @@ mod tests {
             "annotations": {"title": "Search"},
             "inputSchema": {"type": "object", "properties": {"owner": {"type": "string"},
                 "query": {"type": "string"}}, "required": ["owner", "query"]}});
-        let seen = c.apply(&def).unwrap();
+        let Curated::Changed(seen) = c.apply(&def) else {
+            panic!("overridden");
+        };
         assert_eq!(seen["name"], "find_repos");
         assert_eq!(seen["description"], "Find the team's repositories.");
         assert_eq!(
@@ -215,9 +233,9 @@ mod tests {
             c.fixed_arguments("search_repositories"),
             Some(&json!({"owner": "acme"}).as_object().unwrap().clone())
         );
-        assert!(c.apply(&json!({"name": "get_me"})).is_some());
-        assert!(c.apply(&json!({"name": "get_secret_key"})).is_none());
-        assert!(c.apply(&json!({"name": "delete_repo"})).is_none());
+        assert_eq!(c.apply(&json!({"name": "get_me"})), Curated::AsIs);
+        assert_eq!(c.apply(&json!({"name": "get_secret_key"})), Curated::Hidden);
+        assert_eq!(c.apply(&json!({"name": "delete_repo"})), Curated::Hidden);
     }
 
     #[test]

@@ -486,7 +486,7 @@ impl ToolRouter {
             .into_iter()
             .filter_map(|h| {
                 let e = view.find(EntryKind::Tool, &h.upstream, &h.name)?;
-                let mut def = e.entry.definition.clone();
+                let mut def = Value::clone(&e.entry.definition);
                 def["name"] = Value::from(e.exposed.clone());
                 Some(Found {
                     name: e.exposed.clone(),

@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::connection::{Connection, InboundSink};
 use super::{http, sse, stdio, UpstreamError};
+use crate::config::curation::Curated;
 use crate::config::{Config, Curation, Secret, Sharing, Transport, UpstreamSpec};
 use crate::protocol::{jsonrpc, McpError, Revision};
 use registry::backoff::Backoff;
@@ -39,6 +40,13 @@ pub struct Health {
     pub protocol_version: Option<String>,
 }
 
+/// One listed definition, hashed once when it arrives (views are rebuilt on every change of any
+/// upstream, and hashing a large catalog each time would cost more than the rebuild).
+struct Definition {
+    json: Arc<Value>,
+    hash: String,
+}
+
 struct Entry {
     spec: UpstreamSpec,
     /// `spec.tools`, compiled.
@@ -48,7 +56,8 @@ struct Entry {
     sessions: Mutex<HashMap<String, Arc<Connection>>>,
     /// The token exchangers of per-session connections (`oauth.token_exchange`), by session.
     exchangers: Mutex<HashMap<String, Arc<super::oauth::TokenSource>>>,
-    definitions: Mutex<BTreeMap<EntryKind, Vec<Value>>>,
+    /// What the upstream lists, each definition with its content hash; shared with the views.
+    definitions: Mutex<BTreeMap<EntryKind, Vec<Definition>>>,
     stop: watch::Sender<bool>,
     syncing: tokio::sync::Mutex<()>,
 }
@@ -699,7 +708,12 @@ impl Upstreams {
                 Err(e) => {
                     tracing::warn!(upstream = %entry.spec.name, method, error = %e, "listing failed");
                     // Keep what was known of this kind rather than dropping it on a hiccup.
-                    let known = entry.definitions.lock().unwrap().get(&kind).cloned();
+                    let known = entry
+                        .definitions
+                        .lock()
+                        .unwrap()
+                        .get(&kind)
+                        .map(|d| d.iter().map(|d| Value::clone(&d.json)).collect());
                     lists.insert(kind, known.unwrap_or_default());
                 }
             }
@@ -725,6 +739,19 @@ impl Upstreams {
         if conn.is_closed() {
             return;
         }
+        let lists = lists
+            .into_iter()
+            .map(|(kind, items)| {
+                let defs = items
+                    .into_iter()
+                    .map(|json| Definition {
+                        hash: registry::hash::content_hash(&json),
+                        json: Arc::new(json),
+                    })
+                    .collect();
+                (kind, defs)
+            })
+            .collect();
         *entry.definitions.lock().unwrap() = lists;
         self.rebuild_view();
     }
@@ -744,24 +771,29 @@ impl Upstreams {
                 .is_some_and(|c| !c.is_closed());
             let into = if serving { &mut all } else { &mut offline };
             for (kind, defs) in e.definitions.lock().unwrap().iter() {
-                for def in defs {
-                    let Some(key) = def.get(kind.key_field()).and_then(Value::as_str) else {
+                for d in defs {
+                    let Some(key) = d.json.get(kind.key_field()).and_then(Value::as_str) else {
                         continue;
                     };
-                    // Curated before anything sees the catalog: RBAC, routing, lists.
-                    let def = match kind {
-                        EntryKind::Tool => match e.curation.apply(def) {
-                            Some(def) => def,
-                            None => continue,
+                    // Curated before anything sees the catalog: RBAC, routing, lists. An
+                    // untouched definition is shared, not copied.
+                    let (definition, content_hash) = match kind {
+                        EntryKind::Tool => match e.curation.apply(&d.json) {
+                            Curated::Hidden => continue,
+                            Curated::AsIs => (d.json.clone(), d.hash.clone()),
+                            Curated::Changed(def) => {
+                                let hash = registry::hash::content_hash(&def);
+                                (Arc::new(def), hash)
+                            }
                         },
-                        _ => def.clone(),
+                        _ => (d.json.clone(), d.hash.clone()),
                     };
                     into.push(CatalogEntry {
                         upstream: e.spec.name.clone(),
                         kind: *kind,
                         key: key.to_string(),
-                        content_hash: registry::hash::content_hash(&def),
-                        definition: def,
+                        content_hash,
+                        definition,
                     });
                 }
             }
