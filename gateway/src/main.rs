@@ -72,38 +72,42 @@ enum Command {
     Audit(AuditCommand),
     /// Measure tool routing quality (recall@k, nDCG@10, MRR) and latency on a catalog and a
     /// query set (JSON lines; see the routing evaluation README), with the real model.
-    EvalRouting {
-        #[arg(long, default_value = "../shared/routing-eval/catalog.jsonl")]
-        catalog: PathBuf,
-        #[arg(long, default_value = "../shared/routing-eval/queries.jsonl")]
-        queries: PathBuf,
-        /// Requests no tool serves: adds the "nothing fits" threshold trade-off.
-        #[arg(long)]
-        no_tool: Option<PathBuf>,
-        /// Print the report as JSON instead of Markdown tables.
-        #[arg(long)]
-        json: bool,
-        /// Also write the JSON report to this file.
-        #[arg(long)]
-        json_out: Option<PathBuf>,
-        /// No progress lines on standard error.
-        #[arg(long)]
-        quiet: bool,
-        /// Also rank with requests split into their steps (one search per step, merged).
-        #[arg(long)]
-        split: bool,
-        /// Fusion weights (default: the config's routing.fusion). Several lexical weights,
-        /// comma-separated, give one hybrid row each.
-        #[arg(long)]
-        semantic_weight: Option<f32>,
-        #[arg(long, value_delimiter = ',')]
-        lexical_weight: Vec<f32>,
-        #[arg(long)]
-        rrf_k: Option<f32>,
-        /// `score` or `rrf`.
-        #[arg(long)]
-        fusion: Option<String>,
-    },
+    EvalRouting(EvalArgs),
+}
+
+/// The options of `eval-routing`.
+#[derive(clap::Args)]
+struct EvalArgs {
+    #[arg(long, default_value = "../shared/routing-eval/catalog.jsonl")]
+    catalog: PathBuf,
+    #[arg(long, default_value = "../shared/routing-eval/queries.jsonl")]
+    queries: PathBuf,
+    /// Requests no tool serves: adds the "nothing fits" threshold trade-off.
+    #[arg(long)]
+    no_tool: Option<PathBuf>,
+    /// Print the report as JSON instead of Markdown tables.
+    #[arg(long)]
+    json: bool,
+    /// Also write the JSON report to this file.
+    #[arg(long)]
+    json_out: Option<PathBuf>,
+    /// No progress lines on standard error.
+    #[arg(long)]
+    quiet: bool,
+    /// Also rank with requests split into their steps (one search per step, merged).
+    #[arg(long)]
+    split: bool,
+    /// Fusion weights (default: the config's routing.fusion). Several lexical weights,
+    /// comma-separated, give one hybrid row each.
+    #[arg(long)]
+    semantic_weight: Option<f32>,
+    #[arg(long, value_delimiter = ',')]
+    lexical_weight: Vec<f32>,
+    #[arg(long)]
+    rrf_k: Option<f32>,
+    /// `score` or `rrf`.
+    #[arg(long)]
+    fusion: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -247,58 +251,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Command::Token(cmd) => {
-            use registry::{AccessStore, Registry};
-            let reg = open_registry(&config).await?;
-            match cmd {
-                TokenCommand::Create {
-                    name,
-                    owner,
-                    roles,
-                    expires_in_days,
-                } => {
-                    for role in &config.roles {
-                        reg.put_role(&role.name, &serde_json::to_value(role)?, "config")
-                            .await?;
-                    }
-                    let req = gateway::auth::pat::NewToken {
-                        name,
-                        owner,
-                        roles,
-                        expires_in_days,
-                    };
-                    let (token, rec) =
-                        gateway::auth::pat::issue(&reg as &dyn Registry, &req).await?;
-                    audit_cli(&reg, "admin.token.create", &rec.id).await?;
-                    eprintln!("token {} created; it is shown this once:", rec.id);
-                    println!("{token}");
-                }
-                TokenCommand::List => {
-                    for t in reg.list_tokens().await? {
-                        let state = if t.revoked_at.is_some() {
-                            "revoked"
-                        } else if t.expires_at.is_some_and(|e| e <= registry::now_ms()) {
-                            "expired"
-                        } else {
-                            "active"
-                        };
-                        println!(
-                            "{}\t{}\t{}\t{}\t{state}",
-                            t.id,
-                            t.name,
-                            t.owner,
-                            t.roles.join(",")
-                        );
-                    }
-                }
-                TokenCommand::Revoke { id } => {
-                    reg.revoke_token(&id).await?;
-                    audit_cli(&reg, "admin.token.revoke", &id).await?;
-                    println!("revoked {id}");
-                }
-            }
-            Ok(())
-        }
+        Command::Token(cmd) => token(&config, cmd).await,
         Command::Audit(AuditCommand::Verify) => {
             use registry::AuditStore;
             let report = open_registry(&config).await?.verify_audit().await?;
@@ -308,57 +261,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Command::EvalRouting {
-            catalog,
-            queries,
-            no_tool,
-            json,
-            json_out,
-            quiet,
-            split,
-            semantic_weight,
-            lexical_weight,
-            rrf_k,
-            fusion: fusion_method,
-        } => {
-            let mut fusion = config.routing.fusion;
-            fusion.semantic_weight = semantic_weight.unwrap_or(fusion.semantic_weight);
-            fusion.rrf_k = rrf_k.unwrap_or(fusion.rrf_k);
-            if let Some(m) = fusion_method {
-                fusion.method = serde_json::from_value(serde_json::Value::from(m))
-                    .map_err(|_| anyhow::anyhow!("--fusion must be score or rrf"))?;
-            }
-            let fusions = if lexical_weight.is_empty() {
-                vec![fusion]
-            } else {
-                lexical_weight
-                    .iter()
-                    .map(|&w| registry::routing::Fusion {
-                        lexical_weight: w,
-                        ..fusion
-                    })
-                    .collect()
-            };
-            let options = gateway::routing::eval::Options {
-                catalog,
-                queries,
-                no_tool,
-                fusions,
-                split,
-                progress: !quiet,
-            };
-            let report = gateway::routing::eval::run(&options, &config.routing.model)?;
-            if let Some(path) = json_out {
-                std::fs::write(&path, serde_json::to_string_pretty(&report)?)
-                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-            }
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", report.markdown());
-            }
-            Ok(())
-        }
+        Command::EvalRouting(args) => eval_routing(&config, args),
         Command::ConfigSchema { chart_values } => {
             let schema = if chart_values {
                 gateway::config::chart_values_schema()
@@ -371,42 +274,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export {
             output,
             with_config,
-        } => {
-            let reg = open_registry(&config).await?;
-            // The file's items as the gateway would hold them, so they are told apart.
-            gateway::seed::seed(&reg, &config).await?;
-            let doc = gateway::exchange::export(&reg, with_config).await?;
-            let text = serde_json::to_string_pretty(&doc)? + "\n";
-            match output {
-                Some(path) => std::fs::write(&path, text)
-                    .with_context(|| format!("writing {}", path.display()))?,
-                None => print!("{text}"),
-            }
-            Ok(())
-        }
+        } => export(&config, output, with_config).await,
         Command::Import {
             file,
             dry_run,
             prune,
-        } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            let toml = file.extension().is_some_and(|e| e == "toml");
-            let doc = gateway::exchange::parse(&text, toml)
-                .with_context(|| format!("{}", file.display()))?;
-            let reg = open_registry(&config).await?;
-            gateway::seed::seed(&reg, &config).await?;
-            let steps = gateway::exchange::plan(&reg, &doc, prune).await?;
-            for s in &steps {
-                println!("{s}");
-            }
-            if dry_run {
-                println!("dry run: nothing changed");
-            } else {
-                gateway::exchange::apply(&reg, &doc, &steps).await?;
-            }
-            Ok(())
-        }
+        } => import(&config, &file, dry_run, prune).await,
         Command::CheckConfig => {
             for u in &config.upstreams {
                 println!("{} ({})", u.name, u.transport.kind().as_str());
@@ -414,4 +287,148 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `mcp-gateway token ...`
+async fn token(config: &Config, cmd: TokenCommand) -> anyhow::Result<()> {
+    use registry::{AccessStore, Registry};
+    let reg = open_registry(config).await?;
+    match cmd {
+        TokenCommand::Create {
+            name,
+            owner,
+            roles,
+            expires_in_days,
+        } => {
+            for role in &config.roles {
+                reg.put_role(&role.name, &serde_json::to_value(role)?, "config")
+                    .await?;
+            }
+            let req = gateway::auth::pat::NewToken {
+                name,
+                owner,
+                roles,
+                expires_in_days,
+            };
+            let (token, rec) = gateway::auth::pat::issue(&reg as &dyn Registry, &req).await?;
+            audit_cli(&reg, "admin.token.create", &rec.id).await?;
+            eprintln!("token {} created; it is shown this once:", rec.id);
+            println!("{token}");
+        }
+        TokenCommand::List => {
+            for t in reg.list_tokens().await? {
+                let state = if t.revoked_at.is_some() {
+                    "revoked"
+                } else if t.expires_at.is_some_and(|e| e <= registry::now_ms()) {
+                    "expired"
+                } else {
+                    "active"
+                };
+                println!(
+                    "{}\t{}\t{}\t{}\t{state}",
+                    t.id,
+                    t.name,
+                    t.owner,
+                    t.roles.join(",")
+                );
+            }
+        }
+        TokenCommand::Revoke { id } => {
+            reg.revoke_token(&id).await?;
+            audit_cli(&reg, "admin.token.revoke", &id).await?;
+            println!("revoked {id}");
+        }
+    }
+    Ok(())
+}
+
+/// `mcp-gateway eval-routing ...`
+fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
+    let EvalArgs {
+        catalog,
+        queries,
+        no_tool,
+        json,
+        json_out,
+        quiet,
+        split,
+        semantic_weight,
+        lexical_weight,
+        rrf_k,
+        fusion: fusion_method,
+    } = args;
+    let mut fusion = config.routing.fusion;
+    fusion.semantic_weight = semantic_weight.unwrap_or(fusion.semantic_weight);
+    fusion.rrf_k = rrf_k.unwrap_or(fusion.rrf_k);
+    if let Some(m) = fusion_method {
+        fusion.method = serde_json::from_value(serde_json::Value::from(m))
+            .map_err(|_| anyhow::anyhow!("--fusion must be score or rrf"))?;
+    }
+    let fusions = if lexical_weight.is_empty() {
+        vec![fusion]
+    } else {
+        lexical_weight
+            .iter()
+            .map(|&w| registry::routing::Fusion {
+                lexical_weight: w,
+                ..fusion
+            })
+            .collect()
+    };
+    let options = gateway::routing::eval::Options {
+        catalog,
+        queries,
+        no_tool,
+        fusions,
+        split,
+        progress: !quiet,
+    };
+    let report = gateway::routing::eval::run(&options, &config.routing.model)?;
+    if let Some(path) = json_out {
+        std::fs::write(&path, serde_json::to_string_pretty(&report)?)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.markdown());
+    }
+    Ok(())
+}
+
+/// `mcp-gateway export`: what the API registered, as one document.
+async fn export(config: &Config, output: Option<PathBuf>, with_config: bool) -> anyhow::Result<()> {
+    let reg = open_registry(config).await?;
+    // The file's items as the gateway would hold them, so they are told apart.
+    gateway::seed::seed(&reg, config).await?;
+    let doc = gateway::exchange::export(&reg, with_config).await?;
+    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    match output {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// `mcp-gateway import`: a plan printed, then carried out unless it is a dry run.
+async fn import(config: &Config, file: &Path, dry_run: bool, prune: bool) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let toml = file.extension().is_some_and(|e| e == "toml");
+    let doc =
+        gateway::exchange::parse(&text, toml).with_context(|| format!("{}", file.display()))?;
+    let reg = open_registry(config).await?;
+    gateway::seed::seed(&reg, config).await?;
+    let steps = gateway::exchange::plan(&reg, &doc, prune).await?;
+    for s in &steps {
+        println!("{s}");
+    }
+    if dry_run {
+        println!("dry run: nothing changed");
+    } else {
+        gateway::exchange::apply(&reg, &doc, &steps).await?;
+    }
+    Ok(())
 }
