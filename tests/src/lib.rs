@@ -227,6 +227,26 @@ impl Gateway {
             .expect("a JSON body")
     }
 
+    /// A JSON request to `path` (the admin API, `/v1/route`) with `token` as bearer (none:
+    /// the gateway's admin token, if it has one): (status, body; `Null` when not JSON).
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> (u16, Value) {
+        let mut req = reqwest::Client::new()
+            .request(method, format!("{}{path}", self.base))
+            .json(body);
+        if let Some(t) = token.or(self.admin_token.as_deref()) {
+            req = req.bearer_auth(t);
+        }
+        let r = req.send().await.expect("gateway answers");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
     /// A personal access token of `owner` with `roles`, made through the admin API with the
     /// gateway's admin token (a gateway started with [`Gateway::start_secured`]).
     pub async fn token_for(&self, owner: &str, roles: &[&str]) -> String {

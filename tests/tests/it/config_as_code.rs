@@ -3,6 +3,7 @@
 //! config-file upstreams and roles pruned when the file no longer has them.
 
 use gateway_tests::{gateway_bin, peers, Gateway, RawClient};
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{fixture_config, sqlite_url};
@@ -25,16 +26,6 @@ async fn cli(config: &std::path::Path, args: &[&str]) -> (bool, String) {
     (out.status.success(), text)
 }
 
-async fn send(method: reqwest::Method, url: String, body: Value) -> u16 {
-    let r = reqwest::Client::new()
-        .request(method, url)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    r.status().as_u16()
-}
-
 #[tokio::test]
 async fn export_import_and_pruning_carry_configuration_between_databases() {
     let bin = peers().join("node_modules/.bin/mcp-server-everything");
@@ -46,34 +37,16 @@ async fn export_import_and_pruning_carry_configuration_between_databases() {
     let every = json!({"name": "every", "transport": "stdio", "command": bin.display().to_string(),
         "tools": {"include": ["echo", "get-sum"],
                   "overrides": {"get-sum": {"name": "add", "arguments": {"b": 1}}}}});
-    let base = gw.base.clone();
-    assert_eq!(
-        send(
-            reqwest::Method::POST,
-            format!("{base}/admin/v1/upstreams"),
-            every
-        )
-        .await,
-        201
-    );
-    assert_eq!(
-        send(
-            reqwest::Method::PUT,
-            format!("{base}/admin/v1/roles/dev"),
-            json!({"name": "dev", "tools": ["every__*"]})
-        )
-        .await,
-        200
-    );
-    assert_eq!(
-        send(
-            reqwest::Method::POST,
-            format!("{base}/admin/v1/virtual-servers"),
-            json!({"name": "calc", "upstreams": ["every"], "tools": ["*add"]})
-        )
-        .await,
-        201
-    );
+    let vs = json!({"name": "calc", "upstreams": ["every"], "tools": ["*add"]});
+    let dev = json!({"name": "dev", "tools": ["every__*"]});
+    for (method, path, body, status) in [
+        (Method::POST, "/admin/v1/upstreams", &every, 201),
+        (Method::PUT, "/admin/v1/roles/dev", &dev, 200),
+        (Method::POST, "/admin/v1/virtual-servers", &vs, 201),
+    ] {
+        let (got, answer) = gw.send(method, path, None, body).await;
+        assert_eq!(got, status, "{path}: {answer}");
+    }
 
     // Export: the API's items, not the file's (unless asked for).
     let path_a = dir_a.join("a.toml");
