@@ -4,6 +4,7 @@
 //! exclusions.
 
 use gateway_tests::{peers, Gateway, RawClient};
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{sqlite_url, ADMIN_ROLE};
@@ -137,32 +138,26 @@ tools = ["every__add_to_ledger"]
     }
 
     // Routing indexes the curated text: words only the override has find the tool.
-    let http = reqwest::Client::new();
-    let routed: Value = http
-        .post(format!("{}/v1/route", gw.base))
-        .bearer_auth(&token)
-        .json(&json!({"query": "quarterly ledger total for finance", "k": 3}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let query = json!({"query": "quarterly ledger total for finance", "k": 3});
+    let (_, routed) = gw
+        .send(Method::POST, "/v1/route", Some(&token), &query)
+        .await;
     assert_eq!(
         routed["tools"][0]["name"], "every__add_to_ledger",
         "{routed}"
     );
 
     // The admin API replaces the curation; open sessions see the new list.
-    let r = http
-        .put(format!("{}/admin/v1/upstreams/every/tools", gw.base))
-        .bearer_auth(&admin)
-        .json(&json!({"include": ["echo", "get-env"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let view: Value = r.json().await.unwrap();
+    let tools = "/admin/v1/upstreams/every/tools";
+    let (status, view) = gw
+        .send(
+            Method::PUT,
+            tools,
+            None,
+            &json!({"include": ["echo", "get-env"]}),
+        )
+        .await;
+    assert_eq!(status, 200);
     assert_eq!(view["tools"], json!({"include": ["echo", "get-env"]}));
     let mut seen = Vec::new();
     for _ in 0..100 {
@@ -173,32 +168,17 @@ tools = ["every__add_to_ledger"]
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(seen, ["every__echo", "every__get-env"]);
-    let bad = http
-        .put(format!("{}/admin/v1/upstreams/every/tools", gw.base))
-        .bearer_auth(&admin)
-        .json(&json!({"overrides": {"echo": {"name": "no spaces allowed"}}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(bad.status(), 400);
-    let missing = http
-        .put(format!("{}/admin/v1/upstreams/nope/tools", gw.base))
-        .bearer_auth(&admin)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(missing.status(), 404);
+    let bad = json!({"overrides": {"echo": {"name": "no spaces allowed"}}});
+    assert_eq!(gw.send(Method::PUT, tools, None, &bad).await.0, 400);
+    let nope = "/admin/v1/upstreams/nope/tools";
+    assert_eq!(gw.send(Method::PUT, nope, None, &json!({})).await.0, 404);
 
     // A virtual server's exclusions narrow what its endpoint offers.
-    let r = http
-        .post(format!("{}/admin/v1/virtual-servers", gw.base))
-        .bearer_auth(&admin)
-        .json(&json!({"name": "safe", "upstreams": ["every"], "exclude": ["*get-env"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let safe = json!({"name": "safe", "upstreams": ["every"], "exclude": ["*get-env"]});
+    let (status, body) = gw
+        .send(Method::POST, "/admin/v1/virtual-servers", None, &safe)
+        .await;
+    assert_eq!(status, 201, "{body}");
     let mut v =
         RawClient::initialize_as(&format!("{}/v/safe", gw.mcp), json!({}), Some(&admin)).await;
     assert_eq!(
@@ -207,18 +187,13 @@ tools = ["every__add_to_ledger"]
     );
 
     // A virtual server's own overrides: a name, a text and a fixed argument for its hosts only.
-    let r = http
-        .post(format!("{}/admin/v1/virtual-servers", gw.base))
-        .bearer_auth(&admin)
-        .json(
-            &json!({"name": "say", "upstreams": ["every"], "overrides": {"every__echo": {
-            "name": "say_back", "description": "Says the team's greeting back.",
-            "arguments": {"message": "from the endpoint"}}}}),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let say = json!({"name": "say", "upstreams": ["every"], "overrides": {"every__echo": {
+        "name": "say_back", "description": "Says the team's greeting back.",
+        "arguments": {"message": "from the endpoint"}}}});
+    let (status, body) = gw
+        .send(Method::POST, "/admin/v1/virtual-servers", None, &say)
+        .await;
+    assert_eq!(status, 201, "{body}");
     let mut s =
         RawClient::initialize_as(&format!("{}/v/say", gw.mcp), json!({}), Some(&admin)).await;
     let list = s.request("tools/list", json!({})).await;
@@ -265,16 +240,8 @@ tools = ["every__add_to_ledger"]
         found_names.contains(&"say_back") && !found_names.contains(&"every__echo"),
         "{found}"
     );
-    let routed: Value = http
-        .post(format!("{}/v1/route", gw.base))
-        .bearer_auth(&admin)
-        .json(&json!({"query": "echo the input back", "filters": {"virtual_server": "say"}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let query = json!({"query": "echo the input back", "filters": {"virtual_server": "say"}});
+    let (_, routed) = gw.send(Method::POST, "/v1/route", None, &query).await;
     assert!(
         routed["tools"]
             .as_array()
