@@ -380,6 +380,11 @@ impl ToolRouter {
                 tracing::info!(done, total, "embedding tools: progress");
             }
         }
+        // The sessions built for this run go; queries need only the first.
+        embedder.idle();
+        if loud {
+            crate::memory::release_freed();
+        }
         tracing::info!(reused, embedded = done, model = %model, "tool vectors ready");
     }
 

@@ -32,6 +32,8 @@ pub trait Embed: Send + Sync {
     fn model_id(&self) -> &str;
     fn dim(&self) -> usize;
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// A bulk run is over: memory kept only to make bulk runs fast may go.
+    fn idle(&self) {}
 }
 
 /// Where the model files are: `model.onnx`, `tokenizer.json`, `config.json`,
@@ -41,8 +43,9 @@ pub struct ModelFiles {
     pub dir: PathBuf,
     /// Defaults to `libonnxruntime.so` in `dir` (where `scripts/fetch-model` puts it).
     pub ort_library: Option<PathBuf>,
-    /// ONNX sessions, each single-threaded: queries take a free one, a catalog is spread over
-    /// all of them. Each costs its own memory (docs/routing.md, "Indexing speed").
+    /// ONNX sessions, each single-threaded: a catalog is spread over all of them, queries use
+    /// the first. Each costs about 105 MB; the extra ones exist only while a catalog is being
+    /// embedded (docs/routing.md, "Indexing speed").
     pub threads: usize,
 }
 
@@ -55,13 +58,19 @@ impl ModelFiles {
 }
 
 /// all-MiniLM-L6-v2 (or any BERT-like sentence model with mean pooling) through fastembed.
-/// One ONNX session per configured thread, each running single-threaded: a lone query takes any
-/// free session, and a catalog is split across all of them.
+/// One ONNX session runs single-threaded for queries; a catalog is split across it and up to
+/// `threads - 1` more, which are built for the bulk run and dropped by [`Embed::idle`] (each
+/// session holds about 105 MB: an idle gateway keeps only one).
 pub struct OnnxEmbedder {
-    sessions: Vec<Mutex<TextEmbedding>>,
+    primary: Mutex<TextEmbedding>,
+    extra: Mutex<Vec<Arc<Mutex<TextEmbedding>>>>,
+    files: ModelFiles,
     id: String,
     dim: usize,
 }
+
+/// Texts from which a bulk run uses the extra sessions (building one takes about a second).
+const EXTRA_FROM: usize = 64;
 
 /// Vectors with the position of their text.
 type Indexed = Vec<(usize, Vec<f32>)>;
@@ -101,12 +110,7 @@ impl OnnxEmbedder {
             )));
         }
         let onnx = read(&files.dir, "model.onnx")?;
-        let tokenizer = TokenizerFiles {
-            tokenizer_file: read(&files.dir, "tokenizer.json")?,
-            config_file: read(&files.dir, "config.json")?,
-            special_tokens_map_file: read(&files.dir, "special_tokens_map.json")?,
-            tokenizer_config_file: read(&files.dir, "tokenizer_config.json")?,
-        };
+        let tokenizer = tokenizer_files(&files.dir)?;
         load_runtime(&lib)?;
         let id = format!(
             "{}:{}",
@@ -117,45 +121,59 @@ impl OnnxEmbedder {
                 .unwrap_or_default(),
             &hex::encode(Sha256::digest(&onnx))[..16]
         );
-        let mut sessions = Vec::new();
-        for _ in 0..files.threads.max(1) {
-            let model = UserDefinedEmbeddingModel::new(onnx.clone(), tokenizer.clone())
-                .with_pooling(Pooling::Mean);
-            let options = InitOptionsUserDefined::new()
-                .with_max_length(MAX_LENGTH)
-                .with_intra_threads(1);
-            let model = TextEmbedding::try_new_from_user_defined(model, options)
-                .map_err(|e| EmbedError::Load(format!("cannot load the model: {e}")))?;
-            sessions.push(Mutex::new(model));
-        }
-        let probe = sessions[0]
-            .lock()
-            .unwrap()
+        let mut primary = session_of(onnx, tokenizer)?;
+        let probe = primary
             .embed(["probe"], None)
             .map_err(|e| EmbedError::Load(format!("the model does not run: {e}")))?;
         Ok(Self {
             dim: probe[0].len(),
-            sessions,
+            primary: Mutex::new(primary),
+            extra: Mutex::default(),
+            files: files.clone(),
             id,
         })
     }
+
+    /// The extra sessions of a bulk run, built if they are not there yet.
+    fn extras(&self) -> Result<Vec<Arc<Mutex<TextEmbedding>>>, EmbedError> {
+        let want = self.files.threads.saturating_sub(1);
+        let mut extra = self.extra.lock().unwrap();
+        if extra.len() < want {
+            let onnx = read(&self.files.dir, "model.onnx")?;
+            let tokenizer = tokenizer_files(&self.files.dir)?;
+            while extra.len() < want {
+                extra.push(Arc::new(Mutex::new(session_of(
+                    onnx.clone(),
+                    tokenizer.clone(),
+                )?)));
+            }
+        }
+        Ok(extra.clone())
+    }
 }
 
-impl OnnxEmbedder {
-    /// A session nobody holds, or the first one (then the caller waits its turn).
-    fn free_session(&self) -> MutexGuard<'_, TextEmbedding> {
-        self.sessions
-            .iter()
-            .find_map(|m| m.try_lock().ok())
-            .unwrap_or_else(|| self.session(0))
-    }
+fn tokenizer_files(dir: &Path) -> Result<TokenizerFiles, EmbedError> {
+    Ok(TokenizerFiles {
+        tokenizer_file: read(dir, "tokenizer.json")?,
+        config_file: read(dir, "config.json")?,
+        special_tokens_map_file: read(dir, "special_tokens_map.json")?,
+        tokenizer_config_file: read(dir, "tokenizer_config.json")?,
+    })
+}
 
-    /// Session `i`, waiting for it (a panic in an earlier inference leaves it usable).
-    fn session(&self, i: usize) -> MutexGuard<'_, TextEmbedding> {
-        self.sessions[i]
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
+/// One single-threaded ONNX session of the model.
+fn session_of(onnx: Vec<u8>, tokenizer: TokenizerFiles) -> Result<TextEmbedding, EmbedError> {
+    let model = UserDefinedEmbeddingModel::new(onnx, tokenizer).with_pooling(Pooling::Mean);
+    let options = InitOptionsUserDefined::new()
+        .with_max_length(MAX_LENGTH)
+        .with_intra_threads(1);
+    TextEmbedding::try_new_from_user_defined(model, options)
+        .map_err(|e| EmbedError::Load(format!("cannot load the model: {e}")))
+}
+
+/// A session, waiting for it (a panic in an earlier inference leaves it usable).
+fn hold(m: &Mutex<TextEmbedding>) -> MutexGuard<'_, TextEmbedding> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn infer(model: &mut TextEmbedding, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -175,21 +193,29 @@ impl Embed for OnnxEmbedder {
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.len() <= 1 {
-            return infer(&mut self.free_session(), texts);
+            return infer(&mut hold(&self.primary), texts);
         }
+        let extras = if texts.len() >= EXTRA_FROM {
+            self.extras()?
+        } else {
+            Vec::new()
+        };
+        let sessions: Vec<&Mutex<TextEmbedding>> = std::iter::once(&self.primary)
+            .chain(extras.iter().map(|e| &**e))
+            .collect();
         // Batches of similar length (a batch pads to its longest text: unsorted, padding cost
         // more than batching saved), handed to the sessions in turn.
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let batches: Vec<Vec<usize>> = order.chunks(SUB_BATCH).map(<[usize]>::to_vec).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let workers = self.sessions.len().min(batches.len());
+        let workers = sessions.len().min(batches.len());
         let results: Vec<Result<Indexed, EmbedError>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..workers)
                 .map(|w| {
-                    let (batches, next) = (&batches, &next);
+                    let (batches, next, session) = (&batches, &next, sessions[w]);
                     s.spawn(move || {
-                        let mut model = self.session(w);
+                        let mut model = hold(session);
                         let mut out = Vec::new();
                         loop {
                             let b = next.fetch_add(1, Ordering::Relaxed);
@@ -219,6 +245,10 @@ impl Embed for OnnxEmbedder {
             }
         }
         Ok(vectors)
+    }
+
+    fn idle(&self) {
+        self.extra.lock().unwrap().clear();
     }
 }
 
