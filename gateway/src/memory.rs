@@ -1,11 +1,11 @@
 //! Giving freed memory back to the system after the large, short-lived bursts of allocations
 //! the gateway makes: building the ONNX session of the embedding model, reading a large
-//! catalog. Both allocators keep what was freed for reuse: glibc (ONNX Runtime's C++ side) about 65 MB of graph-optimisation
-//! temporaries, mimalloc (the Rust side) about 60 MB around the model bytes. An idle gateway
-//! with the model went from 279 MB to 217 MB RSS with glibc's trim, and lower with mimalloc's
-//! collect as well (docs/benchmarks.md). mimalloc is also told to purge freed pages at once.
-//! The project denies unsafe code; these three calls are the exception: neither allocator
-//! offers a safe wrapper, and none of the calls takes a pointer.
+//! catalog. Both allocators keep what was freed for reuse: glibc (ONNX Runtime's C++ side)
+//! about 65 MB of graph-optimisation temporaries, mimalloc (the Rust side) about 60 MB around
+//! the model bytes. An idle gateway with the model went from 279 MB to 217 MB RSS with glibc's
+//! trim, and lower with mimalloc's collect as well (docs/benchmarks.md). mimalloc is also told
+//! to purge freed pages at once. The project denies unsafe code; these three calls are the
+//! exception: neither allocator offers a safe wrapper, and none of the calls takes a pointer.
 
 /// mimalloc's `mi_option_purge_delay`: the same index in its v2 and v3 headers; the Rust
 /// bindings do not name it.
