@@ -381,8 +381,7 @@ impl ToolRouter {
             }
         }
         // The sessions built for this run go; queries need only the first.
-        embedder.idle();
-        if loud {
+        if embedder.idle() || loud {
             crate::memory::release_freed();
         }
         tracing::info!(reused, embedded = done, model = %model, "tool vectors ready");

@@ -32,8 +32,11 @@ pub trait Embed: Send + Sync {
     fn model_id(&self) -> &str;
     fn dim(&self) -> usize;
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
-    /// A bulk run is over: memory kept only to make bulk runs fast may go.
-    fn idle(&self) {}
+    /// A bulk run is over: memory kept only to make bulk runs fast may go. Returns whether
+    /// any did (then it is worth handing freed memory back to the system).
+    fn idle(&self) -> bool {
+        false
+    }
 }
 
 /// Where the model files are: `model.onnx`, `tokenizer.json`, `config.json`,
@@ -164,9 +167,12 @@ fn tokenizer_files(dir: &Path) -> Result<TokenizerFiles, EmbedError> {
 /// One single-threaded ONNX session of the model.
 fn session_of(onnx: Vec<u8>, tokenizer: TokenizerFiles) -> Result<TextEmbedding, EmbedError> {
     let model = UserDefinedEmbeddingModel::new(onnx, tokenizer).with_pooling(Pooling::Mean);
+    // Without ONNX Runtime's CPU arena: it keeps the largest inference's memory for good.
+    let cpu = ort::ep::CPU::default().with_arena_allocator(false).build();
     let options = InitOptionsUserDefined::new()
         .with_max_length(MAX_LENGTH)
-        .with_intra_threads(1);
+        .with_intra_threads(1)
+        .with_execution_providers(vec![cpu]);
     TextEmbedding::try_new_from_user_defined(model, options)
         .map_err(|e| EmbedError::Load(format!("cannot load the model: {e}")))
 }
@@ -247,8 +253,11 @@ impl Embed for OnnxEmbedder {
         Ok(vectors)
     }
 
-    fn idle(&self) {
-        self.extra.lock().unwrap().clear();
+    fn idle(&self) -> bool {
+        let mut extra = self.extra.lock().unwrap();
+        let had = !extra.is_empty();
+        extra.clear();
+        had
     }
 }
 
