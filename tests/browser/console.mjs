@@ -84,6 +84,30 @@ try {
   await page.waitForFunction(() => document.querySelector('#new-token').textContent.length > 0);
   result.newToken = await page.textContent('#new-token');
   await shot('6-tokens');
+
+  await page.click('a[href="#roles"]');
+  await page.fill('#role-form [name=spec]', JSON.stringify({ name: 'echoers', tools: ['every__echo'] }));
+  await page.click('#role-form button');
+  await page.waitForSelector('#roles-table td:text-is("echoers")');
+  result.roles = await page.textContent('#roles-table');
+  await shot('7-roles');
+
+  await page.click('a[href="#virtual-servers"]');
+  await page.fill('#vs-form [name=name]', 'quiet');
+  await page.fill('#vs-form [name=spec]', JSON.stringify({ upstreams: ['every'], mode: 'search' }));
+  await page.click('#vs-form button');
+  await page.waitForSelector('#vs-table td:text-is("quiet")');
+  result.virtualServers = await page.textContent('#vs-table');
+  await shot('8-virtual-servers');
+
+  // Disable the upstream from its row, then enable it again.
+  await page.click('a[href="#upstreams"]');
+  await page.click('tr[data-upstream="every"] button:text-is("Disable")');
+  await page.waitForSelector('tr[data-upstream="every"] td:nth-child(4):text-is("disabled")');
+  result.disabled = true;
+  await page.click('tr[data-upstream="every"] button:text-is("Enable")');
+  await page.waitForSelector('tr[data-upstream="every"] button:text-is("Disable")');
+  result.enabledAgain = true;
 } catch (e) {
   result.failure = String(e);
 } finally {

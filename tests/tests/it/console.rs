@@ -103,6 +103,24 @@ async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_a
         seen["newToken"].as_str().unwrap().starts_with("mcpgw_"),
         "{seen:#}"
     );
+    assert!(
+        seen["roles"].as_str().unwrap().contains("every__echo"),
+        "{seen:#}"
+    );
+    assert!(
+        seen["virtualServers"]
+            .as_str()
+            .unwrap()
+            .contains("/mcp/v/quiet"),
+        "{seen:#}"
+    );
+    assert_eq!(seen["disabled"], true, "{seen:#}");
+    assert_eq!(seen["enabledAgain"], true, "{seen:#}");
+    // What the console changed is what the API holds.
+    let roles = gw.get_json("/admin/v1/roles").await;
+    assert!(roles.to_string().contains("echoers"), "{roles}");
+    let vs = gw.get_json("/admin/v1/virtual-servers/quiet").await;
+    assert_eq!(vs["mode"], "search", "{vs}");
     for shot in [
         "1-overview",
         "2-upstreams",
@@ -110,6 +128,8 @@ async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_a
         "4-audit",
         "5-routing",
         "6-tokens",
+        "7-roles",
+        "8-virtual-servers",
     ] {
         assert!(
             artifacts.join(format!("{shot}.png")).exists(),
