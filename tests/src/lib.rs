@@ -250,16 +250,16 @@ impl Gateway {
     /// A personal access token of `owner` with `roles`, made through the admin API with the
     /// gateway's admin token (a gateway started with [`Gateway::start_secured`]).
     pub async fn token_for(&self, owner: &str, roles: &[&str]) -> String {
-        let r: Value = reqwest::Client::new()
-            .post(format!("{}/admin/v1/tokens", self.base))
-            .bearer_auth(self.admin_token.as_deref().expect("a secured gateway"))
-            .json(&json!({"name": "t", "owner": owner, "roles": roles}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let admin = self.admin_token.as_deref().expect("a secured gateway");
+        let body = json!({"name": "t", "owner": owner, "roles": roles});
+        let (_, r) = self
+            .send(
+                reqwest::Method::POST,
+                "/admin/v1/tokens",
+                Some(admin),
+                &body,
+            )
+            .await;
         r["token"]
             .as_str()
             .unwrap_or_else(|| panic!("no token: {r}"))
