@@ -156,6 +156,14 @@ pub fn inject_meta(span: &Span, params: &mut Map<String, Value>) {
     }
 }
 
+/// What a request names: the tool or prompt, or the resource URI.
+pub fn target(params: &Map<String, Value>) -> Option<&str> {
+    params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(Value::as_str)
+}
+
 /// A span's name per the conventions: `{method} {target}`, or the method alone.
 pub fn span_name(method: &str, target: Option<&str>) -> String {
     match target {

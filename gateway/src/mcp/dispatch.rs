@@ -136,9 +136,7 @@ impl Dispatcher {
         if !crate::telemetry::enabled() {
             return self.answer(session, id, method, params).await;
         }
-        let target = params
-            .and_then(|p| p.get("name").or_else(|| p.get("uri")))
-            .and_then(Value::as_str);
+        let target = params.and_then(crate::telemetry::target);
         let span = tracing::debug_span!(
             target: crate::telemetry::TARGET,
             "mcp",
@@ -400,13 +398,16 @@ impl Dispatcher {
         p.insert("name".into(), Value::from(e.entry.key.clone()));
         let upstream = e.entry.upstream.clone();
         if kind == EntryKind::Tool {
-            let endpoint = lens.fixed_arguments(name).cloned();
-            let upstream_fixed = self.hub.upstreams.fixed_arguments(&upstream, &e.entry.key);
-            let fixed: Option<Map<String, Value>> = match (upstream_fixed, endpoint) {
-                (None, None) => None,
-                (a, b) => Some(a.into_iter().chain(b).flatten().collect()),
-            };
-            if let Some(fixed) = fixed {
+            // The upstream's, then the endpoint's (which win where both fix one).
+            let mut fixed = self
+                .hub
+                .upstreams
+                .fixed_arguments(&upstream, &e.entry.key)
+                .unwrap_or_default();
+            if let Some(endpoint) = lens.fixed_arguments(name) {
+                fixed.extend(endpoint.clone());
+            }
+            if !fixed.is_empty() {
                 // The operator's values win over anything a host sent for them.
                 let args = p
                     .entry("arguments")
@@ -853,10 +854,7 @@ impl Dispatcher {
                 .send_upstream(session, id, upstream, conn, method, params)
                 .await;
         }
-        let target = params
-            .get("name")
-            .or_else(|| params.get("uri"))
-            .and_then(Value::as_str);
+        let target = crate::telemetry::target(&params);
         let span = tracing::debug_span!(
             target: crate::telemetry::TARGET,
             "mcp.client",
