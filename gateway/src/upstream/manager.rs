@@ -384,13 +384,17 @@ impl Upstreams {
         if let Some(t) = tokens.get(upstream).filter(|t| t.config() == o) {
             return Ok(t.clone());
         }
-        let secret = o
-            .client_secret
-            .resolve(&self.config.env)
-            .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}")))?;
+        let secret = self.client_secret(o)?;
         let t = super::oauth::TokenSource::new(o.clone(), secret);
         tokens.insert(upstream.to_string(), t.clone());
         Ok(t)
+    }
+
+    /// The gateway's client secret at the upstream's authorization server.
+    fn client_secret(&self, o: &crate::config::UpstreamOAuth) -> Result<Secret, UpstreamError> {
+        o.client_secret
+            .resolve(&self.config.env)
+            .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}")))
     }
 
     /// For an upstream with `oauth.token_exchange`, the exchanger of a session's connection:
@@ -415,10 +419,7 @@ impl Upstreams {
                 spec.name
             ))
         })?;
-        let secret = o
-            .client_secret
-            .resolve(&self.config.env)
-            .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}")))?;
+        let secret = self.client_secret(o)?;
         Ok(Some(super::oauth::TokenSource::exchanging(
             o.clone(),
             secret,
