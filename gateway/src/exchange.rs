@@ -148,6 +148,12 @@ pub async fn plan(
             },
         )?);
     }
+    let mut deletes = Vec::new();
+    if prune {
+        deletes.extend(deletions("upstream", &stored, |n| {
+            doc.upstreams.iter().any(|u| u.name == n)
+        }));
+    }
     let stored: BTreeMap<String, (String, Value)> = registry
         .list_roles()
         .await?
@@ -175,6 +181,11 @@ pub async fn plan(
             },
         )?);
     }
+    if prune {
+        deletes.extend(deletions("role", &stored, |n| {
+            doc.roles.iter().any(|r| r.name == n)
+        }));
+    }
     let stored: BTreeMap<String, (String, Value)> = registry
         .list_virtual_servers()
         .await?
@@ -198,8 +209,12 @@ pub async fn plan(
         )?);
     }
     if prune {
-        steps.extend(prunable(registry, doc).await?);
+        deletes.extend(deletions("virtual_server", &stored, |n| {
+            doc.virtual_servers.contains_key(n)
+        }));
     }
+    // Deletions come last, as a reader of the plan expects.
+    steps.extend(deletes);
     Ok(steps)
 }
 
@@ -227,32 +242,21 @@ fn step(
     })
 }
 
-/// API-registered items the document does not name.
-async fn prunable(registry: &dyn Registry, doc: &Document) -> anyhow::Result<Vec<Step>> {
-    let delete = |kind, name: String| Step {
-        kind,
-        name,
-        action: Action::Delete,
-    };
-    let mut steps = Vec::new();
-    let named: BTreeSet<&str> = doc.upstreams.iter().map(|u| u.name.as_str()).collect();
-    for r in registry.list_upstreams().await? {
-        if r.source != "config" && !named.contains(r.name.as_str()) {
-            steps.push(delete("upstream", r.name));
-        }
-    }
-    let named: BTreeSet<&str> = doc.roles.iter().map(|r| r.name.as_str()).collect();
-    for r in registry.list_roles().await? {
-        if r.source != "config" && !named.contains(r.name.as_str()) {
-            steps.push(delete("role", r.name));
-        }
-    }
-    for r in registry.list_virtual_servers().await? {
-        if !doc.virtual_servers.contains_key(&r.name) {
-            steps.push(delete("virtual_server", r.name));
-        }
-    }
-    Ok(steps)
+/// With `prune`: the API-registered items of one kind in `stored` the document does not name.
+fn deletions(
+    kind: &'static str,
+    stored: &BTreeMap<String, (String, Value)>,
+    named: impl Fn(&str) -> bool,
+) -> Vec<Step> {
+    stored
+        .iter()
+        .filter(|(name, (source, _))| source != "config" && !named(name))
+        .map(|(name, _)| Step {
+            kind,
+            name: name.clone(),
+            action: Action::Delete,
+        })
+        .collect()
 }
 
 /// Carries out a plan made by [`plan`] for the same document.
