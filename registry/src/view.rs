@@ -49,7 +49,9 @@ pub struct CatalogView {
     by_key: BTreeMap<EntryKind, HashMap<String, HashMap<String, usize>>>,
 }
 
-fn is_valid_name(s: &str) -> bool {
+/// Whether hosts accept `s` as a tool or prompt name as it is: `[A-Za-z0-9_-]`, at most
+/// [`MAX_NAME_LEN`] characters.
+pub fn is_valid_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= MAX_NAME_LEN
         && s.bytes()

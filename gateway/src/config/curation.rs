@@ -69,11 +69,7 @@ impl ToolCuration {
         let mut names = std::collections::HashSet::new();
         for (tool, o) in &self.overrides {
             if let Some(n) = &o.name {
-                let valid = !n.is_empty()
-                    && n.len() <= MAX_TOOL_NAME
-                    && n.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-                if !valid {
+                if !registry::view::is_valid_name(n) {
                     return Err(format!(
                         "tools.overrides.{tool}.name {n:?}: use A-Z, a-z, 0-9, _ and -, at most \
                          {MAX_TOOL_NAME} characters"
@@ -148,10 +144,7 @@ impl Curation {
 
     /// The fixed arguments of the upstream's tool `name`, if any.
     pub fn fixed_arguments(&self, name: &str) -> Option<&Map<String, Value>> {
-        self.overrides
-            .get(name)
-            .map(|o| &o.arguments)
-            .filter(|a| !a.is_empty())
+        self.overrides.get(name).map(|o| &o.arguments)
     }
 }
 

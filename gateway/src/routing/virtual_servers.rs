@@ -143,11 +143,7 @@ impl VirtualServer {
 
     /// Arguments this endpoint fixes for the tool `exposed`.
     pub fn fixed_arguments(&self, exposed: &str) -> Option<&Map<String, Value>> {
-        self.spec
-            .overrides
-            .get(exposed)
-            .map(|o| &o.arguments)
-            .filter(|a| !a.is_empty())
+        self.spec.overrides.get(exposed).map(|o| &o.arguments)
     }
 
     pub fn is_pinned(&self, exposed: &str) -> bool {
