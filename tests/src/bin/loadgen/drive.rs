@@ -1,0 +1,188 @@
+//! One measured run: N sessions calling one tool in a loop against one MCP endpoint. Every answer
+//! is checked (HTTP 200, a JSON-RPC result that is not `isError`, the expected text); a failed
+//! call is counted, not fatal, so a struggling target shows its errors instead of ending the run.
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+/// What every session calls, and what a good answer contains.
+pub struct Call {
+    pub tool: String,
+    pub args: Value,
+    pub expect: Option<String>,
+}
+
+/// The outcome of one run against one target.
+pub struct Run {
+    pub calls: usize,
+    pub errors: usize,
+    pub elapsed: Duration,
+    pub latencies: Vec<Duration>,
+    /// The first error seen, to show what went wrong.
+    pub first_error: Option<String>,
+}
+
+/// A minimal Streamable HTTP session that reports failures instead of panicking.
+struct Session {
+    http: reqwest::Client,
+    url: String,
+    token: Option<String>,
+    id: Option<String>,
+    next: u64,
+}
+
+impl Session {
+    async fn open(url: &str, token: Option<&str>) -> Result<Self, String> {
+        let mut s = Self {
+            http: reqwest::Client::new(),
+            url: url.to_string(),
+            token: token.map(str::to_string),
+            id: None,
+            next: 1,
+        };
+        let resp = s
+            .post(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "loadgen", "version": "0"}}}),
+            )
+            .await?;
+        s.id = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        read_answer(resp, 0).await?;
+        s.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await?;
+        Ok(s)
+    }
+
+    async fn post(&self, msg: &Value) -> Result<reqwest::Response, String> {
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .json(msg);
+        if let Some(t) = &self.token {
+            r = r.bearer_auth(t);
+        }
+        if let Some(id) = &self.id {
+            r = r
+                .header("mcp-session-id", id)
+                .header("mcp-protocol-version", "2025-06-18");
+        }
+        let resp = r.send().await.map_err(|e| format!("transport: {e}"))?;
+        if !resp.status().is_success() {
+            return Err(format!("HTTP {}", resp.status()));
+        }
+        Ok(resp)
+    }
+
+    async fn call(&mut self, call: &Call) -> Result<(), String> {
+        let id = self.next;
+        self.next += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": call.tool, "arguments": call.args}});
+        let answer = read_answer(self.post(&msg).await?, id).await?;
+        let result = answer
+            .get("result")
+            .ok_or_else(|| format!("no result: {answer}"))?;
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            return Err(format!("tool error: {result}"));
+        }
+        if let Some(text) = &call.expect {
+            if !result.to_string().contains(text.as_str()) {
+                return Err(format!("expected text missing: {result}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The JSON-RPC answer with `id`, from a JSON body or an SSE stream.
+async fn read_answer(resp: reqwest::Response, id: u64) -> Result<Value, String> {
+    let sse = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    if !sse {
+        return resp.json().await.map_err(|e| format!("body: {e}"));
+    }
+    let mut events = sse_stream::SseStream::from_bytes_stream(resp.bytes_stream());
+    while let Some(ev) = events.next().await {
+        let ev = ev.map_err(|e| format!("stream: {e}"))?;
+        let Some(data) = ev.data.filter(|d| !d.is_empty()) else {
+            continue;
+        };
+        let msg: Value = serde_json::from_str(&data).map_err(|e| format!("event: {e}"))?;
+        if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
+            return Ok(msg);
+        }
+    }
+    Err("stream ended without an answer".into())
+}
+
+/// Opens `sessions` sessions, warms each up with one call, then has all of them call for
+/// `seconds`.
+pub async fn drive(
+    url: &str,
+    token: Option<&str>,
+    call: &std::sync::Arc<Call>,
+    sessions: usize,
+    seconds: f64,
+) -> anyhow::Result<Run> {
+    let mut open = Vec::new();
+    for _ in 0..sessions {
+        let mut s = Session::open(url, token)
+            .await
+            .map_err(|e| anyhow::anyhow!("{url}: opening a session: {e}"))?;
+        s.call(call)
+            .await
+            .map_err(|e| anyhow::anyhow!("{url}: warm-up call: {e}"))?;
+        open.push(s);
+    }
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(seconds);
+    let tasks: Vec<_> = open
+        .into_iter()
+        .map(|mut s| {
+            let call = call.clone();
+            tokio::spawn(async move {
+                let (mut lat, mut errors, mut first) = (Vec::new(), 0, None);
+                while Instant::now() < deadline {
+                    let t = Instant::now();
+                    match s.call(&call).await {
+                        Ok(()) => lat.push(t.elapsed()),
+                        Err(e) => {
+                            errors += 1;
+                            first.get_or_insert(e);
+                        }
+                    }
+                }
+                (lat, errors, first)
+            })
+        })
+        .collect();
+    let mut run = Run {
+        calls: 0,
+        errors: 0,
+        elapsed: Duration::ZERO,
+        latencies: Vec::new(),
+        first_error: None,
+    };
+    for t in tasks {
+        let (lat, errors, first) = t.await?;
+        run.latencies.extend(lat);
+        run.errors += errors;
+        if run.first_error.is_none() {
+            run.first_error = first;
+        }
+    }
+    run.elapsed = started.elapsed();
+    run.calls = run.latencies.len();
+    Ok(run)
+}

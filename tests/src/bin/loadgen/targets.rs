@@ -1,0 +1,67 @@
+//! The processes loadgen starts itself: the conformance fixture and gateways in front of an
+//! upstream, each from the same target directory as loadgen.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use gateway_tests::spawn_reporting_url;
+use tokio::process::Command;
+
+/// Starts the conformance fixture (answers in microseconds); returns it and its MCP URL.
+pub async fn fixture(bin_dir: &std::path::Path) -> (tokio::process::Child, String) {
+    spawn_reporting_url(Command::new(bin_dir.join("conformance-fixture")).stderr(Stdio::null()))
+        .await
+}
+
+/// Starts a gateway in front of `upstream` and waits until it is up; with `auth`, authentication
+/// is required and a personal access token with the admin role is made first.
+pub async fn gateway(
+    bin_dir: &std::path::Path,
+    upstream: &str,
+    auth: bool,
+) -> anyhow::Result<(tokio::process::Child, String, Option<String>)> {
+    let dir = gateway_tests::scratch();
+    let config = dir.join("gateway.toml");
+    let mut text = format!("[database]\nurl = \"sqlite://{}/gw.db?mode=rwc\"\n\n[[upstreams]]\nname = \"fx\"\ntransport = \"http\"\nurl = \"{upstream}\"\nprefix = \"never\"\n", dir.display());
+    if auth {
+        text.push_str("\n[auth]\nmode = \"required\"\n\n[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n");
+    }
+    std::fs::write(&config, text)?;
+    let token = if auth {
+        let out = Command::new(bin_dir.join("mcp-gateway"))
+            .arg("--config")
+            .arg(&config)
+            .args([
+                "token", "create", "--name", "load", "--owner", "load", "--role", "admin",
+            ])
+            .output()
+            .await?;
+        anyhow::ensure!(out.status.success(), "token create failed");
+        Some(String::from_utf8(out.stdout)?.trim().to_string())
+    } else {
+        None
+    };
+    let (child, gateway) = spawn_reporting_url(
+        Command::new(bin_dir.join("mcp-gateway"))
+            .arg("--config")
+            .arg(&config)
+            .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::null()),
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let base = gateway.trim_end_matches("/mcp");
+    for _ in 0..100 {
+        let mut req = http.get(format!("{base}/admin/v1/health"));
+        if let Some(t) = &token {
+            req = req.bearer_auth(t);
+        }
+        let h: serde_json::Value = req.send().await?.json().await?;
+        if h[0]["status"] == "up" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok((child, gateway, token))
+}
