@@ -13,7 +13,7 @@ COPY migrations migrations
 COPY config config
 COPY scripts scripts
 RUN cargo build --release --locked -p gateway --bin mcp-gateway
-RUN apt-get update && apt-get install -y --no-install-recommends python3-pip \
+RUN apt-get update && apt-get install -y --no-install-recommends python3-pip python3-venv \
     && MCP_GATEWAY_MODEL_DIR=/opt/mcp-gateway/model scripts/fetch-model
 
 # Debian's own Node is 18; servers published today want 22.
