@@ -5,7 +5,9 @@
 //! each rebuild follows at least `len/4` removals).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use hnsw_rs::hnsw::Point;
 use hnsw_rs::prelude::{Distance, Hnsw};
 
 /// Neighbours kept per node and candidates explored while building. Chosen by measurement
@@ -31,8 +33,9 @@ impl Distance<f32> for UnitDot {
 
 pub struct Ann {
     graph: Hnsw<'static, f32, UnitDot>,
-    /// Live vectors by document id, and the graph point that holds each.
-    live: HashMap<u32, (usize, Vec<f32>)>,
+    /// The graph point that holds each live document's vector. The vectors themselves live in
+    /// the graph only (a second copy here was 1.5 KB a tool).
+    live: HashMap<u32, usize>,
     /// Graph point → document id, for every point (live or tombstone).
     point_doc: Vec<Option<u32>>,
     dim: usize,
@@ -73,18 +76,18 @@ impl Ann {
     /// Adds or replaces a document's vector (`vector` must be unit length and `dim` long).
     pub fn upsert(&mut self, id: u32, vector: Vec<f32>) {
         debug_assert_eq!(vector.len(), self.dim);
-        if let Some((point, _)) = self.live.remove(&id) {
+        if let Some(point) = self.live.remove(&id) {
             self.point_doc[point] = None;
         }
         let point = self.point_doc.len();
         self.graph.insert_slice((&vector, point));
         self.point_doc.push(Some(id));
-        self.live.insert(id, (point, vector));
+        self.live.insert(id, point);
         self.maybe_compact();
     }
 
     pub fn remove(&mut self, id: u32) {
-        if let Some((point, _)) = self.live.remove(&id) {
+        if let Some(point) = self.live.remove(&id) {
             self.point_doc[point] = None;
             self.maybe_compact();
         }
@@ -97,24 +100,38 @@ impl Ann {
         }
     }
 
+    /// Every live document with the graph point that holds its vector.
+    fn live_points(&self) -> Vec<(u32, Arc<Point<'static, f32>>)> {
+        // hnsw_rs's point iterator unwraps the entry point: an empty graph has none.
+        if self.point_doc.is_empty() {
+            return Vec::new();
+        }
+        self.graph
+            .get_point_indexation()
+            .into_iter()
+            .filter_map(|p| Some((self.point_doc[p.get_origin_id()]?, p)))
+            .collect()
+    }
+
     /// Rebuilds the graph from the live vectors only.
     pub fn rebuild(&mut self) {
-        let graph = new_graph(self.live.len());
-        let mut point_doc = Vec::with_capacity(self.live.len());
-        let mut ids: Vec<u32> = self.live.keys().copied().collect();
-        ids.sort_unstable();
-        for id in ids {
-            self.live.get_mut(&id).expect("live id").0 = point_doc.len();
-            point_doc.push(Some(id));
-        }
-        let batch: Vec<(&[f32], usize)> = self
-            .live
-            .values()
-            .map(|(point, v)| (v.as_slice(), *point))
+        let mut points = self.live_points();
+        points.sort_unstable_by_key(|(id, _)| *id);
+        let graph = new_graph(points.len());
+        let batch: Vec<(&[f32], usize)> = points
+            .iter()
+            .enumerate()
+            .map(|(point, (_, p))| (p.get_v(), point))
             .collect();
         graph.parallel_insert_slice(&batch);
+        self.live = points
+            .iter()
+            .enumerate()
+            .map(|(point, (id, _))| (*id, point))
+            .collect();
+        self.point_doc = points.iter().map(|(id, _)| Some(*id)).collect();
+        drop(batch);
         self.graph = graph;
-        self.point_doc = point_doc;
     }
 
     /// The `k` nearest live documents that `allow` accepts, nearest first, with cosine
@@ -143,10 +160,10 @@ impl Ann {
     /// Every allowed live vector compared with the query.
     pub fn exact(&self, query: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let mut all: Vec<(u32, f32)> = self
-            .live
-            .iter()
-            .filter(|(id, _)| allow(**id))
-            .map(|(id, (_, v))| (*id, dot(query, v)))
+            .live_points()
+            .into_iter()
+            .filter(|(id, _)| allow(*id))
+            .map(|(id, p)| (id, dot(query, p.get_v())))
             .collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         all.truncate(k);
@@ -241,5 +258,24 @@ mod tests {
             .search(&unit(5, 16), 10, &|_| true)
             .iter()
             .all(|(id, _)| *id >= 900));
+    }
+
+    #[test]
+    fn a_graph_emptied_by_removals_answers_nothing_and_takes_new_vectors() {
+        let mut a = Ann::new(16);
+        for id in 0..300 {
+            a.upsert(id, unit(id, 16));
+        }
+        for id in 0..300 {
+            a.remove(id);
+        }
+        assert_eq!(a.len(), 0);
+        assert!(a.search(&unit(1, 16), 5, &|_| true).is_empty());
+        assert!(a.exact(&unit(1, 16), 5, &|_| true).is_empty());
+        a.upsert(1000, unit(1000, 16));
+        a.upsert(1001, unit(1001, 16));
+        let hits = a.exact(&unit(1001, 16), 5, &|_| true);
+        assert_eq!(hits.len(), 2);
+        assert_eq!(hits[0].0, 1001);
     }
 }

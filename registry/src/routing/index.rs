@@ -111,7 +111,10 @@ pub struct ToolIndex {
     ids: HashMap<(String, String), u32>,
     /// By id (ids are handed out in order and never reused: a slot lookup is what a filtered
     /// graph walk does for every node it visits, so no hashing).
+    /// Stored without `text` (BM25 holds its terms; `text_hashes` tells a changed text) and,
+    /// once the vector is in, without `gist`: together ~1 KB a tool that nothing reads again.
     docs: Vec<Option<ToolDoc>>,
+    text_hashes: Vec<u64>,
     count: usize,
     lexical: Lexical,
     ann: Option<Ann>,
@@ -137,26 +140,34 @@ impl ToolIndex {
 
     /// Adds a tool or replaces its text; a changed text drops its old vector. Returns whether
     /// anything changed.
-    pub fn upsert(&mut self, doc: ToolDoc) -> bool {
+    pub fn upsert(&mut self, mut doc: ToolDoc) -> bool {
         let key = (doc.upstream.clone(), doc.name.clone());
+        let text_hash = hash_of(&doc.text);
         if let Some(&id) = self.ids.get(&key) {
             let old = self.doc(id).expect("indexed id");
-            if old.hash == doc.hash && old.text == doc.text {
+            if old.hash == doc.hash && self.text_hashes[id as usize] == text_hash {
                 return false;
             }
             if old.hash != doc.hash {
                 if let Some(ann) = &mut self.ann {
                     ann.remove(id);
                 }
+            } else if self.ann.as_ref().is_some_and(|a| a.contains(id)) {
+                // Same embedded text, vector still valid: the gist is not needed again.
+                doc.gist = String::new();
             }
             self.lexical.upsert(id, &doc.text);
+            doc.text = String::new();
+            self.text_hashes[id as usize] = text_hash;
             self.docs[id as usize] = Some(doc);
             return true;
         }
         let id = self.docs.len() as u32;
         self.lexical.upsert(id, &doc.text);
+        doc.text = String::new();
         self.ids.insert(key, id);
         self.docs.push(Some(doc));
+        self.text_hashes.push(text_hash);
         self.count += 1;
         true
     }
@@ -172,6 +183,9 @@ impl ToolIndex {
         let ann = self.ann.get_or_insert_with(|| Ann::new(vector.len()));
         if ann.dim() == vector.len() {
             ann.upsert(id, vector);
+            if let Some(doc) = self.docs[id as usize].as_mut() {
+                doc.gist = String::new();
+            }
         }
     }
 
@@ -353,6 +367,14 @@ impl ToolIndex {
     }
 }
 
+/// Tells a changed BM25 text without keeping the text.
+fn hash_of(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,7 +480,27 @@ mod tests {
         assert!(ix
             .search("internet", None, 1, Method::Lexical, &f, &all)
             .is_empty());
+        // The tool waiting for its vector still has the text to embed.
+        assert_eq!(
+            ix.missing_vectors()[0].gist,
+            "fetch. Downloads a web page as markdown"
+        );
         assert!(ix.remove("s", "fetch"));
         assert_eq!(ix.len(), 2);
+    }
+
+    #[test]
+    fn a_changed_lexical_text_with_the_same_gist_keeps_its_vector() {
+        let mut ix = index();
+        let mut d = doc("s", "fetch", "fetch. Fetches a URL from the internet");
+        d.text = "fetch. Fetches a URL from the internet, also known as wget".into();
+        assert!(ix.upsert(d.clone()));
+        assert!(!ix.upsert(d), "the same texts again change nothing");
+        assert!(ix.missing_vectors().is_empty());
+        let f = Fusion::default();
+        assert_eq!(
+            ix.search("wget", None, 1, Method::Lexical, &f, &|_| true)[0].name,
+            "fetch"
+        );
     }
 }
