@@ -101,21 +101,18 @@ impl Ann {
     }
 
     /// Every live document with the graph point that holds its vector.
-    fn live_points(&self) -> Vec<(u32, Arc<Point<'static, f32>>)> {
+    fn live_points(&self) -> impl Iterator<Item = (u32, Arc<Point<'static, f32>>)> + '_ {
         // hnsw_rs's point iterator unwraps the entry point: an empty graph has none.
-        if self.point_doc.is_empty() {
-            return Vec::new();
-        }
-        self.graph
-            .get_point_indexation()
+        (!self.point_doc.is_empty())
+            .then(|| self.graph.get_point_indexation().into_iter())
             .into_iter()
+            .flatten()
             .filter_map(|p| Some((self.point_doc[p.get_origin_id()]?, p)))
-            .collect()
     }
 
     /// Rebuilds the graph from the live vectors only.
     pub fn rebuild(&mut self) {
-        let mut points = self.live_points();
+        let mut points: Vec<_> = self.live_points().collect();
         points.sort_unstable_by_key(|(id, _)| *id);
         let graph = new_graph(points.len());
         let batch: Vec<(&[f32], usize)> = points
@@ -130,7 +127,6 @@ impl Ann {
             .map(|(point, (id, _))| (*id, point))
             .collect();
         self.point_doc = points.iter().map(|(id, _)| Some(*id)).collect();
-        drop(batch);
         self.graph = graph;
     }
 
@@ -161,7 +157,6 @@ impl Ann {
     pub fn exact(&self, query: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let mut all: Vec<(u32, f32)> = self
             .live_points()
-            .into_iter()
             .filter(|(id, _)| allow(*id))
             .map(|(id, p)| (id, dot(query, p.get_v())))
             .collect();
