@@ -5,8 +5,12 @@ use sha2::{Digest, Sha256};
 
 /// sha256 (hex) of a JSON value as serialised (key order preserved).
 pub fn content_hash(value: &Value) -> String {
-    let bytes = serde_json::to_vec(value).unwrap_or_default();
-    hex::encode(Sha256::digest(&bytes))
+    text_hash(&serde_json::to_string(value).unwrap_or_default())
+}
+
+/// sha256 (hex) of a definition's compact text: the same as [`content_hash`] of its value.
+pub fn text_hash(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 /// Short hex digest of a string, for stable suffixes of shortened names.

@@ -36,7 +36,7 @@ pub use access::{AccessStore, RoleRecord, TokenRecord};
 pub use audit::{AuditEntry, AuditQuery, AuditRow, AuditStore, VerifyReport};
 pub use change::Change;
 pub use error::{RegistryError, Result};
-pub use model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
+pub use model::{CatalogEntry, Definition, EntryKind, SyncReport, UpstreamRecord};
 pub use routing_store::{RoutingStore, VirtualServerRecord};
 pub use sql::{now_ms, OpenOptions, SqlRegistry};
 pub use store::Registry;

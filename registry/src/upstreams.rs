@@ -301,9 +301,11 @@ impl Registry for SqlRegistry {
                     kind: EntryKind::parse(&kind)
                         .ok_or_else(|| RegistryError::Invalid(format!("unknown kind {kind:?}")))?,
                     key: row.try_get("key").map_err(RegistryError::Database)?,
-                    definition: serde_json::from_str(&def).map_err(|e| {
-                        RegistryError::Invalid(format!("stored definition is not json: {e}"))
-                    })?,
+                    definition: serde_json::from_str::<Value>(&def)
+                        .map_err(|e| {
+                            RegistryError::Invalid(format!("stored definition is not json: {e}"))
+                        })?
+                        .into(),
                     content_hash: row
                         .try_get("content_hash")
                         .map_err(RegistryError::Database)?,

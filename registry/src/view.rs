@@ -86,14 +86,13 @@ fn hashed_name(wanted: &str, identity: &str) -> String {
 /// The name an entry is shown under before prefixing: a tool's or prompt's `name` in its
 /// definition, which the gateway's curation may have changed from the upstream's own (`key`,
 /// by which the upstream is still called); a resource's URI.
-fn shown_name(e: &CatalogEntry) -> &str {
+fn shown_name(e: &CatalogEntry) -> String {
     match e.kind {
         EntryKind::Tool | EntryKind::Prompt => e
             .definition
-            .get("name")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or(&e.key),
-        EntryKind::Resource | EntryKind::ResourceTemplate => &e.key,
+            .str_field("name")
+            .unwrap_or_else(|| e.key.clone()),
+        EntryKind::Resource | EntryKind::ResourceTemplate => e.key.clone(),
     }
 }
 
@@ -101,13 +100,14 @@ impl CatalogView {
     /// Builds the view. `prefix_of` gives each upstream's prefix mode.
     pub fn build(mut entries: Vec<CatalogEntry>, prefix_of: impl Fn(&str) -> PrefixMode) -> Self {
         entries.sort_by(|a, b| (a.kind, &a.upstream, &a.key).cmp(&(b.kind, &b.upstream, &b.key)));
+        let shown: Vec<String> = entries.iter().map(shown_name).collect();
         let mut key_count: HashMap<(EntryKind, &str), usize> = HashMap::new();
-        for e in &entries {
-            *key_count.entry((e.kind, shown_name(e))).or_default() += 1;
+        for (e, name) in entries.iter().zip(&shown) {
+            *key_count.entry((e.kind, name)).or_default() += 1;
         }
         let mut wanted_names = Vec::with_capacity(entries.len());
-        for e in &entries {
-            let collides = key_count[&(e.kind, shown_name(e))] > 1;
+        for (e, shown) in entries.iter().zip(&shown) {
+            let collides = key_count[&(e.kind, shown.as_str())] > 1;
             let wanted = match e.kind {
                 EntryKind::Tool | EntryKind::Prompt => {
                     let prefixed = match prefix_of(&e.upstream) {
@@ -117,9 +117,9 @@ impl CatalogView {
                     };
                     let identity = format!("{}\u{0}{}", e.upstream, e.key);
                     let name = if prefixed {
-                        format!("{}{SEPARATOR}{}", e.upstream, shown_name(e))
+                        format!("{}{SEPARATOR}{}", e.upstream, shown)
                     } else {
-                        shown_name(e).to_string()
+                        shown.clone()
                     };
                     bounded_name(&name, &identity)
                 }

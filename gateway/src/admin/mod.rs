@@ -402,7 +402,7 @@ async fn catalog(
                 original: e.entry.key.clone(),
                 kind: kind.as_str().into(),
                 content_hash: e.entry.content_hash.clone(),
-                definition: Value::clone(&e.entry.definition),
+                definition: e.entry.definition.to_value(),
             })
             .collect(),
     ))

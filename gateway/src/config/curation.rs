@@ -125,17 +125,15 @@ impl Curation {
 
     /// The tool as hosts see it, or `None` when it is not offered. `name` stays the upstream's
     /// own unless renamed; the gateway calls the upstream by its own name either way.
-    pub fn apply(&self, definition: &Value) -> Curated {
-        let Some(name) = definition.get("name").and_then(Value::as_str) else {
-            return Curated::Hidden;
-        };
+    /// `name` is the definition's own: only a changed definition is parsed.
+    pub fn apply(&self, name: &str, definition: &registry::Definition) -> Curated {
         if !self.offers(name) {
             return Curated::Hidden;
         }
         match self.overrides.get(name) {
             None => Curated::AsIs,
             Some(o) => {
-                let mut def = definition.clone();
+                let mut def = definition.to_value();
                 o.apply(&mut def);
                 Curated::Changed(def)
             }
@@ -194,6 +192,11 @@ mod tests {
         c.compile()
     }
 
+    fn apply(c: &Curation, def: Value) -> Curated {
+        let name = def["name"].as_str().unwrap().to_string();
+        c.apply(&name, &def.into())
+    }
+
     #[test]
     fn include_exclude_and_overrides_shape_what_hosts_see() {
         let c = curation(json!({
@@ -208,7 +211,7 @@ mod tests {
             "annotations": {"title": "Search"},
             "inputSchema": {"type": "object", "properties": {"owner": {"type": "string"},
                 "query": {"type": "string"}}, "required": ["owner", "query"]}});
-        let Curated::Changed(seen) = c.apply(&def) else {
+        let Curated::Changed(seen) = apply(&c, def) else {
             panic!("overridden");
         };
         assert_eq!(seen["name"], "find_repos");
@@ -226,9 +229,12 @@ mod tests {
             c.fixed_arguments("search_repositories"),
             Some(&json!({"owner": "acme"}).as_object().unwrap().clone())
         );
-        assert_eq!(c.apply(&json!({"name": "get_me"})), Curated::AsIs);
-        assert_eq!(c.apply(&json!({"name": "get_secret_key"})), Curated::Hidden);
-        assert_eq!(c.apply(&json!({"name": "delete_repo"})), Curated::Hidden);
+        assert_eq!(apply(&c, json!({"name": "get_me"})), Curated::AsIs);
+        assert_eq!(
+            apply(&c, json!({"name": "get_secret_key"})),
+            Curated::Hidden
+        );
+        assert_eq!(apply(&c, json!({"name": "delete_repo"})), Curated::Hidden);
     }
 
     #[test]

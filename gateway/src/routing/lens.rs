@@ -31,7 +31,7 @@ impl Lens {
     /// An entry's definition as hosts of this endpoint see it: the upstream's (curated) JSON
     /// under its exposed name, then the virtual server's overrides.
     pub fn shown(&self, e: &Exposed) -> Value {
-        let mut def = Value::clone(&e.entry.definition);
+        let mut def = e.entry.definition.to_value();
         def[e.entry.kind.key_field()] = Value::from(e.exposed.clone());
         if let (Some(v), EntryKind::Tool) = (&self.scope, e.entry.kind) {
             v.shown(&e.exposed, &mut def);

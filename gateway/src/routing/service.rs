@@ -267,7 +267,7 @@ impl ToolRouter {
             for e in tools {
                 let key = (e.entry.upstream.clone(), e.entry.key.clone());
                 if known.get(&key) != Some(&e.entry.content_hash) {
-                    changed.push(tool_doc(&key.0, &key.1, &e.entry.definition));
+                    changed.push(tool_doc(&key.0, &key.1, &e.entry.definition.to_value()));
                     known.insert(key.clone(), e.entry.content_hash.clone());
                 }
                 present.insert(key);
@@ -490,7 +490,7 @@ impl ToolRouter {
             .into_iter()
             .filter_map(|h| {
                 let e = view.find(EntryKind::Tool, &h.upstream, &h.name)?;
-                let mut def = Value::clone(&e.entry.definition);
+                let mut def = e.entry.definition.to_value();
                 def["name"] = Value::from(e.exposed.clone());
                 Some(Found {
                     name: e.exposed.clone(),

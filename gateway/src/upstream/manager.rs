@@ -43,7 +43,7 @@ pub struct Health {
 /// One listed definition, hashed once when it arrives (views are rebuilt on every change of any
 /// upstream, and hashing a large catalog each time would cost more than the rebuild).
 struct Definition {
-    json: Arc<Value>,
+    json: registry::Definition,
     hash: String,
 }
 
@@ -714,7 +714,7 @@ impl Upstreams {
                         .lock()
                         .unwrap()
                         .get(&kind)
-                        .map(|d| d.iter().map(|d| Value::clone(&d.json)).collect());
+                        .map(|d| d.iter().map(|d| d.json.to_value()).collect());
                     lists.insert(kind, known.unwrap_or_default());
                 }
             }
@@ -745,9 +745,12 @@ impl Upstreams {
             .map(|(kind, items)| {
                 let defs = items
                     .into_iter()
-                    .map(|json| Definition {
-                        hash: registry::hash::content_hash(&json),
-                        json: Arc::new(json),
+                    .map(|json| {
+                        let json = registry::Definition::from(json);
+                        Definition {
+                            hash: registry::hash::text_hash(json.text()),
+                            json,
+                        }
                     })
                     .collect();
                 (kind, defs)
@@ -773,18 +776,19 @@ impl Upstreams {
             let into = if serving { &mut all } else { &mut offline };
             for (kind, defs) in e.definitions.lock().unwrap().iter() {
                 for d in defs {
-                    let Some(key) = d.json.get(kind.key_field()).and_then(Value::as_str) else {
+                    let Some(key) = d.json.str_field(kind.key_field()) else {
                         continue;
                     };
                     // Curated before anything sees the catalog: RBAC, routing, lists. An
                     // untouched definition is shared, not copied.
                     let (definition, content_hash) = match kind {
-                        EntryKind::Tool => match e.curation.apply(&d.json) {
+                        EntryKind::Tool => match e.curation.apply(&key, &d.json) {
                             Curated::Hidden => continue,
                             Curated::AsIs => (d.json.clone(), d.hash.clone()),
                             Curated::Changed(def) => {
-                                let hash = registry::hash::content_hash(&def);
-                                (Arc::new(def), hash)
+                                let def = registry::Definition::from(def);
+                                let hash = registry::hash::text_hash(def.text());
+                                (def, hash)
                             }
                         },
                         _ => (d.json.clone(), d.hash.clone()),
@@ -792,7 +796,7 @@ impl Upstreams {
                     into.push(CatalogEntry {
                         upstream: e.spec.name.clone(),
                         kind: *kind,
-                        key: key.to_string(),
+                        key,
                         content_hash,
                         definition,
                     });

@@ -53,7 +53,8 @@ async fn exercise(reg: &dyn Registry) {
     let cat = reg.catalog().await.unwrap();
     assert_eq!(cat.len(), 1);
     assert_eq!(
-        *cat[0].definition, t1b,
+        cat[0].definition.to_value(),
+        t1b,
         "definitions are stored faithfully, unknown fields too"
     );
     assert!(reg
