@@ -3,11 +3,13 @@
 //! measured under the same machine load.
 //!
 //! Usage: `loadgen [--sessions N] [--seconds S] [--upstream URL --tool NAME --args JSON
-//! [--expect TEXT] [--upstream-pid PID]] [--auth] [--peer JSON]...` (defaults 64 sessions, 10 s
-//! per target). Without `--upstream` it starts the conformance fixture (a Rust Streamable HTTP
-//! server that answers in microseconds) and calls `test_simple_text`. It starts a gateway in
-//! front of the upstream from the same target directory; `--auth` adds a second one with
-//! `auth.mode = "required"`, called with a personal access token. `--peer
+//! [--expect TEXT] [--upstream-pid PID]] [--auth] [--gateway-bin PATH]... [--peer JSON]...`
+//! (defaults 64 sessions, 10 s per target). Without `--upstream` it starts the conformance
+//! fixture (a Rust Streamable HTTP server that answers in microseconds) and calls
+//! `test_simple_text`. It starts a gateway in front of the upstream from the same target
+//! directory; `--gateway-bin` starts another build the same way (an A/B of two commits in one
+//! run); `--auth` adds one with `auth.mode = "required"`, called with a personal access token.
+//! `--peer
 //! '{"name":…,"url":…,"tool":…,"token":…,"pid":…}'` adds another MCP endpoint in front of the same
 //! upstream (`tool` when it names the tool differently, `pid` to charge it CPU and memory).
 //! Targets are interleaved (two rounds of S/2 each) so drift hits all of them; the table gives
@@ -140,11 +142,20 @@ async fn main() -> anyhow::Result<()> {
 
     let mut keep = Vec::new();
     let mut list = vec![Target::new("direct", &upstream, None, &call, upstream_pid)];
-    let (child, url, _) = targets::gateway(&bin_dir, &upstream, false).await?;
+    let gateway_bin = bin_dir.join("mcp-gateway");
+    let (child, url, _) = targets::gateway(&gateway_bin, &upstream, false).await?;
     list.push(Target::new("gateway", &url, None, &call, child.id()));
     keep.push(child);
+    // Other builds of the gateway (say, of the previous commit), measured in the same run.
+    for (i, bin) in args.all("--gateway-bin").into_iter().enumerate() {
+        let (child, url, _) =
+            targets::gateway(std::path::Path::new(&bin), &upstream, false).await?;
+        let name = format!("gateway-bin {}", i + 1);
+        list.push(Target::new(&name, &url, None, &call, child.id()));
+        keep.push(child);
+    }
     if args.flag("--auth") {
-        let (child, url, token) = targets::gateway(&bin_dir, &upstream, true).await?;
+        let (child, url, token) = targets::gateway(&gateway_bin, &upstream, true).await?;
         list.push(Target::new("gateway + PAT", &url, token, &call, child.id()));
         keep.push(child);
     }

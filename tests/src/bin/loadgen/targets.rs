@@ -13,10 +13,10 @@ pub async fn fixture(bin_dir: &std::path::Path) -> (tokio::process::Child, Strin
         .await
 }
 
-/// Starts a gateway in front of `upstream` and waits until it is up; with `auth`, authentication
-/// is required and a personal access token with the admin role is made first.
+/// Starts the gateway binary `bin` in front of `upstream` and waits until it is up; with `auth`,
+/// authentication is required and a personal access token with the admin role is made first.
 pub async fn gateway(
-    bin_dir: &std::path::Path,
+    bin: &std::path::Path,
     upstream: &str,
     auth: bool,
 ) -> anyhow::Result<(tokio::process::Child, String, Option<String>)> {
@@ -28,7 +28,7 @@ pub async fn gateway(
     }
     std::fs::write(&config, text)?;
     let token = if auth {
-        let out = Command::new(bin_dir.join("mcp-gateway"))
+        let out = Command::new(bin)
             .arg("--config")
             .arg(&config)
             .args([
@@ -42,7 +42,7 @@ pub async fn gateway(
         None
     };
     let (child, gateway) = spawn_reporting_url(
-        Command::new(bin_dir.join("mcp-gateway"))
+        Command::new(bin)
             .arg("--config")
             .arg(&config)
             .env("MCP_GATEWAY_LISTEN", "127.0.0.1:0")
