@@ -374,6 +374,18 @@ impl Session {
         }
     }
 
+    /// Forgets stream `stream` of host request `request_id` if nothing was ever sent on it (its
+    /// answer goes out as plain JSON instead); `false`, keeping it, when something was.
+    pub fn discard_unused_stream(&self, stream: u64, request_id: &Value) -> bool {
+        let mut s = self.streams.lock().unwrap();
+        if s.bufs.get(&stream).is_some_and(|b| b.next_seq > 0) {
+            return false;
+        }
+        s.bufs.remove(&stream);
+        s.by_request.remove(&id_key(request_id));
+        true
+    }
+
     /// Attaches a GET request: a resume after `last_event_id` (replaying what was missed, then
     /// live if that stream is still open), or the session's standalone stream.
     pub fn attach(
@@ -389,7 +401,12 @@ impl Session {
             }
             None => (0, None),
         };
-        let buf = s.bufs.entry(stream).or_default();
+        // Only the GET stream comes into being by being asked for: a resume must name a stream
+        // this session has (else any host could grow the table with made-up ids).
+        let buf = match stream {
+            0 => s.bufs.entry(0).or_default(),
+            n => s.bufs.get_mut(&n)?,
+        };
         if let Some(after) = after {
             for (seq, data) in buf.events.iter().filter(|(seq, _)| *seq > after) {
                 let _ = tx.send(StreamEvent {
@@ -461,5 +478,18 @@ mod tests {
         s.send_related(Some(&json!(99)), &json!({"m": 2}));
         assert_eq!(get.try_recv().unwrap().id, "0_0");
         assert_eq!(get.try_recv().unwrap().id, "0_1");
+    }
+
+    #[test]
+    fn a_resume_of_a_stream_never_issued_is_refused_and_adds_nothing() {
+        let s = Session::new("s".into(), Revision::V2025_11_25, json!({}));
+        for n in 1..100 {
+            assert!(s.attach(Some(&format!("{n}_0"))).is_none());
+        }
+        assert!(s.streams.lock().unwrap().bufs.is_empty());
+        assert!(
+            s.attach(Some("0_0")).is_some(),
+            "the GET stream may be resumed"
+        );
     }
 }
