@@ -2,6 +2,9 @@
 //! else an SSE stream; what the gateway says of itself; each request counted by method.
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{header, StatusCode};
@@ -9,7 +12,9 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::stream::{self, Stream, StreamExt};
 use serde_json::{json, Value};
+use tokio::sync::mpsc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
+use tracing::Instrument;
 
 use super::session::{Session, StreamEvent};
 use crate::protocol::{jsonrpc, McpError, Method, Revision};
@@ -51,32 +56,131 @@ pub fn server_info() -> Value {
 pub async fn answer(
     session: &Session,
     stream_no: u64,
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<StreamEvent>,
+    mut rx: mpsc::UnboundedReceiver<StreamEvent>,
     modern: bool,
 ) -> Response {
     let first = tokio::time::timeout(JSON_WINDOW, rx.recv()).await;
     if let Ok(Some(ev)) = &first {
         if ev.last {
             let status = if modern {
-                serde_json::from_str::<Value>(&ev.data)
-                    .ok()
-                    .and_then(|m| McpError::from_response(&m))
-                    .map_or(StatusCode::OK, |e| e.http_status(Revision::Stateless))
+                serde_json::from_str::<Value>(&ev.data).map_or(StatusCode::OK, |m| status_of(&m))
             } else {
                 StatusCode::OK
             };
-            return (
-                status,
-                [(header::CONTENT_TYPE, "application/json")],
-                ev.data.to_string(),
-            )
-                .into_response();
+            return json_answer(status, ev.data.to_string());
         }
     }
+    stream_answer(session, stream_no, first.ok().flatten(), rx, modern)
+}
+
+/// Answers a 2025-revision request of a host that takes SSE: `work` (which yields the final
+/// response) runs in the request's own task while the answer can still be plain JSON, which
+/// spares a task, a channel and a copy of the response per call. It moves to a task of its own,
+/// and the answer becomes an SSE stream, when a message for the host comes first, when the JSON
+/// window passes, or when the host's request goes away (a disconnect does not cancel a call: the
+/// host may resume the stream).
+pub async fn answer_in_place(
+    session: Arc<Session>,
+    request_id: Value,
+    work: impl Future<Output = Value> + Send + 'static,
+) -> Response {
+    let (stream_no, mut rx) = session.open_stream(&request_id);
+    let mut work = Work {
+        future: Some(Box::pin(work.in_current_span())),
+        session: session.clone(),
+        stream_no,
+        request_id,
+    };
+    enum First {
+        Done(Value),
+        Event(Option<StreamEvent>),
+        Late,
+    }
+    let first = {
+        let future = work.future.as_mut().expect("set above");
+        tokio::select! {
+            biased;
+            response = future => First::Done(response),
+            event = rx.recv() => First::Event(event),
+            _ = tokio::time::sleep(JSON_WINDOW) => First::Late,
+        }
+    };
+    match first {
+        First::Done(response) => {
+            work.future = None;
+            if session.discard_unused_stream(stream_no, &work.request_id) {
+                let body = serde_json::to_string(&response).unwrap_or_default();
+                return json_answer(StatusCode::OK, body);
+            }
+            // Messages for the host went out first: the response follows them on the stream.
+            session.finish_stream(stream_no, &work.request_id, &response);
+            stream_answer(&session, stream_no, None, rx, false)
+        }
+        First::Event(event) => {
+            work.detach();
+            stream_answer(&session, stream_no, event, rx, false)
+        }
+        First::Late => {
+            work.detach();
+            stream_answer(&session, stream_no, None, rx, false)
+        }
+    }
+}
+
+/// A request's work while the request's task runs it; dropped unfinished, it finishes in a task
+/// of its own and closes its stream with the response.
+struct Work {
+    future: Option<Pin<Box<dyn Future<Output = Value> + Send>>>,
+    session: Arc<Session>,
+    stream_no: u64,
+    request_id: Value,
+}
+
+impl Work {
+    fn detach(&mut self) {
+        let Some(future) = self.future.take() else {
+            return;
+        };
+        // Outside a runtime (its shutdown) there is nothing left to answer.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let session = self.session.clone();
+        let (stream_no, id) = (self.stream_no, self.request_id.clone());
+        runtime.spawn(async move {
+            let response = future.await;
+            session.finish_stream(stream_no, &id, &response);
+        });
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        self.detach();
+    }
+}
+
+/// The HTTP status of a 2026-07-28 answer: an error's own, else 200.
+fn status_of(message: &Value) -> StatusCode {
+    McpError::from_response(message).map_or(StatusCode::OK, |e| e.http_status(Revision::Stateless))
+}
+
+fn json_answer(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// The SSE answer of stream `stream_no`: a priming event where the revision has them, `first`
+/// if already received, then what comes.
+fn stream_answer(
+    session: &Session,
+    stream_no: u64,
+    first: Option<StreamEvent>,
+    rx: mpsc::UnboundedReceiver<StreamEvent>,
+    modern: bool,
+) -> Response {
     // 2026-07-28 has no resumption: no priming event.
     let priming = (!modern && session.protocol_version.primes_streams())
         .then(|| session.priming_event(stream_no));
-    let first = first.ok().flatten();
     let events =
         stream::iter(priming.into_iter().chain(first)).chain(UnboundedReceiverStream::new(rx));
     sse_response(events)
@@ -106,4 +210,64 @@ pub fn count<T: crate::metrics::MaybeToolError>(
         .mcp_requests
         .with_label_values(&[method.label(), crate::metrics::outcome(out)])
         .inc();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::oneshot;
+
+    fn session() -> Arc<Session> {
+        Arc::new(Session::new("s".into(), Revision::V2025_11_25, json!({})))
+    }
+
+    fn content_type(r: &Response) -> &str {
+        r.headers()[header::CONTENT_TYPE].to_str().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_quick_answer_is_plain_json_and_leaves_no_stream_behind() {
+        let s = session();
+        let r = answer_in_place(s.clone(), json!(1), async {
+            json!({"id": 1, "result": {}})
+        })
+        .await;
+        assert_eq!(content_type(&r), "application/json");
+        // The stream was forgotten: a resume names nothing.
+        assert!(s.attach(Some("1_0")).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_message_before_the_answer_makes_it_a_stream() {
+        let s = session();
+        let work_s = s.clone();
+        let work = async move {
+            work_s.send_related(
+                Some(&json!(1)),
+                &json!({"method": "notifications/progress"}),
+            );
+            json!({"id": 1, "result": {}})
+        };
+        let r = answer_in_place(s, json!(1), work).await;
+        assert!(content_type(&r).starts_with("text/event-stream"));
+    }
+
+    #[tokio::test]
+    async fn work_whose_request_goes_away_finishes_in_a_task_of_its_own() {
+        let (go, wait) = oneshot::channel::<()>();
+        let (done, finished) = oneshot::channel::<()>();
+        let work = async move {
+            let _ = wait.await;
+            let _ = done.send(());
+            json!({"id": 1, "result": {}})
+        };
+        let mut answer = Box::pin(answer_in_place(session(), json!(1), work));
+        assert!(futures::poll!(&mut answer).is_pending(), "running in place");
+        drop(answer);
+        go.send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), finished)
+            .await
+            .expect("the work went on after its request was dropped")
+            .unwrap();
+    }
 }

@@ -10,9 +10,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use tokio_stream::wrappers::UnboundedReceiverStream;
-use tracing::Instrument;
 
-use super::reply::{answer, capabilities, count, reply, server_info, sse_response, INSTRUCTIONS};
+use super::reply::{
+    answer_in_place, capabilities, count, reply, server_info, sse_response, INSTRUCTIONS,
+};
 use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
@@ -195,28 +196,23 @@ async fn request(
         log_call(&state.dispatcher.metrics, &session, &method, &out, started);
         return Json(reply(id, out)).into_response();
     }
-    let (stream_no, rx) = session.open_stream(&id);
-    let task_session = session.clone();
-    tokio::spawn(
-        async move {
-            let out = state
-                .dispatcher
-                .dispatch(&task_session, &id, &method, jsonrpc::params(&msg))
-                .await;
-            log_call(
-                &state.dispatcher.metrics,
-                &task_session,
-                &method,
-                &out,
-                started,
-            );
-            let response = reply(id.clone(), out);
-            task_session.finish_stream(stream_no, &id, &response);
-        }
-        // The request's span (and trace) continues in the task that answers on the stream.
-        .in_current_span(),
-    );
-    answer(&session, stream_no, rx, false).await
+    let work_session = session.clone();
+    let work_id = id.clone();
+    let work = async move {
+        let out = state
+            .dispatcher
+            .dispatch(&work_session, &work_id, &method, jsonrpc::params(&msg))
+            .await;
+        log_call(
+            &state.dispatcher.metrics,
+            &work_session,
+            &method,
+            &out,
+            started,
+        );
+        reply(work_id, out)
+    };
+    answer_in_place(session, id, work).await
 }
 
 fn log_call(

@@ -3,6 +3,8 @@
 //! bookkeeping that routes the upstream's own requests and notifications to the right host.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -33,15 +35,53 @@ pub struct TransportParts {
     /// Called once when the connection closes (kill the child, end the HTTP session).
     pub close: Box<dyn FnOnce() + Send>,
     /// A transport whose requests are independent of each other (Streamable HTTP: one POST
-    /// each) sends an ordinary request from a task of its own at once, without passing through
-    /// `tx` and its writer task.
+    /// each) sends an ordinary request from the caller's own task, without passing through `tx`
+    /// and its writer task.
     pub direct: Option<Arc<dyn DirectSend>>,
 }
 
-/// Sends one request on its own (see [`TransportParts::direct`]); the answer still arrives on
-/// the transport's `rx`.
+/// Sending one request on its own (see [`TransportParts::direct`]): it resolves to the answer
+/// when that came straight back, else `None` and the answer arrives on the transport's `rx`.
+pub type DirectPost = Pin<Box<dyn Future<Output = Option<Value>> + Send>>;
+
+/// Sends one request on its own (see [`TransportParts::direct`]).
 pub trait DirectSend: Send + Sync {
-    fn send(&self, msg: Value);
+    fn send(&self, msg: Value) -> DirectPost;
+}
+
+/// How the answer to a sent request comes: through the connection's router, and for a request
+/// sent directly, perhaps straight from its POST, which the waiter drives. Dropped before the
+/// POST finished (nobody waits, or the waiter went away), the POST goes on in a task of its own.
+pub struct Reply {
+    rx: oneshot::Receiver<Value>,
+    post: Option<DirectPost>,
+}
+
+impl Reply {
+    /// The answer, or `None` when the connection closed first.
+    async fn answer(&mut self) -> Option<Value> {
+        if let Some(post) = self.post.as_mut() {
+            tokio::select! {
+                biased;
+                straight = post => {
+                    self.post = None;
+                    if straight.is_some() {
+                        return straight;
+                    }
+                }
+                routed = &mut self.rx => return routed.ok(),
+            }
+        }
+        (&mut self.rx).await.ok()
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if let (Some(post), Ok(rt)) = (self.post.take(), tokio::runtime::Handle::try_current()) {
+            rt.spawn(post);
+        }
+    }
 }
 
 /// Requests that must go through the writer: the ones that set up or hold the session.
@@ -210,17 +250,17 @@ impl Connection {
         ctx: Option<CallCtx>,
         timeout: Duration,
     ) -> Result<Value, CallError> {
-        let (id, rx) = self.send_request(method, params, ctx)?;
-        self.wait(id, rx, timeout).await
+        let (id, reply) = self.send_request(method, params, ctx)?;
+        self.wait(id, reply, timeout).await
     }
 
-    /// Sends a request; returns its upstream id and the receiver of its response.
+    /// Sends a request; returns its upstream id and how its response comes.
     pub fn send_request(
         &self,
         method: &str,
         params: Option<Value>,
         ctx: Option<CallCtx>,
-    ) -> Result<(i64, oneshot::Receiver<Value>), CallError> {
+    ) -> Result<(i64, Reply), CallError> {
         if self.is_closed() {
             return Err(CallError::Closed(self.upstream.clone()));
         }
@@ -236,14 +276,14 @@ impl Connection {
         }
         let msg = jsonrpc::request(Value::from(id), method, params);
         if let Some(direct) = self.direct.as_ref().filter(|_| !needs_writer(method)) {
-            direct.send(msg);
-            return Ok((id, rx));
+            let post = Some(direct.send(msg));
+            return Ok((id, Reply { rx, post }));
         }
         if self.tx.send(Outbound { msg }).is_err() {
             self.forget(id);
             return Err(CallError::Closed(self.upstream.clone()));
         }
-        Ok((id, rx))
+        Ok((id, Reply { rx, post: None }))
     }
 
     /// Waits for the response of a request sent with [`send_request`](Self::send_request); on
@@ -251,12 +291,12 @@ impl Connection {
     pub async fn wait(
         &self,
         id: i64,
-        rx: oneshot::Receiver<Value>,
+        mut reply: Reply,
         timeout: Duration,
     ) -> Result<Value, CallError> {
-        let out = match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(resp)) => Ok(resp),
-            Ok(Err(_)) => Err(CallError::Closed(self.upstream.clone())),
+        let out = match tokio::time::timeout(timeout, reply.answer()).await {
+            Ok(Some(resp)) => Ok(resp),
+            Ok(None) => Err(CallError::Closed(self.upstream.clone())),
             Err(_) => {
                 self.cancel(id, "gateway timeout");
                 Err(CallError::Timeout(self.upstream.clone(), timeout))
@@ -367,5 +407,58 @@ impl Drop for Connection {
         if let Some(close) = self.close.get_mut().unwrap().take() {
             close();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    #[tokio::test]
+    async fn an_answer_straight_from_the_post_needs_no_router() {
+        let (_tx, rx) = oneshot::channel();
+        let post: DirectPost = Box::pin(async { Some(serde_json::json!({"id": 1})) });
+        let mut reply = Reply {
+            rx,
+            post: Some(post),
+        };
+        assert_eq!(reply.answer().await, Some(serde_json::json!({"id": 1})));
+    }
+
+    #[tokio::test]
+    async fn a_reply_nobody_waits_for_still_sends_its_post() {
+        let sent = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = oneshot::channel::<Value>();
+        let flag = sent.clone();
+        let post: DirectPost = Box::pin(async move {
+            tokio::task::yield_now().await;
+            flag.store(true, Ordering::SeqCst);
+            None
+        });
+        drop(Reply {
+            rx,
+            post: Some(post),
+        });
+        drop(tx);
+        for _ in 0..100 {
+            if sent.load(Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the dropped reply's POST never ran");
+    }
+
+    #[tokio::test]
+    async fn an_answer_through_the_router_wins_over_a_post_still_reading() {
+        let (tx, rx) = oneshot::channel();
+        let post: DirectPost = Box::pin(std::future::pending());
+        let mut reply = Reply {
+            rx,
+            post: Some(post),
+        };
+        tx.send(serde_json::json!({"id": 2})).unwrap();
+        assert_eq!(reply.answer().await, Some(serde_json::json!({"id": 2})));
     }
 }

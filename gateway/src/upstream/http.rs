@@ -15,7 +15,7 @@ use sse_stream::SseStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::connection::{DirectSend, Inbound, Outbound, TransportParts};
+use super::connection::{DirectPost, DirectSend, Inbound, Outbound, TransportParts};
 use super::{limits, UpstreamError};
 use crate::protocol::envelope::{
     encode_header, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION, SESSION_HEADER, VERSION_HEADER,
@@ -199,9 +199,9 @@ pub fn connect(
             if is_init {
                 // The session id comes with the initialize response: nothing else may go out
                 // before it is known.
-                post(&s, msg).await;
+                post_delivering(&s, msg).await;
             } else {
-                tasks.spawn(async move { post(&s, msg).await });
+                tasks.spawn(async move { post_delivering(&s, msg).await });
             }
             if starts_listening {
                 let s = writer_shared.clone();
@@ -235,17 +235,20 @@ pub fn connect(
     })
 }
 
-/// One POST per request, from a task of its own: nothing orders ordinary requests.
+/// One POST per request, driven by the caller: nothing orders ordinary requests.
 struct Direct(Arc<Shared>);
 
 impl DirectSend for Direct {
-    fn send(&self, msg: Value) {
+    fn send(&self, msg: Value) -> DirectPost {
         let s = self.0.clone();
-        tokio::spawn(async move { post(&s, msg).await });
+        Box::pin(async move { post(&s, msg).await })
     }
 }
 
-async fn post(s: &Shared, msg: Value) {
+/// Posts one message. The response to it comes back as the result when it is the POST's own
+/// answer and nothing else came before it (the caller takes it without a hop through the
+/// connection's router); everything else, errors included, is delivered on `inbound`.
+async fn post(s: &Shared, msg: Value) -> Option<Value> {
     let id = if jsonrpc::kind(&msg) == jsonrpc::Kind::Request {
         msg.get("id").and_then(Value::as_i64)
     } else {
@@ -265,9 +268,13 @@ async fn post(s: &Shared, msg: Value) {
     let resp = match resp {
         Ok(r) => r,
         Err(e) if had_session && e.is_connect() => {
-            return s.session_lost(id, format!("upstream unreachable: {e}"))
+            s.session_lost(id, format!("upstream unreachable: {e}"));
+            return None;
         }
-        Err(e) => return s.fail(id, format!("upstream unreachable: {e}")),
+        Err(e) => {
+            s.fail(id, format!("upstream unreachable: {e}"));
+            return None;
+        }
     };
     let status = resp.status();
     if !status.is_success() {
@@ -283,16 +290,19 @@ async fn post(s: &Shared, msg: Value) {
             && (status == StatusCode::NOT_FOUND
                 || (status == StatusCode::BAD_REQUEST && names_session))
         {
-            return s.session_lost(id, format!("it answered HTTP {status} to our session"));
+            s.session_lost(id, format!("it answered HTTP {status} to our session"));
+            return None;
         }
         // A JSON-RPC error with a status (2026-07-28 maps codes to 400/404) is the answer itself.
         if let Ok(m) = serde_json::from_slice::<Value>(&body) {
             if id.is_some() && m.get("id").and_then(Value::as_i64) == id && m.get("error").is_some()
             {
-                return s.deliver(m, id);
+                s.deliver(m, id);
+                return None;
             }
         }
-        return s.fail(id, format!("upstream answered HTTP {status}"));
+        s.fail(id, format!("upstream answered HTTP {status}"));
+        return None;
     }
     if is_init {
         if let Some(sid) = resp
@@ -304,7 +314,7 @@ async fn post(s: &Shared, msg: Value) {
         }
     }
     if status == StatusCode::ACCEPTED || id.is_none() {
-        return;
+        return None;
     }
     let ctype = resp
         .headers()
@@ -315,22 +325,28 @@ async fn post(s: &Shared, msg: Value) {
     if ctype.starts_with("text/event-stream") {
         let mut answered = false;
         let mut last_event = None;
-        read_stream(s, resp, id, &mut answered, &mut last_event).await;
+        let mut answer = None;
+        let mut read = Read {
+            id,
+            answered: &mut answered,
+            last_event: &mut last_event,
+            answer: &mut answer,
+            delivered: false,
+        };
+        read_stream(s, resp, &mut read).await;
         let mut resumes = 0;
-        while !answered && last_event.is_some() && resumes < MAX_RESUMES {
+        while !*read.answered && read.last_event.is_some() && resumes < MAX_RESUMES {
             resumes += 1;
             let r = s
                 .client
                 .get(&s.url)
                 .headers(s.request_headers())
                 .header(ACCEPT, "text/event-stream")
-                .header("last-event-id", last_event.clone().unwrap_or_default())
+                .header("last-event-id", read.last_event.clone().unwrap_or_default())
                 .send()
                 .await;
             match r {
-                Ok(r) if r.status().is_success() => {
-                    read_stream(s, r, id, &mut answered, &mut last_event).await
-                }
+                Ok(r) if r.status().is_success() => read_stream(s, r, &mut read).await,
                 _ => break,
             }
         }
@@ -340,22 +356,58 @@ async fn post(s: &Shared, msg: Value) {
                 "upstream closed the response stream before answering".into(),
             );
         }
+        answer
     } else {
         let body = match limits::read_body(resp, s.max_message).await {
             Ok(b) => b,
-            Err(e) => return s.fail(id, e),
+            Err(e) => {
+                s.fail(id, e);
+                return None;
+            }
         };
-        match Ok::<_, ()>(serde_json::from_slice::<Value>(&body)) {
-            Ok(Ok(Value::Array(msgs))) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
-            Ok(Ok(m)) => {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(Value::Array(msgs)) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
+            Ok(m) => {
                 if is_init {
                     remember_version(s, &m);
                 }
+                if is_answer_to(&m, id) {
+                    return Some(m);
+                }
                 s.deliver(m, id)
             }
-            _ => s.fail(id, "upstream sent a response that is not JSON".into()),
+            Err(_) => s.fail(id, "upstream sent a response that is not JSON".into()),
         }
+        None
     }
+}
+
+/// Posts for a sender that does not wait for the answer itself (the writer task): the answer
+/// goes on `inbound` like everything else.
+async fn post_delivering(s: &Shared, msg: Value) {
+    let id = msg.get("id").and_then(Value::as_i64);
+    if let Some(answer) = post(s, msg).await {
+        s.deliver(answer, id);
+    }
+}
+
+/// Whether `msg` is the response to our request `id`.
+fn is_answer_to(msg: &Value, id: Option<i64>) -> bool {
+    id.is_some()
+        && jsonrpc::kind(msg) == jsonrpc::Kind::Response
+        && msg.get("id").and_then(Value::as_i64) == id
+}
+
+/// Where a POST's response stream (and its resumptions) stands.
+struct Read<'a> {
+    id: Option<i64>,
+    answered: &'a mut bool,
+    last_event: &'a mut Option<String>,
+    /// The answer, when it came before anything else (see [`post`]).
+    answer: &'a mut Option<Value>,
+    /// Whether anything was delivered on `inbound` yet: after that, the answer goes the same
+    /// way, so that it never overtakes the messages that came before it.
+    delivered: bool,
 }
 
 fn remember_version(s: &Shared, init_response: &Value) {
@@ -368,19 +420,13 @@ fn remember_version(s: &Shared, init_response: &Value) {
 }
 
 /// Reads an SSE response; marks `answered` when the response to `id` went by.
-async fn read_stream(
-    s: &Shared,
-    resp: reqwest::Response,
-    id: Option<i64>,
-    answered: &mut bool,
-    last_event: &mut Option<String>,
-) {
+async fn read_stream(s: &Shared, resp: reqwest::Response, r: &mut Read<'_>) {
     let over = Arc::new(AtomicBool::new(false));
     let bytes = limits::limit_events(resp.bytes_stream(), s.max_message, over.clone());
     let mut events = SseStream::from_bytes_stream(bytes);
     while let Some(Ok(ev)) = events.next().await {
         if let Some(eid) = ev.id {
-            *last_event = Some(eid);
+            *r.last_event = Some(eid);
         }
         let Some(data) = ev.data.filter(|d| !d.trim().is_empty()) else {
             continue;
@@ -389,23 +435,26 @@ async fn read_stream(
             tracing::warn!(url = %crate::config::redact_userinfo(&s.url), "non-JSON SSE event ignored");
             continue;
         };
-        let is_answer = jsonrpc::kind(&msg) == jsonrpc::Kind::Response
-            && msg.get("id").and_then(Value::as_i64) == id;
-        if is_answer && jsonrpc::method(&msg).is_none() {
+        if is_answer_to(&msg, r.id) {
             if msg.pointer("/result/protocolVersion").is_some() {
                 remember_version(s, &msg);
             }
-            *answered = true;
+            *r.answered = true;
+            if !r.delivered {
+                *r.answer = Some(msg);
+                return;
+            }
         }
-        s.deliver(msg, id);
-        if *answered {
+        s.deliver(msg, r.id);
+        r.delivered = true;
+        if *r.answered {
             return;
         }
     }
     if over.load(Ordering::Relaxed) {
         // Resuming would only send the same event again.
-        *answered = true;
-        s.fail(id, limits::too_large(s.max_message));
+        *r.answered = true;
+        s.fail(r.id, limits::too_large(s.max_message));
     }
 }
 

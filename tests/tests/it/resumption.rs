@@ -89,3 +89,60 @@ async fn dropped_call_stream_is_resumed_with_last_event_id() {
         "Tool with progress executed successfully"
     );
 }
+
+/// A call runs in the host's request while its answer can still be plain JSON: a host that goes
+/// away before any answer must not cancel it (a disconnect is not a cancellation). The call
+/// completes upstream and its audit row says so. (hyper keeps polling an HTTP/1 request whose
+/// peer is gone until it writes the answer; the unit tests of `mcp::reply` cover a request
+/// future that is dropped.)
+#[tokio::test]
+async fn a_host_that_goes_away_before_the_answer_does_not_cancel_the_call() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    let c = RawClient::initialize(&gw.mcp, json!({})).await;
+
+    // The host sends the call and then drops its connection hard (a reset, as a crashed host
+    // or a proxy would), so the gateway sees the request vanish mid-call.
+    let addr = gw.mcp.trim_start_matches("http://");
+    let (host, path) = addr.split_once('/').unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "fx__sleep", "arguments": {"ms": 700}}})
+    .to_string();
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nhost: {host}\r\naccept: application/json, text/event-stream\r\n\
+         content-type: application/json\r\nmcp-session-id: {}\r\nmcp-protocol-version: 2025-11-25\r\n\
+         content-length: {}\r\n\r\n{body}",
+        c.session.clone().unwrap(),
+        body.len()
+    );
+    let mut tcp = tokio::net::TcpStream::connect(host).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut tcp, request.as_bytes())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    tcp.set_zero_linger().unwrap();
+    drop(tcp);
+
+    let mut rows = Value::Null;
+    for _ in 0..50 {
+        rows = gw.get_json("/admin/v1/audit?target=fx__sleep").await;
+        if rows.as_array().is_some_and(|r| !r.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let rows = rows.as_array().expect("audit rows");
+    assert_eq!(rows.len(), 1, "the call finished and was audited: {rows:?}");
+    assert_eq!(rows[0]["outcome"], "ok");
+    assert!(rows[0]["latency_ms"].as_i64().unwrap() >= 700);
+
+    // The session goes on: the next call answers as usual.
+    let resp = c
+        .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "fx__sleep", "arguments": {"ms": 1}}}))
+        .await;
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert!(body["result"].is_object(), "{body}");
+}
