@@ -35,7 +35,10 @@ pub const REPLAYABLE: &str = "gatewayReplayable";
 
 struct Shared {
     client: reqwest::Client,
+    /// As configured, for log lines (redacted there).
     url: String,
+    /// Parsed once: every request goes to it, and parsing it per call showed in profiles.
+    endpoint: reqwest::Url,
     headers: HeaderMap,
     /// The gateway's own OAuth token for the upstream, current at each request.
     auth: Option<Arc<super::oauth::TokenSource>>,
@@ -174,9 +177,12 @@ pub fn connect(
 ) -> Result<TransportParts, UpstreamError> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
     let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
+    let endpoint = reqwest::Url::parse(url)
+        .map_err(|e| UpstreamError::Config(format!("upstream url: {e}")))?;
     let shared = Arc::new(Shared {
         client,
         url: url.to_string(),
+        endpoint,
         headers,
         auth,
         session: Mutex::default(),
@@ -219,7 +225,7 @@ pub fn connect(
         if let (Some(_), Ok(rt)) = (session, tokio::runtime::Handle::try_current()) {
             let req = closer
                 .client
-                .delete(&closer.url)
+                .delete(closer.endpoint.clone())
                 .headers(closer.request_headers())
                 .timeout(Duration::from_secs(2));
             rt.spawn(async move {
@@ -257,7 +263,7 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
     let is_init = jsonrpc::method(&msg) == Some("initialize");
     let resp = s
         .client
-        .post(&s.url)
+        .post(s.endpoint.clone())
         .headers(s.headers_for(&msg))
         .header(ACCEPT, "application/json, text/event-stream")
         .json(&msg)
@@ -339,7 +345,7 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
             resumes += 1;
             let r = s
                 .client
-                .get(&s.url)
+                .get(s.endpoint.clone())
                 .headers(s.request_headers())
                 .header(ACCEPT, "text/event-stream")
                 .header("last-event-id", read.last_event.clone().unwrap_or_default())
@@ -467,7 +473,7 @@ async fn listen(s: &Shared) {
     loop {
         let mut req = s
             .client
-            .get(&s.url)
+            .get(s.endpoint.clone())
             .headers(s.request_headers())
             .header(ACCEPT, "text/event-stream");
         if let Some(id) = &last_event {
@@ -513,7 +519,7 @@ async fn subscribe(s: &Shared, msg: Value) {
     loop {
         let r = s
             .client
-            .post(&s.url)
+            .post(s.endpoint.clone())
             .headers(s.headers_for(&msg))
             .header(ACCEPT, "text/event-stream, application/json")
             .json(&msg)
