@@ -92,9 +92,8 @@ async fn dropped_call_stream_is_resumed_with_last_event_id() {
 
 /// A call runs in the host's request while its answer can still be plain JSON: a host that goes
 /// away before any answer must not cancel it (a disconnect is not a cancellation). The call
-/// completes upstream and its audit row says so. (hyper keeps polling an HTTP/1 request whose
-/// peer is gone until it writes the answer; the unit tests of `mcp::reply` cover a request
-/// future that is dropped.)
+/// completes upstream and its audit row says so. (The reset makes hyper drop the request's
+/// future: without the hand-over to a task of its own, no audit row is written.)
 #[tokio::test]
 async fn a_host_that_goes_away_before_the_answer_does_not_cancel_the_call() {
     let dir = gateway_tests::scratch();
@@ -145,4 +144,35 @@ async fn a_host_that_goes_away_before_the_answer_does_not_cancel_the_call() {
     assert_eq!(resp.status(), 200);
     let body: Value = resp.json().await.unwrap();
     assert!(body["result"].is_object(), "{body}");
+}
+
+/// A resume must name a stream the session issued: made-up ids are refused, not answered with
+/// an endless stream that the session keeps an entry for.
+#[tokio::test]
+async fn a_resume_of_a_stream_never_issued_is_refused() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    let c = RawClient::initialize(&gw.mcp, json!({})).await;
+    for made_up in ["999_0", "123456_7"] {
+        let resp = c
+            .http
+            .get(&gw.mcp)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", c.session.clone().unwrap())
+            .header("last-event-id", made_up)
+            .timeout(std::time::Duration::from_secs(5))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400, "{made_up}");
+        let body: Value = resp.json().await.unwrap();
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("Last-Event-ID"),
+            "{body}"
+        );
+    }
 }
