@@ -43,11 +43,15 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
     && /opt/uv/bin/pip install --no-cache-dir --disable-pip-version-check "uv==${UV_VERSION}" \
     && ln -s /opt/uv/bin/uv /opt/uv/bin/uvx /usr/local/bin/ \
     && node --version && npx --version && uvx --version \
-    && useradd --uid 10001 --user-group --home-dir /tmp --no-create-home gateway
+    && useradd --uid 10001 --user-group --home-dir /tmp --no-create-home gateway \
+    && install -d -o 10001 -g 10001 /data
 COPY --from=build /src/target/release/mcp-gateway /usr/local/bin/mcp-gateway
 COPY config/gateway.toml /etc/mcp-gateway/gateway.toml
 COPY --from=build /opt/mcp-gateway/model /opt/mcp-gateway/model
 USER 10001:10001
+# The bundled config's SQLite file is relative (`sqlite://mcp-gateway.db`): it lands here, where
+# the gateway's user may write, and where the chart mounts its data volume.
+WORKDIR /data
 ENV MCP_GATEWAY_LISTEN=0.0.0.0:8080 HOME=/tmp MCP_GATEWAY_MODEL_DIR=/opt/mcp-gateway/model
 # 9090: probes and metrics when MCP_GATEWAY_OPS_LISTEN=0.0.0.0:9090 (chart: service.opsPort).
 EXPOSE 8080 9090

@@ -419,7 +419,7 @@ impl Application {
             },
         )
         .await
-        .map_err(|e| anyhow::anyhow!("database: {e}"))?;
+        .map_err(|e| anyhow::Error::new(e).context("database"))?;
         tracing::info!(backend = registry.backend(), "registry open");
         let registry: Arc<dyn Registry> = Arc::new(registry);
         crate::seed::seed(registry.as_ref(), &config).await?;
