@@ -93,16 +93,16 @@ pub async fn answer_in_place(
     };
     enum First {
         Done(Value),
-        Event(Option<StreamEvent>),
-        Late,
+        /// Not done: a message for the host came first (`Some`), or the window passed.
+        Stream(Option<StreamEvent>),
     }
     let first = {
         let future = work.future.as_mut().expect("set above");
         tokio::select! {
             biased;
             response = future => First::Done(response),
-            event = rx.recv() => First::Event(event),
-            _ = tokio::time::sleep(JSON_WINDOW) => First::Late,
+            event = rx.recv() => First::Stream(event),
+            _ = tokio::time::sleep(JSON_WINDOW) => First::Stream(None),
         }
     };
     match first {
@@ -116,13 +116,9 @@ pub async fn answer_in_place(
             session.finish_stream(stream_no, &work.request_id, &response);
             stream_answer(&session, stream_no, None, rx, false)
         }
-        First::Event(event) => {
+        First::Stream(event) => {
             work.detach();
             stream_answer(&session, stream_no, event, rx, false)
-        }
-        First::Late => {
-            work.detach();
-            stream_answer(&session, stream_no, None, rx, false)
         }
     }
 }

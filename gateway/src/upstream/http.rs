@@ -329,19 +329,16 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
         .unwrap_or("")
         .to_string();
     if ctype.starts_with("text/event-stream") {
-        let mut answered = false;
-        let mut last_event = None;
-        let mut answer = None;
         let mut read = Read {
             id,
-            answered: &mut answered,
-            last_event: &mut last_event,
-            answer: &mut answer,
+            answered: false,
+            last_event: None,
+            answer: None,
             delivered: false,
         };
         read_stream(s, resp, &mut read).await;
         let mut resumes = 0;
-        while !*read.answered && read.last_event.is_some() && resumes < MAX_RESUMES {
+        while !read.answered && read.last_event.is_some() && resumes < MAX_RESUMES {
             resumes += 1;
             let r = s
                 .client
@@ -356,13 +353,13 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
                 _ => break,
             }
         }
-        if !answered {
+        if !read.answered {
             s.fail(
                 id,
                 "upstream closed the response stream before answering".into(),
             );
         }
-        answer
+        read.answer
     } else {
         let body = match limits::read_body(resp, s.max_message).await {
             Ok(b) => b,
@@ -405,12 +402,12 @@ fn is_answer_to(msg: &Value, id: Option<i64>) -> bool {
 }
 
 /// Where a POST's response stream (and its resumptions) stands.
-struct Read<'a> {
+struct Read {
     id: Option<i64>,
-    answered: &'a mut bool,
-    last_event: &'a mut Option<String>,
+    answered: bool,
+    last_event: Option<String>,
     /// The answer, when it came before anything else (see [`post`]).
-    answer: &'a mut Option<Value>,
+    answer: Option<Value>,
     /// Whether anything was delivered on `inbound` yet: after that, the answer goes the same
     /// way, so that it never overtakes the messages that came before it.
     delivered: bool,
@@ -426,13 +423,13 @@ fn remember_version(s: &Shared, init_response: &Value) {
 }
 
 /// Reads an SSE response; marks `answered` when the response to `id` went by.
-async fn read_stream(s: &Shared, resp: reqwest::Response, r: &mut Read<'_>) {
+async fn read_stream(s: &Shared, resp: reqwest::Response, r: &mut Read) {
     let over = Arc::new(AtomicBool::new(false));
     let bytes = limits::limit_events(resp.bytes_stream(), s.max_message, over.clone());
     let mut events = SseStream::from_bytes_stream(bytes);
     while let Some(Ok(ev)) = events.next().await {
         if let Some(eid) = ev.id {
-            *r.last_event = Some(eid);
+            r.last_event = Some(eid);
         }
         let Some(data) = ev.data.filter(|d| !d.trim().is_empty()) else {
             continue;
@@ -445,21 +442,21 @@ async fn read_stream(s: &Shared, resp: reqwest::Response, r: &mut Read<'_>) {
             if msg.pointer("/result/protocolVersion").is_some() {
                 remember_version(s, &msg);
             }
-            *r.answered = true;
+            r.answered = true;
             if !r.delivered {
-                *r.answer = Some(msg);
+                r.answer = Some(msg);
                 return;
             }
         }
         s.deliver(msg, r.id);
         r.delivered = true;
-        if *r.answered {
+        if r.answered {
             return;
         }
     }
     if over.load(Ordering::Relaxed) {
         // Resuming would only send the same event again.
-        *r.answered = true;
+        r.answered = true;
         s.fail(r.id, limits::too_large(s.max_message));
     }
 }
