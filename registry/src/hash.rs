@@ -8,7 +8,8 @@ pub fn content_hash(value: &Value) -> String {
     text_hash(&serde_json::to_string(value).unwrap_or_default())
 }
 
-/// sha256 (hex) of a definition's compact text: the same as [`content_hash`] of its value.
+/// sha256 (hex) of a text. Identifies it across restarts and replicas: stored embeddings are
+/// keyed by it, and a definition's compact text hashes as [`content_hash`] of its value.
 pub fn text_hash(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }

@@ -119,6 +119,12 @@ impl Definition {
         self.0.get()
     }
 
+    /// sha256 (hex) of the text: [`crate::hash::content_hash`] of the value, without
+    /// serialising it again.
+    pub fn content_hash(&self) -> String {
+        crate::hash::text_hash(self.text())
+    }
+
     /// A top-level string field (a tool's `name`, a resource's `uri`), read without building the
     /// rest of the definition.
     pub fn str_field(&self, field: &str) -> Option<String> {
@@ -227,10 +233,7 @@ mod tests {
         assert_eq!(d.str_field("name").as_deref(), Some("get_\u{e9}t\"e"));
         assert_eq!(d.str_field("uri"), None);
         assert_eq!(d.str_field("a"), None, "not a string");
-        assert_eq!(
-            crate::hash::text_hash(d.text()),
-            crate::hash::content_hash(&v)
-        );
+        assert_eq!(d.content_hash(), crate::hash::content_hash(&v));
     }
 
     #[test]

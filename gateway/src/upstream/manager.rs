@@ -40,11 +40,14 @@ pub struct Health {
     pub protocol_version: Option<String>,
 }
 
-/// One listed definition, hashed once when it arrives (views are rebuilt on every change of any
-/// upstream, and hashing a large catalog each time would cost more than the rebuild).
+/// One listed definition, hashed and its key read once when it arrives (views are rebuilt on
+/// every change of any upstream, and reading a large catalog each time would cost more than the
+/// rebuild).
 struct Definition {
     json: registry::Definition,
     hash: String,
+    /// Its name (URI, URI template); `None` for one without, which no view shows.
+    key: Option<String>,
 }
 
 struct Entry {
@@ -748,7 +751,8 @@ impl Upstreams {
                     .map(|json| {
                         let json = registry::Definition::from(json);
                         Definition {
-                            hash: registry::hash::text_hash(json.text()),
+                            hash: json.content_hash(),
+                            key: json.str_field(kind.key_field()),
                             json,
                         }
                     })
@@ -776,18 +780,18 @@ impl Upstreams {
             let into = if serving { &mut all } else { &mut offline };
             for (kind, defs) in e.definitions.lock().unwrap().iter() {
                 for d in defs {
-                    let Some(key) = d.json.str_field(kind.key_field()) else {
+                    let Some(key) = &d.key else {
                         continue;
                     };
                     // Curated before anything sees the catalog: RBAC, routing, lists. An
                     // untouched definition is shared, not copied.
                     let (definition, content_hash) = match kind {
-                        EntryKind::Tool => match e.curation.apply(&key, &d.json) {
+                        EntryKind::Tool => match e.curation.apply(key, &d.json) {
                             Curated::Hidden => continue,
                             Curated::AsIs => (d.json.clone(), d.hash.clone()),
                             Curated::Changed(def) => {
                                 let def = registry::Definition::from(def);
-                                let hash = registry::hash::text_hash(def.text());
+                                let hash = def.content_hash();
                                 (def, hash)
                             }
                         },
@@ -796,7 +800,7 @@ impl Upstreams {
                     into.push(CatalogEntry {
                         upstream: e.spec.name.clone(),
                         kind: *kind,
-                        key,
+                        key: key.clone(),
                         content_hash,
                         definition,
                     });

@@ -24,8 +24,9 @@ pub fn tool_doc(upstream: &str, name: &str, definition: &serde_json::Value) -> T
     }
 }
 
+pub use crate::hash::text_hash;
 pub use embedder::{Embed, EmbedError, ModelFiles, OnnxEmbedder, QueryCache};
 pub use index::{Fusion, FusionMethod, Hit, Method, ToolDoc, ToolIndex};
 pub use query::semantic_query;
 pub use split::{split_request, MAX_PARTS};
-pub use text::{humanize, text_hash, tool_text, Detail};
+pub use text::{humanize, tool_text, Detail};

@@ -1,7 +1,6 @@
 //! The text that stands for a tool in both indexes: what a request for it would likely mention.
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 /// `read_text_file` / `readTextFile` → `read text file`: identifiers become words the model and
 /// the lexical index both understand.
@@ -98,11 +97,6 @@ fn sentence(text: &mut String, part: &str) {
         text.push(' ');
     }
     text.push_str(part);
-}
-
-/// Identifies a text across restarts and replicas: stored embeddings are keyed by it.
-pub fn text_hash(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 #[cfg(test)]
