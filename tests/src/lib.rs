@@ -325,6 +325,8 @@ pub struct RawClient {
     pub session: Option<String>,
     /// Sent as `Authorization: Bearer` when set.
     pub token: Option<String>,
+    /// The `MCP-Protocol-Version` header sent once a session is open.
+    pub version: &'static str,
     next: i64,
 }
 
@@ -335,8 +337,28 @@ impl RawClient {
             url: url.into(),
             session: None,
             token: None,
+            version: "2025-11-25",
             next: 1,
         }
+    }
+
+    /// A POST of `body` with the headers of this client's state (accept, token, session).
+    pub fn post_builder(&self, body: Vec<u8>) -> reqwest::RequestBuilder {
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(t) = &self.token {
+            r = r.bearer_auth(t);
+        }
+        if let Some(s) = &self.session {
+            r = r
+                .header("mcp-session-id", s)
+                .header("mcp-protocol-version", self.version);
+        }
+        r
     }
 
     /// Initializes a session declaring `capabilities`.
@@ -372,21 +394,7 @@ impl RawClient {
     }
 
     pub async fn post_bytes(&self, body: Vec<u8>) -> reqwest::Response {
-        let mut r = self
-            .http
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(body);
-        if let Some(t) = &self.token {
-            r = r.bearer_auth(t);
-        }
-        if let Some(s) = &self.session {
-            r = r
-                .header("mcp-session-id", s)
-                .header("mcp-protocol-version", "2025-11-25");
-        }
-        r.send().await.expect("post")
+        self.post_builder(body).send().await.expect("post")
     }
 
     /// Sends a request; returns (messages before the response, the response).

@@ -26,22 +26,17 @@ pub struct Run {
 
 /// A minimal Streamable HTTP session that reports failures instead of panicking.
 struct Session {
-    http: reqwest::Client,
-    url: String,
-    token: Option<String>,
-    id: Option<String>,
+    raw: gateway_tests::RawClient,
     next: u64,
 }
 
 impl Session {
     async fn open(url: &str, token: Option<&str>) -> Result<Self, String> {
-        let mut s = Self {
-            http: reqwest::Client::new(),
-            url: url.to_string(),
-            token: token.map(str::to_string),
-            id: None,
-            next: 1,
-        };
+        let mut raw = gateway_tests::RawClient::new(url);
+        raw.token = token.map(str::to_string);
+        // The revision every peer measured (ContextForge 1.1.0 among them) speaks.
+        raw.version = "2025-06-18";
+        let mut s = Self { raw, next: 1 };
         let resp = s
             .post(
                 &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -49,7 +44,7 @@ impl Session {
                 "clientInfo": {"name": "loadgen", "version": "0"}}}),
             )
             .await?;
-        s.id = resp
+        s.raw.session = resp
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
@@ -61,20 +56,13 @@ impl Session {
     }
 
     async fn post(&self, msg: &Value) -> Result<reqwest::Response, String> {
-        let mut r = self
-            .http
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .json(msg);
-        if let Some(t) = &self.token {
-            r = r.bearer_auth(t);
-        }
-        if let Some(id) = &self.id {
-            r = r
-                .header("mcp-session-id", id)
-                .header("mcp-protocol-version", "2025-06-18");
-        }
-        let resp = r.send().await.map_err(|e| format!("transport: {e}"))?;
+        let body = serde_json::to_vec(msg).map_err(|e| e.to_string())?;
+        let resp = self
+            .raw
+            .post_builder(body)
+            .send()
+            .await
+            .map_err(|e| format!("transport: {e}"))?;
         if !resp.status().is_success() {
             return Err(format!("HTTP {}", resp.status()));
         }
