@@ -180,7 +180,7 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    gateway::memory::purge_freed_at_once();
+    gateway::memory::purge_freed_when_serving();
     let cli = Cli::parse();
     // The server logs what it does; a one-shot command prints its answer and only warnings.
     // hnsw_rs logs its settings at INFO for every graph it builds.

@@ -4,25 +4,83 @@
 //! about 65 MB of graph-optimisation temporaries, mimalloc (the Rust side) about 60 MB around
 //! the model bytes. An idle gateway with the model went from 279 MB to 217 MB RSS with glibc's
 //! trim, and lower with mimalloc's collect as well (docs/benchmarks.md). mimalloc is also told
-//! to purge freed pages at once. The project denies unsafe code; these three calls are the
-//! exception: neither allocator offers a safe wrapper, and none of the calls takes a pointer.
+//! to purge freed pages at once during such bursts, and after a delay while serving. The
+//! project denies unsafe code; these three calls are the exception: neither allocator offers a
+//! safe wrapper, and none of the calls takes a pointer.
 
 /// mimalloc's `mi_option_purge_delay`: the same index in its v2 and v3 headers; the Rust
 /// bindings do not name it.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Makes mimalloc hand freed pages back at once instead of after a delay that only elapses
-/// when the same thread allocates again: after a large catalog was read, idle worker threads
-/// kept ~68 MB of freed memory (10k tools, docs/benchmarks.md). Throughput was unchanged.
-/// `MIMALLOC_PURGE_DELAY` in the environment still decides when it is set.
+/// While serving, freed pages are handed back only after they stayed unused this long. With
+/// no delay every page a call's buffers emptied was returned (`madvise`) and faulted in again
+/// by the next call: against the microsecond fixture, 64 sessions, the gateway spent 0.113–0.139
+/// ms of CPU per call with no delay and 0.084–0.112 ms with 1 s (docs/benchmarks.md).
+const SERVING_PURGE_DELAY_MS: std::ffi::c_long = 1000;
+
+/// Bursts running now (see [`Burst`]); the lock also orders the option changes.
+static BURSTS: std::sync::Mutex<Bursts> = std::sync::Mutex::new(Bursts(0));
+
+/// How many bursts run; says which delay to set when one begins or ends.
+struct Bursts(usize);
+
+impl Bursts {
+    /// The delay to set now, if it changes.
+    fn begin(&mut self) -> Option<std::ffi::c_long> {
+        self.0 += 1;
+        (self.0 == 1).then_some(0)
+    }
+
+    fn end(&mut self) -> Option<std::ffi::c_long> {
+        self.0 -= 1;
+        (self.0 == 0).then_some(SERVING_PURGE_DELAY_MS)
+    }
+}
+
+/// Whether the operator chose the delay (`MIMALLOC_PURGE_DELAY`): then it is never changed.
+fn chosen_by_environment() -> bool {
+    static CHOSEN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CHOSEN.get_or_init(|| std::env::var_os("MIMALLOC_PURGE_DELAY").is_some())
+}
+
 #[allow(unsafe_code)]
-pub fn purge_freed_at_once() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+fn set_purge_delay(ms: Option<std::ffi::c_long>) {
+    let Some(ms) = ms else { return };
+    if chosen_by_environment() {
         return;
     }
     // SAFETY: mi_option_set stores an integer option; no pointers, no preconditions.
     unsafe {
-        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, ms);
+    }
+}
+
+/// Sets the serving delay; call once at start, before the first burst.
+pub fn purge_freed_when_serving() {
+    let bursts = BURSTS.lock().unwrap();
+    if bursts.0 == 0 {
+        set_purge_delay(Some(SERVING_PURGE_DELAY_MS));
+    }
+}
+
+/// Held while a large, short-lived burst of allocations runs (a catalog read, indexing, the
+/// model's session): freed pages are handed back at once meanwhile. With the serving delay,
+/// worker threads that went idle after reading a 10k-tool catalog kept ~22 MB of freed memory
+/// (the delay elapses only when the same thread allocates again; docs/benchmarks.md).
+pub struct Burst(());
+
+impl Burst {
+    pub fn begin() -> Self {
+        let mut bursts = BURSTS.lock().unwrap();
+        set_purge_delay(bursts.begin());
+        Burst(())
+    }
+}
+
+impl Drop for Burst {
+    fn drop(&mut self) {
+        let mut bursts = BURSTS.lock().unwrap();
+        set_purge_delay(bursts.end());
     }
 }
 
@@ -37,5 +95,20 @@ pub fn release_freed() {
     // SAFETY: mi_collect only frees what mimalloc itself holds unused; no preconditions.
     unsafe {
         libmimalloc_sys::mi_collect(true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn freed_pages_go_back_at_once_until_the_last_burst_ends() {
+        let mut b = Bursts(0);
+        assert_eq!(b.begin(), Some(0));
+        assert_eq!(b.begin(), None, "already at once");
+        assert_eq!(b.end(), None, "another burst still runs");
+        assert_eq!(b.end(), Some(SERVING_PURGE_DELAY_MS));
+        assert_eq!(b.begin(), Some(0));
     }
 }

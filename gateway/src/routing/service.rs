@@ -166,6 +166,7 @@ impl ToolRouter {
         let (embedder, reason) = if config.enabled {
             let files = config.model.clone();
             let load = move || {
+                let _burst = crate::memory::Burst::begin();
                 let loaded = OnnxEmbedder::load(&files);
                 crate::memory::release_freed();
                 loaded
@@ -259,6 +260,8 @@ impl ToolRouter {
     /// Brings the index in line with the view's tools: removed tools leave, new and changed
     /// ones are (re)indexed, then vectors are filled in.
     pub async fn sync(&self, view: &CatalogView) {
+        // A large catalog's texts and vectors are a burst of allocations.
+        let _burst = crate::memory::Burst::begin();
         let tools = view.list(EntryKind::Tool);
         let (removed, changed) = {
             let mut known = self.known.lock().unwrap();

@@ -682,6 +682,8 @@ impl Upstreams {
 
     async fn sync(&self, entry: &Arc<Entry>, conn: &Arc<Connection>) {
         let _one_at_a_time = entry.syncing.lock().await;
+        // A large catalog is read and parsed at once: a burst of allocations.
+        let _burst = crate::memory::Burst::begin();
         let caps = conn.capabilities();
         let timeout = self.timeout_of(&entry.spec.name);
         let mut lists = BTreeMap::new();

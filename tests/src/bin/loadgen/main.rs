@@ -13,7 +13,7 @@
 //! '{"name":…,"url":…,"tool":…,"token":…,"pid":…}'` adds another MCP endpoint in front of the same
 //! upstream (`tool` when it names the tool differently, `pid` to charge it CPU and memory).
 //! Targets are interleaved (two rounds of S/2 each) so drift hits all of them; the table gives
-//! calls/s, p50, p99, failed calls, CPU per call and memory (PSS) of each target's own processes.
+//! calls/s, p50, p99, failed calls, CPU and minor page faults per call and memory (PSS) of each target's own processes.
 
 mod drive;
 mod procstat;
@@ -34,7 +34,7 @@ struct Target {
     /// The process charged for this target's CPU and memory.
     pid: Option<u32>,
     runs: Vec<Run>,
-    cpu: Duration,
+    used: procstat::Usage,
     memory: u64,
 }
 
@@ -53,7 +53,7 @@ impl Target {
             call: call.clone(),
             pid,
             runs: Vec::new(),
-            cpu: Duration::ZERO,
+            used: procstat::Usage::default(),
             memory: 0,
         }
     }
@@ -166,11 +166,13 @@ async fn main() -> anyhow::Result<()> {
     // Interleaved rounds: drift on a shared machine hits every target alike.
     for _ in 0..2 {
         for t in &mut list {
-            let before = t.pid.map(procstat::cpu);
+            let before = t.pid.map(procstat::usage);
             let run =
                 drive::drive(&t.url, t.token.as_deref(), &t.call, sessions, seconds / 2.0).await?;
             if let (Some(pid), Some(before)) = (t.pid, before) {
-                t.cpu += procstat::cpu(pid).saturating_sub(before);
+                let used = procstat::usage(pid).since(before);
+                t.used.cpu += used.cpu;
+                t.used.faults += used.faults;
                 t.memory = t.memory.max(procstat::memory(pid));
             }
             if let Some(e) = &run.first_error {
@@ -208,22 +210,25 @@ fn print_table(list: &[Target], call: &Call, sessions: usize, seconds: f64) {
         "tool: {}, sessions: {sessions}, seconds per target: {seconds}\n",
         call.tool
     );
-    println!("| target | calls/s | p50 ms | p99 ms | failed calls | CPU ms per call | memory MB (PSS) | calls/s vs direct | p50 vs direct | p99 vs direct |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| target | calls/s | p50 ms | p99 ms | failed calls | CPU ms per call | page faults per call | memory MB (PSS) | calls/s vs direct | p50 vs direct | p99 vs direct |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let (d_rps, d50, d99, _) = list[0].summary();
     for t in list {
         let (rps, p50, p99, errors) = t.summary();
         let calls: usize = t.runs.iter().map(|r| r.calls + r.errors).sum();
-        let cpu = match t.pid {
-            Some(_) if calls > 0 => format!("{:.3}", ms(t.cpu) / calls as f64),
-            _ => "–".into(),
+        let (cpu, faults) = match t.pid {
+            Some(_) if calls > 0 => (
+                format!("{:.3}", ms(t.used.cpu) / calls as f64),
+                format!("{:.2}", t.used.faults as f64 / calls as f64),
+            ),
+            _ => ("–".into(), "–".into()),
         };
         let memory = match t.pid {
             Some(_) => format!("{:.0}", t.memory as f64 / 1e6),
             None => "–".into(),
         };
         println!(
-            "| {} | {rps:.0} | {:.2} | {:.2} | {errors} | {cpu} | {memory} | {:.3} | {:.2} | {:.2} |",
+            "| {} | {rps:.0} | {:.2} | {:.2} | {errors} | {cpu} | {faults} | {memory} | {:.3} | {:.2} | {:.2} |",
             t.name,
             ms(p50),
             ms(p99),

@@ -42,18 +42,39 @@ fn stat_fields(pid: u32) -> Option<Vec<String>> {
     Some(rest.split_whitespace().map(str::to_string).collect())
 }
 
-/// User plus system CPU time used so far by `pid` and its descendants.
-pub fn cpu(pid: u32) -> Duration {
-    let ticks: u64 = tree(pid)
+/// What a process tree used so far.
+#[derive(Clone, Copy, Default)]
+pub struct Usage {
+    /// User plus system CPU time.
+    pub cpu: Duration,
+    /// Minor page faults: pages the allocator handed back and touched again show here.
+    pub faults: u64,
+}
+
+impl Usage {
+    pub fn since(self, before: Usage) -> Usage {
+        Usage {
+            cpu: self.cpu.saturating_sub(before.cpu),
+            faults: self.faults.saturating_sub(before.faults),
+        }
+    }
+}
+
+/// CPU time and minor faults used so far by `pid` and its descendants.
+pub fn usage(pid: u32) -> Usage {
+    let (ticks, faults) = tree(pid)
         .into_iter()
         .filter_map(stat_fields)
         .map(|f| {
-            // utime and stime are fields 14 and 15, so indexes 11 and 12 here.
             let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-            n(11) + n(12)
+            // minflt is field 10, utime and stime fields 14 and 15: indexes 7, 11 and 12 here.
+            (n(11) + n(12), n(7))
         })
-        .sum();
-    Duration::from_secs_f64(ticks as f64 / TICKS_PER_SECOND)
+        .fold((0, 0), |(t, f), (t2, f2)| (t + t2, f + f2));
+    Usage {
+        cpu: Duration::from_secs_f64(ticks as f64 / TICKS_PER_SECOND),
+        faults,
+    }
 }
 
 /// Memory of `pid` and its descendants, in bytes: the proportional set size, so pages that
