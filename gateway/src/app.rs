@@ -1,5 +1,6 @@
 //! The application: shared state, the router with its layers, start-up and graceful shutdown.
 
+use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +15,7 @@ use axum::{Json, Router};
 use registry::{OpenOptions, Registry, SqlRegistry};
 use serde_json::json;
 use tokio::net::TcpListener;
+use tower::{Service, ServiceBuilder};
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -182,18 +184,42 @@ fn forbidden(message: &str) -> Response {
         .into_response()
 }
 
-/// The HTTP server span of a traced request, the child of the caller's `traceparent`; its trace
-/// id joins the request's log lines. Probes and scrapes are not traced.
-async fn trace_http(req: Request, next: Next) -> Response {
+/// Counts every HTTP request by route (the pattern, not the path: bounded) and status, and
+/// opens the HTTP server span of a traced request, the child of the caller's `traceparent`
+/// (its trace id joins the request's log lines; probes and scrapes are not traced). One layer
+/// inside the router, where the matched route is known.
+async fn observe(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
+    let route = req.extensions().get::<MatchedPath>().cloned();
+    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
+    let started = std::time::Instant::now();
+    let resp = match traced_span(&req, route) {
+        None => next.run(req).await,
+        Some(span) => {
+            let resp = next.run(req).instrument(span.clone()).await;
+            span.record("http.response.status_code", resp.status().as_u16());
+            if resp.status().is_server_error() {
+                span.record("otel.status_code", "ERROR");
+            }
+            resp
+        }
+    };
+    metrics
+        .http_requests
+        .with_label_values(&[route, resp.status().as_str()])
+        .inc();
+    metrics
+        .http_duration
+        .with_label_values(&[route])
+        .observe(started.elapsed().as_secs_f64());
+    resp
+}
+
+/// The server span for `req`, when traces are exported and it is not a probe or a scrape.
+fn traced_span(req: &Request, route: &str) -> Option<tracing::Span> {
     let path = req.uri().path();
     if !crate::telemetry::enabled() || matches!(path, "/healthz" | "/readyz" | "/metrics") {
-        return next.run(req).await;
+        return None;
     }
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or(path, |p| p.as_str())
-        .to_string();
     let span = tracing::debug_span!(
         target: crate::telemetry::TARGET,
         "http",
@@ -209,32 +235,7 @@ async fn trace_http(req: Request, next: Next) -> Response {
     if let Some(id) = crate::telemetry::trace_id(&span) {
         tracing::Span::current().record("trace_id", id);
     }
-    let resp = next.run(req).instrument(span.clone()).await;
-    span.record("http.response.status_code", resp.status().as_u16());
-    if resp.status().is_server_error() {
-        span.record("otel.status_code", "ERROR");
-    }
-    resp
-}
-
-/// Counts every HTTP request by route (the pattern, not the path: bounded) and status.
-async fn count_requests(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| "unmatched".into());
-    let started = std::time::Instant::now();
-    let resp = next.run(req).await;
-    metrics
-        .http_requests
-        .with_label_values(&[&route, resp.status().as_str()])
-        .inc();
-    metrics
-        .http_duration
-        .with_label_values(&[&route])
-        .observe(started.elapsed().as_secs_f64());
-    resp
+    Some(span)
 }
 
 async fn metrics(
@@ -316,11 +317,53 @@ pub fn ops_router(state: AppState) -> Router {
     ops_routes()
         .route_layer(middleware::from_fn_with_state(
             state.dispatcher.metrics.clone(),
-            count_requests,
+            observe,
         ))
         .with_state(state)
 }
 
+/// Every route, behind the layers each request passes. They wrap the router once rather than
+/// each route (`Router::layer`): axum boxes a route once per layer and clones that chain
+/// again at every level of every request, which was about half of a call's allocations
+/// (docs/benchmarks.md).
+pub fn service(
+    state: AppState,
+) -> impl Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
+       + Clone
+       + Send
+       + Sync
+       + 'static {
+    let config = state.config.clone();
+    ServiceBuilder::new()
+        .layer(cors(&config.server.allowed_origins))
+        // CORS answers preflights itself with an empty body of the inner type.
+        .map_response(IntoResponse::into_response)
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id, trace_id = tracing::field::Empty)
+        }))
+        // Every log line of a request carries its id, and the client gets it back.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(middleware::map_response_with_state(
+            config.clone(),
+            explain_too_large,
+        ))
+        .map_response(IntoResponse::into_response)
+        // A body that trickles in holds a connection and a task: it must arrive in time.
+        .layer(RequestBodyTimeoutLayer::new(config.server.body_read_timeout))
+        // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with
+        // a body that says why. Innermost, so that a body sent without a length that runs over
+        // is a length error the extractor recognises (413), not a wrapped one (400).
+        .layer(RequestBodyLimitLayer::new(config.server.max_body_bytes))
+        .service(router(state))
+}
+
+/// The routes, each behind what guards and observes it.
 pub fn router(state: AppState) -> Router {
     let admin =
         crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
@@ -379,31 +422,8 @@ pub fn router(state: AppState) -> Router {
         })
         .route_layer(middleware::from_fn_with_state(
             state.dispatcher.metrics.clone(),
-            count_requests,
+            observe,
         ))
-        // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with a
-        // body that says why. Innermost, so that a body sent without a length that runs over is
-        // a length error the extractor recognises (413), not a wrapped one (400).
-        .layer(RequestBodyLimitLayer::new(state.config.server.max_body_bytes))
-        // A body that trickles in holds a connection and a task: it must arrive in time.
-        .layer(RequestBodyTimeoutLayer::new(state.config.server.body_read_timeout))
-        .layer(middleware::map_response_with_state(
-            state.config.clone(),
-            explain_too_large,
-        ))
-        .layer(middleware::from_fn(trace_http))
-        // Every log line of a request carries its id, and the client gets it back.
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            let id = req
-                .headers()
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id, trace_id = tracing::field::Empty)
-        }))
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-        .layer(cors(&state.config.server.allowed_origins))
         .with_state(state)
 }
 
@@ -543,7 +563,7 @@ impl Application {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
         let state = self.state.clone();
-        let app = router(self.state);
+        let app = service(self.state);
         let (stopping, mut stopping_rx) = tokio::sync::watch::channel(false);
         // Probes and scrapes are answered until the main server has drained.
         let ops = self.ops_listener.map(|listener| {

@@ -7,12 +7,16 @@ use std::collections::HashMap;
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, Request, StatusCode};
-use axum::Router;
 use serde_json::{json, Value};
+use tower::util::BoxCloneSyncService;
 use tower::ServiceExt;
 
 use crate::protocol::jsonrpc::*;
 use crate::{app, Application, Config};
+
+/// The gateway's whole HTTP service, as the server runs it.
+type Router =
+    BoxCloneSyncService<Request<Body>, axum::response::Response, std::convert::Infallible>;
 
 /// A gateway with no upstreams on a throwaway SQLite file, lexical routing (no model).
 async fn gateway(auth: &str) -> Router {
@@ -33,7 +37,7 @@ async fn gateway(auth: &str) -> Router {
     );
     let config = Config::parse(&toml, None, HashMap::new()).expect("config");
     let built = Application::build(config).await.expect("gateway");
-    app::router(built.state().clone())
+    BoxCloneSyncService::new(app::service(built.state().clone()))
 }
 
 struct Answer {

@@ -7,15 +7,18 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::convert::Infallible;
+
+use axum::body::Body;
 use axum::extract::ConnectInfo;
-use axum::Router;
+use axum::response::Response;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
-use tower::ServiceExt;
+use tower::{Service, ServiceExt};
 
 /// Connection limits and timeouts (`[server]` in the config).
 #[derive(Debug, Clone, Copy)]
@@ -60,12 +63,18 @@ pub fn effective_cap(configured: usize, fd_limit: Option<u64>) -> usize {
 
 /// Serves `app` on `listener` until `shutdown` resolves; then stops accepting and waits for the
 /// open connections (the caller bounds that wait).
-pub async fn serve(
+pub async fn serve<S>(
     listener: TcpListener,
-    app: Router,
+    app: S,
     limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()>,
-) {
+) where
+    S: Service<axum::extract::Request, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
     let permits = Arc::new(Semaphore::new(limits.max_connections));
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -99,7 +108,8 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         let svc = app
             .clone()
-            .map_request(move |mut req: hyper::Request<Incoming>| {
+            .map_request(move |req: hyper::Request<Incoming>| {
+                let mut req = req.map(Body::new);
                 req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
                 req
             });
