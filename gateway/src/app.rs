@@ -109,15 +109,22 @@ fn cors(allowed_origins: &[String]) -> CorsLayer {
 /// DNS-rebinding protection: a browser page of a foreign origin (or a foreign Host name) must
 /// not reach the gateway.
 async fn guard_origin(State(config): State<Arc<Config>>, req: Request, next: Next) -> Response {
-    let headers = req.headers();
+    match origin_refused(&config, req.headers()) {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    }
+}
+
+/// Why a browser page or a rebound DNS name may not use this request, if it may not.
+fn origin_refused(config: &Config, headers: &header::HeaderMap) -> Option<Response> {
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
         if !origin_allowed(&config.server.allowed_origins, origin) {
-            return forbidden(&format!("origin {origin:?} is not allowed"));
+            return Some(forbidden(&format!("origin {origin:?} is not allowed")));
         }
     }
     // Two Host headers would let one be checked and the other be used by whatever reads next.
     if headers.get_all(header::HOST).iter().nth(1).is_some() {
-        return McpError::invalid_request("more than one Host header").into_response();
+        return Some(McpError::invalid_request("more than one Host header").into_response());
     }
     if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
         // Another replica relaying a retry addresses this one by its advertised URL.
@@ -131,10 +138,27 @@ async fn guard_origin(State(config): State<Arc<Config>>, req: Request, next: Nex
         };
         if !is_loopback_host(host) && !advertised() && !allowed(&config.server.allowed_hosts, host)
         {
-            return forbidden(&format!(
+            return Some(forbidden(&format!(
                 "host {host:?} is not allowed; add it to server.allowed_hosts"
-            ));
+            )));
         }
+    }
+    None
+}
+
+/// In front of the MCP endpoints, in one layer (each layer costs a boxed clone of the route
+/// per request): the origin and host check, the caller, and the endpoint's scope.
+async fn guard_mcp(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    if let Some(refused) = origin_refused(&state.config, req.headers()) {
+        return refused;
+    }
+    if let Err(refused) = crate::auth::middleware::authenticate(&state, &mut req).await {
+        return refused;
+    }
+    if let Some(refused) =
+        crate::routing::endpoint::enter_scope(&state.dispatcher.routing, &mut req)
+    {
+        return refused;
     }
     next.run(req).await
 }
@@ -386,10 +410,8 @@ pub fn router(state: AppState) -> Router {
                 .post(transport::post)
                 .delete(transport::delete),
         )
-        .route_layer(middleware::from_fn_with_state(
-            state.dispatcher.routing.clone(),
-            crate::routing::endpoint::resolve,
-        ))
+        .route_layer(middleware::from_fn_with_state(state.clone(), guard_mcp));
+    let guarded = Router::new()
         .route(
             "/v1/route",
             axum::routing::post(crate::routing::rest::route),
@@ -397,9 +419,7 @@ pub fn router(state: AppState) -> Router {
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::middleware::require_principal,
-        ));
-    let guarded = Router::new()
-        .merge(mcp)
+        ))
         .merge(admin)
         .merge(console)
         .route_layer(middleware::from_fn_with_state(
@@ -407,6 +427,7 @@ pub fn router(state: AppState) -> Router {
             guard_origin,
         ));
     Router::new()
+        .merge(mcp)
         .merge(guarded)
         .route(
             "/.well-known/oauth-protected-resource",

@@ -119,12 +119,20 @@ pub async fn require_principal(
     mut req: Request,
     next: Next,
 ) -> Response {
-    match principal_of(&state, req.headers()).await {
+    match authenticate(&state, &mut req).await {
+        Ok(()) => next.run(req).await,
+        Err(refused) => refused,
+    }
+}
+
+/// Puts the caller into the request's extensions, or says why it may not call.
+pub async fn authenticate(state: &AppState, req: &mut Request) -> Result<(), Response> {
+    match principal_of(state, req.headers()).await {
         Ok(p) => {
             req.extensions_mut().insert(Arc::new(p));
-            next.run(req).await
+            Ok(())
         }
-        Err(e) => refuse(&state, req.headers(), &e),
+        Err(e) => Err(refuse(state, req.headers(), &e)),
     }
 }
 

@@ -1,11 +1,8 @@
 //! Which endpoint a request came to: `/mcp` or a virtual server's `/mcp/v/{name}`.
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-
-use std::sync::Arc;
 
 use super::ToolRouter;
 use crate::protocol::McpError;
@@ -19,12 +16,9 @@ pub struct Endpoint {
 
 pub const VIRTUAL_PREFIX: &str = "/mcp/v/";
 
-/// Resolves the endpoint; an unknown virtual server is 404.
-pub async fn resolve(
-    State(routing): State<Arc<ToolRouter>>,
-    mut req: Request,
-    next: Next,
-) -> Response {
+/// Puts the request's [`Endpoint`] into its extensions, or returns the refusal: a virtual
+/// server nobody defined is 404.
+pub fn enter_scope(routing: &ToolRouter, req: &mut Request) -> Option<Response> {
     let scope = req
         .uri()
         .path()
@@ -32,11 +26,13 @@ pub async fn resolve(
         .map(|n| n.trim_end_matches('/').to_string());
     if let Some(name) = &scope {
         if routing.virtual_servers.get(name).is_none() {
-            return McpError::invalid_request(format!("unknown virtual server: {name}"))
-                .with_status(StatusCode::NOT_FOUND)
-                .into_response();
+            return Some(
+                McpError::invalid_request(format!("unknown virtual server: {name}"))
+                    .with_status(StatusCode::NOT_FOUND)
+                    .into_response(),
+            );
         }
     }
     req.extensions_mut().insert(Endpoint { scope });
-    next.run(req).await
+    None
 }
