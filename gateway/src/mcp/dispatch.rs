@@ -898,7 +898,12 @@ impl Dispatcher {
         let resp = out?;
         match McpError::from_response(&resp) {
             Some(e) => Err(e),
-            None => Ok(resp.get("result").cloned().unwrap_or_else(|| json!({}))),
+            // Taken out, not copied: it is the whole tool result.
+            None => Ok(match resp {
+                Value::Object(mut m) => m.remove("result"),
+                _ => None,
+            }
+            .unwrap_or_else(|| json!({}))),
         }
     }
 }

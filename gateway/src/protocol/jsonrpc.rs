@@ -2,7 +2,7 @@
 //! forwards messages byte-faithfully and rewrites only the fields it must, so it never
 //! round-trips them through a typed model.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
@@ -68,33 +68,72 @@ pub fn params(msg: &Value) -> Option<&Map<String, Value>> {
     msg.get("params").and_then(Value::as_object)
 }
 
-pub fn request(id: Value, method: &str, params: Option<Value>) -> Value {
-    let mut m = json!({ "jsonrpc": "2.0", "id": id, "method": method });
-    if let Some(p) = params {
-        m["params"] = p;
+/// A message from its members in this order. The values are moved in: `json!` would copy each
+/// one through the serializer, a whole tool result per answer.
+fn message<const N: usize>(members: [(&str, Option<Value>); N]) -> Value {
+    let mut m = Map::with_capacity(N + 1);
+    m.insert("jsonrpc".into(), Value::from("2.0"));
+    for (k, v) in members {
+        if let Some(v) = v {
+            m.insert(k.into(), v);
+        }
     }
-    m
+    Value::Object(m)
+}
+
+pub fn request(id: Value, method: &str, params: Option<Value>) -> Value {
+    message([
+        ("id", Some(id)),
+        ("method", Some(method.into())),
+        ("params", params),
+    ])
 }
 
 pub fn notification(method: &str, params: Option<Value>) -> Value {
-    let mut m = json!({ "jsonrpc": "2.0", "method": method });
-    if let Some(p) = params {
-        m["params"] = p;
-    }
-    m
+    message([("method", Some(method.into())), ("params", params)])
 }
 
 pub fn result(id: Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    message([("id", Some(id)), ("result", Some(result))])
 }
 
 pub fn error(id: Value, code: i64, message: impl Into<String>) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message.into() } })
+    let mut e = Map::with_capacity(3);
+    e.insert("code".into(), code.into());
+    e.insert("message".into(), Value::from(message.into()));
+    self::message([("id", Some(id)), ("error", Some(Value::Object(e)))])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// Hosts and upstreams see the members in this order (`preserve_order`), as `json!` wrote them.
+    #[test]
+    fn messages_keep_their_members_in_order() {
+        let text = |v: Value| serde_json::to_string(&v).unwrap();
+        assert_eq!(
+            text(request(json!(1), "tools/call", Some(json!({"name": "x"})))),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#
+        );
+        assert_eq!(
+            text(request(json!("a"), "ping", None)),
+            r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#
+        );
+        assert_eq!(
+            text(notification("notifications/initialized", None)),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        );
+        assert_eq!(
+            text(result(json!(7), json!({"content": [], "isError": false}))),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[],"isError":false}}"#
+        );
+        assert_eq!(
+            text(error(Value::Null, -32600, "bad")),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}"#
+        );
+    }
 
     #[test]
     fn classifies_messages() {

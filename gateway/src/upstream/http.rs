@@ -62,8 +62,8 @@ fn modern_headers(msg: &Value) -> Option<HeaderMap> {
     let method = jsonrpc::method(msg)?;
     h.insert(METHOD_HEADER, HeaderValue::from_str(method).ok()?);
     let name = match method {
-        "tools/call" | "prompts/get" => msg.pointer("/params/name"),
-        "resources/read" => msg.pointer("/params/uri"),
+        "tools/call" | "prompts/get" => msg.get("params").and_then(|p| p.get("name")),
+        "resources/read" => msg.get("params").and_then(|p| p.get("uri")),
         _ => None,
     };
     if let Some(n) = name.and_then(Value::as_str) {
@@ -84,7 +84,8 @@ impl Shared {
             None => self.request_headers(),
         };
         // A traced call's context, which the gateway wrote into `_meta`, as the W3C header too.
-        let meta = msg.pointer("/params/_meta");
+        // `Value::pointer` allocates a String per path segment.
+        let meta = msg.get("params").and_then(|p| p.get("_meta"));
         for key in ["traceparent", "tracestate"] {
             if let Some(v) = meta
                 .and_then(|m| m.get(key))
