@@ -44,6 +44,11 @@ const NAMES: [(Method, &str); 15] = [
     (Method::SubscriptionsListen, "subscriptions/listen"),
 ];
 
+/// The static name of a method the gateway knows (to build header values without a copy).
+pub fn known(name: &str) -> Option<&'static str> {
+    NAMES.iter().find(|(_, n)| *n == name).map(|(_, n)| *n)
+}
+
 impl Method {
     pub fn parse(name: &str) -> Self {
         NAMES

@@ -50,41 +50,55 @@ struct Shared {
 }
 
 /// The 2026-07-28 routing headers of a message that carries the `_meta` envelope; `None` for
-/// a 2025 message.
-fn modern_headers(msg: &Value) -> Option<HeaderMap> {
+/// a 2025 message. Known versions and methods are static values: no copy per request.
+fn modern_headers(msg: &Value) -> Option<[(&'static str, Option<HeaderValue>); 3]> {
     let version = msg
         .get("params")?
         .get("_meta")?
         .get(PROTOCOL_VERSION)?
         .as_str()?;
-    let mut h = HeaderMap::new();
-    h.insert(VERSION_HEADER, HeaderValue::from_str(version).ok()?);
+    let version = match crate::protocol::Revision::parse(version) {
+        Some(r) => HeaderValue::from_static(r.as_str()),
+        None => HeaderValue::from_str(version).ok()?,
+    };
     let method = jsonrpc::method(msg)?;
-    h.insert(METHOD_HEADER, HeaderValue::from_str(method).ok()?);
+    let method_value = match crate::protocol::method::known(method) {
+        Some(m) => HeaderValue::from_static(m),
+        None => HeaderValue::from_str(method).ok()?,
+    };
     let name = match method {
         "tools/call" | "prompts/get" => msg.get("params").and_then(|p| p.get("name")),
         "resources/read" => msg.get("params").and_then(|p| p.get("uri")),
         _ => None,
     };
-    if let Some(n) = name.and_then(Value::as_str) {
-        h.insert(NAME_HEADER, HeaderValue::from_str(&encode_header(n)).ok()?);
-    }
-    Some(h)
+    let name = match name.and_then(Value::as_str) {
+        Some(n) => Some(HeaderValue::from_str(&encode_header(n)).ok()?),
+        None => None,
+    };
+    Some([
+        (VERSION_HEADER, Some(version)),
+        (METHOD_HEADER, Some(method_value)),
+        (NAME_HEADER, name),
+    ])
 }
 
 impl Shared {
     /// Headers for `msg`: a 2026-07-28 message gets its routing headers and no session.
     fn headers_for(&self, msg: &Value) -> HeaderMap {
         let mut h = match modern_headers(msg) {
-            Some(m) => {
+            Some(routing) => {
                 let mut h = self.base_headers();
-                h.extend(m);
+                for (k, v) in routing {
+                    if let Some(v) = v {
+                        h.insert(k, v);
+                    }
+                }
                 h
             }
             None => self.request_headers(),
         };
         // A traced call's context, which the gateway wrote into `_meta`, as the W3C header too.
-        // `Value::pointer` allocates a String per path segment.
+        // (`Value::pointer` allocates a String per path segment.)
         let meta = msg.get("params").and_then(|p| p.get("_meta"));
         for key in ["traceparent", "tracestate"] {
             if let Some(v) = meta
@@ -266,7 +280,10 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
         .client
         .post(s.endpoint.clone())
         .headers(s.headers_for(&msg))
-        .header(ACCEPT, "application/json, text/event-stream")
+        .header(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        )
         .json(&msg)
         .send()
         .await;
@@ -561,4 +578,46 @@ pub fn header_map(pairs: &[(String, String)]) -> Result<HeaderMap, UpstreamError
         h.insert(name, value);
     }
     Ok(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn routing(msg: Value) -> Option<Vec<(&'static str, Option<String>)>> {
+        modern_headers(&msg).map(|hs| {
+            hs.into_iter()
+                .map(|(k, v)| (k, v.map(|v| v.to_str().unwrap().to_string())))
+                .collect()
+        })
+    }
+
+    #[test]
+    fn a_2026_message_names_version_method_and_target() {
+        let meta = json!({ PROTOCOL_VERSION: "2026-07-28" });
+        assert_eq!(
+            routing(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "get_café", "_meta": meta}})),
+            Some(vec![
+                (VERSION_HEADER, Some("2026-07-28".into())),
+                (METHOD_HEADER, Some("tools/call".into())),
+                (NAME_HEADER, Some(encode_header("get_café"))),
+            ])
+        );
+        assert_eq!(
+            routing(json!({"jsonrpc": "2.0", "id": 2, "method": "x/unknown",
+                "params": {"_meta": {PROTOCOL_VERSION: "2027-01-01"}}})),
+            Some(vec![
+                (VERSION_HEADER, Some("2027-01-01".into())),
+                (METHOD_HEADER, Some("x/unknown".into())),
+                (NAME_HEADER, None),
+            ])
+        );
+        assert_eq!(
+            routing(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})),
+            None,
+            "a 2025 message has no envelope"
+        );
+    }
 }
