@@ -103,7 +103,7 @@ pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response 
     resp
 }
 
-async fn principal_of(state: &AppState, headers: &HeaderMap) -> Result<Principal, AuthError> {
+async fn principal_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Principal>, AuthError> {
     let p = state.auth.authenticate(bearer(headers)).await?;
     if let Err(wait) = state.auth.limits.check(&p.key()) {
         return Err(AuthError::RateLimited(
@@ -129,7 +129,7 @@ pub async fn require_principal(
 pub async fn authenticate(state: &AppState, req: &mut Request) -> Result<(), Response> {
     match principal_of(state, req.headers()).await {
         Ok(p) => {
-            req.extensions_mut().insert(Arc::new(p));
+            req.extensions_mut().insert(p);
             Ok(())
         }
         Err(e) => Err(refuse(state, req.headers(), &e)),
@@ -144,7 +144,7 @@ pub async fn require_admin(
 ) -> Response {
     match principal_of(&state, req.headers()).await {
         Ok(p) if p.access.admin() => {
-            req.extensions_mut().insert(Arc::new(p));
+            req.extensions_mut().insert(p);
             next.run(req).await
         }
         Ok(_) => refuse(&state, req.headers(), &AuthError::Forbidden),

@@ -17,6 +17,7 @@ pub mod middleware;
 pub mod pat;
 pub mod rbac;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use registry::Registry;
@@ -60,11 +61,11 @@ impl Principal {
 
     /// One string per principal: sessions belong to it, rate limits and per-session upstream
     /// connections are keyed by it, the audit log names it.
-    pub fn key(&self) -> String {
+    pub fn key(&self) -> Cow<'_, str> {
         match (self.kind, &self.issuer) {
-            ("oauth", Some(iss)) => format!("oauth:{iss}#{}", self.subject),
+            ("oauth", Some(iss)) => format!("oauth:{iss}#{}", self.subject).into(),
             ("anonymous", _) => "anonymous".into(),
-            (kind, _) => format!("{kind}:{}", self.subject),
+            (kind, _) => format!("{kind}:{}", self.subject).into(),
         }
     }
 }
@@ -88,6 +89,8 @@ pub enum AuthError {
 
 /// Authenticates requests: tokens to principals.
 pub struct Authenticator {
+    /// Shared by every request when authentication is off: nothing to build per request.
+    anonymous: Arc<Principal>,
     pub config: AuthConfig,
     pub roles: Arc<RoleBook>,
     pub tokens: pat::TokenChecker,
@@ -122,6 +125,7 @@ impl Authenticator {
         http: reqwest::Client,
     ) -> Self {
         Self {
+            anonymous: Arc::new(Principal::anonymous()),
             verifier: jwt::Verifier::new(&config, http),
             limits: limits::Limits::new(config.rate_limit),
             tokens: pat::TokenChecker::default(),
@@ -136,9 +140,9 @@ impl Authenticator {
     }
 
     /// The principal a bearer token stands for (`None`: no token sent).
-    pub async fn authenticate(&self, bearer: Option<&str>) -> Result<Principal, AuthError> {
+    pub async fn authenticate(&self, bearer: Option<&str>) -> Result<Arc<Principal>, AuthError> {
         if !self.required() {
-            return Ok(Principal::anonymous());
+            return Ok(self.anonymous.clone());
         }
         let token = bearer.ok_or(AuthError::Missing)?;
         if token.starts_with(pat::PREFIX) {
@@ -174,7 +178,7 @@ impl Authenticator {
             .and_then(Value::as_str)
             .ok_or_else(|| AuthError::InvalidToken("the token has no sub claim".into()))?
             .to_string();
-        Ok(Principal {
+        Ok(Arc::new(Principal {
             subject,
             kind: "oauth",
             issuer: Some(issuer.issuer.clone()),
@@ -185,10 +189,10 @@ impl Authenticator {
             access: self.roles.access(&roles),
             roles,
             bearer: Some(crate::config::Secret::new(token)),
-        })
+        }))
     }
 
-    async fn principal_of_pat(&self, token: &str) -> Result<Principal, AuthError> {
+    async fn principal_of_pat(&self, token: &str) -> Result<Arc<Principal>, AuthError> {
         let rec = self
             .tokens
             .check(&self.registry, token)
@@ -199,7 +203,7 @@ impl Authenticator {
                 pat::Refusal::Expired => AuthError::InvalidToken("the token has expired".into()),
                 pat::Refusal::Unavailable => AuthError::Unavailable,
             })?;
-        Ok(Principal {
+        Ok(Arc::new(Principal {
             subject: rec.owner,
             kind: "pat",
             issuer: None,
@@ -207,7 +211,7 @@ impl Authenticator {
             access: self.roles.access(&rec.roles),
             roles: rec.roles,
             bearer: None,
-        })
+        }))
     }
 }
 

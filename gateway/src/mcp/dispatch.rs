@@ -276,7 +276,7 @@ impl Dispatcher {
         self.audit
             .record(AuditEntry {
                 at: registry::now_ms(),
-                principal: principal.key(),
+                principal: principal.key().into_owned(),
                 token_id: principal.token_id.clone(),
                 session: Some(session_ref),
                 action: method.as_str().to_string(),
@@ -954,10 +954,13 @@ fn set_envelope(params: &mut Map<String, Value>, session: &Session) {
 /// only a prefix of its hash is written; a 2026-07-28 one is not secret.
 fn session_ref(session: &Session) -> String {
     if session.modern {
-        session.id.clone()
-    } else {
-        super::session_id::id_hash(&session.id)[..16].to_string()
+        return session.id.clone();
     }
+    // Hashed once per session, not per call.
+    session
+        .reference
+        .get_or_init(|| super::session_id::id_hash(&session.id)[..16].to_string())
+        .clone()
 }
 
 fn strip_envelope(params: &mut Map<String, Value>) {

@@ -106,6 +106,8 @@ pub struct Session {
     subscriptions: Mutex<HashSet<String>>,
     next_id: AtomicU64,
     last_seen: Mutex<Instant>,
+    /// How the audit log and traces name this session, worked out at its first call.
+    pub reference: std::sync::OnceLock<String>,
 }
 
 /// Key of a JSON-RPC id in maps (ids may be strings or numbers).
@@ -131,7 +133,7 @@ impl Session {
         principal: Arc<Principal>,
     ) -> Self {
         Self {
-            owner: principal.key(),
+            owner: principal.key().into_owned(),
             principal: std::sync::RwLock::new(principal),
             conn_key: id.clone(),
             id,
@@ -151,6 +153,7 @@ impl Session {
             routing: Default::default(),
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
+            reference: std::sync::OnceLock::new(),
         }
     }
 
