@@ -24,7 +24,7 @@ use tower_http::trace::TraceLayer;
 use tracing::Instrument;
 
 use crate::audit::Auditor;
-use crate::auth::{Authenticator, Principal, RoleBook};
+use crate::auth::{Authenticator, RoleBook};
 use crate::metrics::Metrics;
 use crate::protocol::McpError;
 use crate::routing::ToolRouter;
@@ -177,8 +177,7 @@ async fn guard_admin(
     if state.auth.required() {
         return crate::auth::middleware::require_admin(State(state), req, next).await;
     }
-    req.extensions_mut()
-        .insert(Arc::new(Principal::anonymous()));
+    req.extensions_mut().insert(state.auth.anonymous());
     next.run(req).await
 }
 

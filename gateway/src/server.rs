@@ -3,11 +3,10 @@
 //! `serve` sets no timer, so a client that sends half a request keeps its socket forever; enough
 //! of them exhaust the file descriptors and the gateway stops answering anyone.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-
-use std::convert::Infallible;
 
 use axum::body::Body;
 use axum::extract::ConnectInfo;

@@ -139,10 +139,15 @@ impl Authenticator {
         self.config.mode == AuthMode::Required
     }
 
+    /// The caller of every request when authentication is off, one for all of them.
+    pub fn anonymous(&self) -> Arc<Principal> {
+        self.anonymous.clone()
+    }
+
     /// The principal a bearer token stands for (`None`: no token sent).
     pub async fn authenticate(&self, bearer: Option<&str>) -> Result<Arc<Principal>, AuthError> {
         if !self.required() {
-            return Ok(self.anonymous.clone());
+            return Ok(self.anonymous());
         }
         let token = bearer.ok_or(AuthError::Missing)?;
         if token.starts_with(pat::PREFIX) {

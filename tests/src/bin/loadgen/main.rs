@@ -13,7 +13,8 @@
 //! '{"name":…,"url":…,"tool":…,"token":…,"pid":…}'` adds another MCP endpoint in front of the same
 //! upstream (`tool` when it names the tool differently, `pid` to charge it CPU and memory).
 //! Targets are interleaved (two rounds of S/2 each) so drift hits all of them; the table gives
-//! calls/s, p50, p99, failed calls, CPU and minor page faults per call and memory (PSS) of each target's own processes.
+//! calls/s, p50, p99, failed calls, CPU and minor page faults per call and memory (PSS) of each
+//! target's own processes.
 
 mod drive;
 mod procstat;
