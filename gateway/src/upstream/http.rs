@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::connection::{DirectPost, DirectSend, Inbound, Outbound, TransportParts};
-use super::{limits, UpstreamError};
+use super::{limits, post, UpstreamError};
 use crate::protocol::envelope::{
     encode_header, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION, SESSION_HEADER, VERSION_HEADER,
 };
@@ -39,6 +39,8 @@ struct Shared {
     url: String,
     /// Parsed once: every request goes to it, and parsing it per call showed in profiles.
     endpoint: reqwest::Url,
+    /// Sends the POSTs.
+    poster: post::Poster,
     headers: HeaderMap,
     /// The gateway's own OAuth token for the upstream, current at each request.
     auth: Option<Arc<super::oauth::TokenSource>>,
@@ -185,6 +187,7 @@ impl Shared {
 
 pub fn connect(
     client: reqwest::Client,
+    plain: &post::PlainClient,
     url: &str,
     headers: HeaderMap,
     auth: Option<Arc<super::oauth::TokenSource>>,
@@ -195,6 +198,7 @@ pub fn connect(
     let endpoint = reqwest::Url::parse(url)
         .map_err(|e| UpstreamError::Config(format!("upstream url: {e}")))?;
     let shared = Arc::new(Shared {
+        poster: post::Poster::new(client.clone(), plain, endpoint.clone()),
         client,
         url: url.to_string(),
         endpoint,
@@ -276,22 +280,21 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
         None
     };
     let is_init = jsonrpc::method(&msg) == Some("initialize");
-    let resp = s
-        .client
-        .post(s.endpoint.clone())
-        .headers(s.headers_for(&msg))
-        .header(
+    let body = serde_json::to_vec(&msg).unwrap_or_default();
+    let headers = || {
+        let mut h = s.headers_for(&msg);
+        h.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
-        )
-        .json(&msg)
-        .send()
-        .await;
+        );
+        h
+    };
+    let resp = s.poster.post(headers, body).await;
     // A session that worked and now fails to be used: the upstream restarted or forgot it.
     let had_session = !is_init && s.session.lock().unwrap().is_some();
     let resp = match resp {
         Ok(r) => r,
-        Err(e) if had_session && e.is_connect() => {
+        Err(e) if had_session && e.connect => {
             s.session_lost(id, format!("upstream unreachable: {e}"));
             return None;
         }
@@ -302,7 +305,7 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
     };
     let status = resp.status();
     if !status.is_success() {
-        let body = limits::read_body(resp, s.max_message.min(1 << 20))
+        let body = post::read_body(resp, s.max_message.min(1 << 20))
             .await
             .unwrap_or_default();
         // The spec asks for 404; real servers (server-everything, the TypeScript SDK's
@@ -367,7 +370,9 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
                 .send()
                 .await;
             match r {
-                Ok(r) if r.status().is_success() => read_stream(s, r, &mut read).await,
+                Ok(r) if r.status().is_success() => {
+                    read_stream(s, post::from_reqwest(r), &mut read).await
+                }
                 _ => break,
             }
         }
@@ -379,7 +384,7 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
         }
         read.answer
     } else {
-        let body = match limits::read_body(resp, s.max_message).await {
+        let body = match post::read_body(resp, s.max_message).await {
             Ok(b) => b,
             Err(e) => {
                 s.fail(id, e);
@@ -441,9 +446,9 @@ fn remember_version(s: &Shared, init_response: &Value) {
 }
 
 /// Reads an SSE response; marks `answered` when the response to `id` went by.
-async fn read_stream(s: &Shared, resp: reqwest::Response, r: &mut Read) {
+async fn read_stream(s: &Shared, resp: post::Response, r: &mut Read) {
     let over = Arc::new(AtomicBool::new(false));
-    let bytes = limits::limit_events(resp.bytes_stream(), s.max_message, over.clone());
+    let bytes = limits::limit_events(post::bytes_stream(resp), s.max_message, over.clone());
     let mut events = SseStream::from_bytes_stream(bytes);
     while let Some(Ok(ev)) = events.next().await {
         if let Some(eid) = ev.id {

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
@@ -15,31 +15,14 @@ pub fn too_large(max: usize) -> String {
     format!("the upstream's answer is larger than {max} bytes (server.max_upstream_message_bytes)")
 }
 
-/// An HTTP body, at most `max` bytes.
-pub async fn read_body(resp: reqwest::Response, max: usize) -> Result<Bytes, String> {
-    if resp.content_length().is_some_and(|n| n > max as u64) {
-        return Err(too_large(max));
-    }
-    let mut out = BytesMut::new();
-    let mut chunks = resp.bytes_stream();
-    while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|e| format!("reading the upstream's answer: {e}"))?;
-        if out.len() + chunk.len() > max {
-            return Err(too_large(max));
-        }
-        out.extend_from_slice(&chunk);
-    }
-    Ok(out.freeze())
-}
-
 /// An SSE byte stream that ends (and sets `over`) when one event grows past `max` bytes.
-pub fn limit_events<S>(
+pub fn limit_events<S, E>(
     stream: S,
     max: usize,
     over: Arc<AtomicBool>,
-) -> impl Stream<Item = Result<Bytes, reqwest::Error>>
+) -> impl Stream<Item = Result<Bytes, E>>
 where
-    S: Stream<Item = Result<Bytes, reqwest::Error>>,
+    S: Stream<Item = Result<Bytes, E>>,
 {
     // Bytes since the last blank line, and whether the last byte (ignoring CR) was a newline.
     stream.scan((0usize, false), move |(size, newline), item| {

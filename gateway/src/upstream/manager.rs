@@ -70,6 +70,8 @@ pub struct Upstreams {
     config: Arc<Config>,
     registry: Arc<dyn Registry>,
     client: reqwest::Client,
+    /// Plain `http://` upstreams' POSTs (see [`super::post`]).
+    plain: super::post::PlainClient,
     sink: OnceLock<Weak<dyn InboundSink>>,
     entries: Mutex<BTreeMap<String, Arc<Entry>>>,
     /// The gateway's own OAuth tokens, per upstream (shared by its connections).
@@ -91,6 +93,7 @@ impl Upstreams {
                 .connect_timeout(Duration::from_secs(10))
                 .build()
                 .expect("http client"),
+            plain: super::post::plain_client(),
             sink: OnceLock::new(),
             entries: Mutex::default(),
             tokens: Mutex::default(),
@@ -477,6 +480,7 @@ impl Upstreams {
                 } else {
                     http::connect(
                         self.client.clone(),
+                        &self.plain,
                         &endpoint.url,
                         headers,
                         auth,

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`stdio`] | child process, newline-delimited JSON-RPC, own process group |
 //! | [`http`] | Streamable HTTP (POST + SSE, GET stream, resumption) |
+//! | [`post`] | how its POSTs go out: hyper's client direct, or reqwest |
 //! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
 //! | [`oauth`] | the gateway's own OAuth token for an upstream (client credentials) |
 //! | [`limits`] | bounded reads: HTTP answers, SSE events, stdio lines |
@@ -15,6 +16,7 @@ pub mod http;
 pub mod limits;
 pub mod manager;
 pub mod oauth;
+pub mod post;
 pub mod sse;
 pub mod stdio;
 

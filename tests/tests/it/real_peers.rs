@@ -164,3 +164,61 @@ env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
         "{r}"
     );
 }
+
+/// An upstream registered with a URL its server redirects (the Python SDK's servers answer a
+/// POST to `/mcp/` with 307 to `/mcp`): the gateway follows, lists its tools and calls them,
+/// also after the first call has found the redirect.
+#[tokio::test]
+async fn an_upstream_whose_url_redirects_is_followed() {
+    let port = free_port();
+    let _server = tokio::process::Command::new(peers().join("venv/bin/python"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/clients/sdk_server.py"
+        ))
+        .arg(port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the SDK server");
+    wait_port(port).await;
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        r#"
+[database]
+url = "{db}"
+
+[[upstreams]]
+name = "py"
+transport = "http"
+url = "http://127.0.0.1:{port}/mcp/"
+"#,
+        db = super::sqlite_url(&dir),
+    );
+    let gw = Gateway::start(&config).await;
+    gw.wait_up(&["py"]).await;
+    let mut host = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
+    let tools = host.request("tools/list", json!({})).await;
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["name"] == "py__shout")),
+        "{tools}\n{}",
+        gw.log()
+    );
+    for word in ["first", "second"] {
+        let r = host
+            .request(
+                "tools/call",
+                json!({"name": "py__shout", "arguments": {"text": word}}),
+            )
+            .await;
+        assert_eq!(
+            r["result"]["content"][0]["text"],
+            word.to_uppercase(),
+            "{r}\n{}",
+            gw.log()
+        );
+    }
+}

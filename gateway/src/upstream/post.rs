@@ -1,0 +1,219 @@
+//! How a Streamable HTTP upstream's POSTs go out. An `http://` upstream that no proxy setting
+//! covers is posted to with hyper's pooled client directly: reqwest's redirect and retry layers
+//! and its two URL parses per request were about a tenth of the gateway's instructions per
+//! call (callgrind, `scripts/bench-instructions`). Everything else goes through reqwest, which
+//! speaks TLS, honours the proxy variables and follows redirects: `https://`, a proxied or
+//! credentialed URL, and an upstream once it has answered with a redirect.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Either, Full};
+use hyper::body::Body as _;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::proxy::matcher::Matcher;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+
+/// An answer's body, from either client.
+pub type Body = Either<hyper::body::Incoming, reqwest::Body>;
+pub type Response = http::Response<Body>;
+
+/// The direct client; one for all upstreams, so they share its connection pool.
+pub type PlainClient = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+
+/// As reqwest's client for upstreams is built: connect timeout 10 s, no Nagle delay, idle
+/// connections kept 90 s.
+pub fn plain_client() -> PlainClient {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    connector.set_connect_timeout(Some(Duration::from_secs(10)));
+    hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+        .pool_timer(TokioTimer::new())
+        .pool_idle_timeout(Duration::from_secs(90))
+        .build(connector)
+}
+
+/// A request that got no answer.
+#[derive(Debug)]
+pub struct SendError {
+    /// The connection could not be made (the upstream is down or gone).
+    pub connect: bool,
+    message: String,
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<reqwest::Error> for SendError {
+    fn from(e: reqwest::Error) -> Self {
+        Self {
+            connect: e.is_connect(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// A reqwest answer as the one response type.
+pub fn from_reqwest(r: reqwest::Response) -> Response {
+    http::Response::from(r).map(Either::Right)
+}
+
+/// Posts to one upstream URL.
+pub struct Poster {
+    reqwest: reqwest::Client,
+    url: reqwest::Url,
+    plain: Option<(PlainClient, http::Uri)>,
+    /// The upstream answered a direct POST with a redirect: reqwest from then on.
+    redirected: AtomicBool,
+}
+
+impl Poster {
+    pub fn new(reqwest: reqwest::Client, plain: &PlainClient, url: reqwest::Url) -> Self {
+        let direct =
+            url.scheme() == "http" && url.username().is_empty() && url.password().is_none();
+        let plain = direct
+            .then(|| url.as_str().parse::<http::Uri>().ok())
+            .flatten()
+            .filter(|uri| Matcher::from_env().intercept(uri).is_none())
+            .map(|uri| (plain.clone(), uri));
+        Self {
+            reqwest,
+            url,
+            plain,
+            redirected: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether POSTs go out through the direct client now.
+    pub fn is_direct(&self) -> bool {
+        self.plain.is_some() && !self.redirected.load(Ordering::Relaxed)
+    }
+
+    /// POSTs `body` (JSON) with the headers `headers` makes; called again for a second try.
+    pub async fn post(
+        &self,
+        headers: impl Fn() -> HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<Response, SendError> {
+        let body = Bytes::from(body);
+        if let (Some((client, uri)), false) = (&self.plain, self.redirected.load(Ordering::Relaxed))
+        {
+            let mut req = http::Request::new(Full::new(body.clone()));
+            *req.method_mut() = http::Method::POST;
+            *req.uri_mut() = uri.clone();
+            *req.headers_mut() = headers();
+            req.headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            let resp = client.request(req).await.map_err(|e| SendError {
+                connect: e.is_connect(),
+                message: format!("error sending request to {}: {}", self.url, chain(&e)),
+            })?;
+            if !is_redirect(resp.status()) {
+                return Ok(resp.map(Either::Left));
+            }
+            tracing::info!(url = %crate::config::redact_userinfo(self.url.as_str()), status = %resp.status(), "upstream redirects its POSTs; following with the general client");
+            self.redirected.store(true, Ordering::Relaxed);
+        }
+        let resp = self
+            .reqwest
+            .post(self.url.clone())
+            .headers(headers())
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .body(body)
+            .send()
+            .await?;
+        Ok(from_reqwest(resp))
+    }
+}
+
+fn is_redirect(status: http::StatusCode) -> bool {
+    matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308)
+}
+
+/// An error with its causes ("client error (Connect): tcp connect error: Connection refused").
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}
+
+/// At most `max` bytes of an answer's body.
+pub async fn read_body(resp: Response, max: usize) -> Result<Bytes, String> {
+    let declared = resp
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(super::limits::too_large(max));
+    }
+    let mut body = resp.into_body();
+    let mut out = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| format!("reading the upstream's answer: {}", chain(&*e)))?;
+        let Ok(chunk) = frame.into_data() else {
+            continue;
+        };
+        if out.len() + chunk.len() > max {
+            return Err(super::limits::too_large(max));
+        }
+        if out.is_empty() && body.is_end_stream() {
+            // The usual case, one chunk: no copy.
+            return Ok(chunk);
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out.freeze())
+}
+
+/// An answer's body as a stream of byte chunks (for SSE).
+pub fn bytes_stream(resp: Response) -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> {
+    use futures::StreamExt;
+    http_body_util::BodyDataStream::new(resp.into_body()).map(|r| r.map_err(std::io::Error::other))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn poster(url: &str) -> Poster {
+        Poster::new(
+            reqwest::Client::new(),
+            &plain_client(),
+            reqwest::Url::parse(url).unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn only_plain_unproxied_urls_go_direct() {
+        // The proxy variables are read when a poster is made; none is set in the tests.
+        assert!(poster("http://127.0.0.1:9/mcp").is_direct());
+        assert!(!poster("https://127.0.0.1:9/mcp").is_direct());
+        assert!(!poster("http://user:pw@127.0.0.1:9/mcp").is_direct());
+    }
+
+    /// A closed port: a connect error (the lost-session logic depends on it) that says why.
+    #[tokio::test]
+    async fn a_refused_connection_is_a_connect_error_with_its_cause() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let p = poster(&format!("http://127.0.0.1:{port}/mcp"));
+        let e = p.post(HeaderMap::new, b"{}".to_vec()).await.unwrap_err();
+        assert!(e.connect, "{e}");
+        assert!(e.to_string().contains("refused"), "{e}");
+        assert!(is_redirect(http::StatusCode::TEMPORARY_REDIRECT));
+        assert!(!is_redirect(http::StatusCode::NOT_MODIFIED));
+    }
+}
