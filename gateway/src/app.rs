@@ -1,13 +1,13 @@
 //! The application: shared state, the router with its layers, start-up and graceful shutdown.
 
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::MatchedPath;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderName, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -16,7 +16,6 @@ use registry::{OpenOptions, Registry, SqlRegistry};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tower::{Service, ServiceBuilder};
-use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::RequestBodyTimeoutLayer;
@@ -26,6 +25,7 @@ use tracing::Instrument;
 use crate::audit::Auditor;
 use crate::auth::{Authenticator, RoleBook};
 use crate::metrics::Metrics;
+use crate::origins::{allowed, is_loopback_host, origin_allowed};
 use crate::protocol::McpError;
 use crate::routing::ToolRouter;
 use crate::state::{AppState, Shared};
@@ -43,67 +43,6 @@ pub struct Application {
     /// `server.ops_listen`, when set.
     ops_listener: Option<TcpListener>,
     state: AppState,
-}
-
-fn is_loopback_host(host: &str) -> bool {
-    // Host may carry a port; IPv6 literals come in brackets.
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':').map_or(host, |(h, p)| {
-            if p.chars().all(|c| c.is_ascii_digit()) {
-                h
-            } else {
-                host
-            }
-        })
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<IpAddr>()
-            .is_ok_and(|ip| ip.to_canonical().is_loopback())
-}
-
-fn allowed(list: &[String], value: &str) -> bool {
-    list.iter()
-        .any(|a| a == "*" || a.eq_ignore_ascii_case(value))
-}
-
-/// Whether a browser page of `origin` may call the gateway: loopback origins (a local Inspector,
-/// a local web app) and `server.allowed_origins`. The same rule as [`guard_origin`].
-fn origin_allowed(list: &[String], origin: &str) -> bool {
-    if origin == "null" {
-        return allowed(list, "null");
-    }
-    is_loopback_host(origin.split("://").nth(1).unwrap_or("")) || allowed(list, origin)
-}
-
-/// CORS for browser hosts (the Inspector's direct mode, web apps): preflights are answered here,
-/// before authentication (a browser sends no credentials on them), for the origins
-/// [`origin_allowed`] accepts; the session and protocol headers a client must read are exposed.
-fn cors(allowed_origins: &[String]) -> CorsLayer {
-    let list = allowed_origins.to_vec();
-    CorsLayer::new()
-        .allow_origin(AllowOrigin::predicate(move |origin, _| {
-            origin.to_str().is_ok_and(|o| origin_allowed(&list, o))
-        }))
-        .allow_methods([
-            axum::http::Method::GET,
-            axum::http::Method::POST,
-            axum::http::Method::DELETE,
-            axum::http::Method::PUT,
-            axum::http::Method::PATCH,
-        ])
-        // Whatever the page asks for: the origin is what is checked, and MCP adds headers
-        // (Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Authorization) as it grows.
-        .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([
-            HeaderName::from_static("mcp-session-id"),
-            HeaderName::from_static("mcp-protocol-version"),
-            HeaderName::from_static("www-authenticate"),
-            HeaderName::from_static("x-request-id"),
-        ])
-        .max_age(Duration::from_secs(600))
 }
 
 /// DNS-rebinding protection: a browser page of a foreign origin (or a foreign Host name) must
@@ -358,8 +297,7 @@ pub fn service(
        + 'static {
     let config = state.config.clone();
     ServiceBuilder::new()
-        .layer(cors(&config.server.allowed_origins))
-        // CORS answers preflights itself with an empty body of the inner type.
+        .layer(crate::origins::CorsLayer::new(&config.server.allowed_origins))
         .map_response(IntoResponse::into_response)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -626,33 +564,5 @@ impl Application {
         state.hub.upstreams.stop_all();
         tracing::info!("stopped");
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_loopback_host;
-
-    #[test]
-    fn loopback_hosts() {
-        for h in [
-            "localhost",
-            "localhost:8080",
-            "127.0.0.1:1",
-            "[::1]:80",
-            "[::1]",
-            "[::ffff:127.0.0.1]:8080",
-        ] {
-            assert!(is_loopback_host(h), "{h}");
-        }
-        for h in [
-            "evil.com",
-            "evil.com:8080",
-            "10.0.0.1",
-            "localhost.evil.com",
-            "[::ffff:10.0.0.1]",
-        ] {
-            assert!(!is_loopback_host(h), "{h}");
-        }
     }
 }

@@ -16,6 +16,7 @@
 //! | [`names`] | the one rule for names of upstreams, roles and virtual servers |
 //! | [`metrics`] | Prometheus metrics |
 //! | [`telemetry`] | OpenTelemetry traces (OTLP), off unless `OTEL_*` asks |
+//! | [`origins`] | which browser origins and hosts may reach the gateway; CORS |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
 //! | [`memory`] | freed memory handed back to the system after loading the model |
 
@@ -31,6 +32,7 @@ pub mod mcp;
 pub mod memory;
 pub mod metrics;
 pub mod names;
+pub mod origins;
 pub mod protocol;
 pub mod routing;
 pub mod seed;

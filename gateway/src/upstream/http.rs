@@ -115,7 +115,10 @@ impl Shared {
     }
 
     fn base_headers(&self) -> HeaderMap {
-        let mut h = self.headers.clone();
+        // Room for what every request adds (routing or session headers, Accept, Content-Type,
+        // trace context), so that the map never grows on the way.
+        let mut h = HeaderMap::with_capacity(self.headers.len() + 8);
+        h.extend(self.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
         if let Some(v) = self
             .auth
             .as_ref()
