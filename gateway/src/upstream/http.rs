@@ -53,7 +53,7 @@ struct Shared {
 
 /// The 2026-07-28 routing headers of a message that carries the `_meta` envelope; `None` for
 /// a 2025 message. Known versions and methods are static values: no copy per request.
-fn modern_headers(msg: &Value) -> Option<[(&'static str, Option<HeaderValue>); 3]> {
+fn modern_headers(msg: &Value) -> Option<[(HeaderName, Option<HeaderValue>); 3]> {
     let version = msg
         .get("params")?
         .get("_meta")?
@@ -78,10 +78,15 @@ fn modern_headers(msg: &Value) -> Option<[(&'static str, Option<HeaderValue>); 3
         None => None,
     };
     Some([
-        (VERSION_HEADER, Some(version)),
-        (METHOD_HEADER, Some(method_value)),
-        (NAME_HEADER, name),
+        (static_name(VERSION_HEADER), Some(version)),
+        (static_name(METHOD_HEADER), Some(method_value)),
+        (static_name(NAME_HEADER), name),
     ])
+}
+
+/// A header name without a copy: inserting by `&str` copies a name that is not a standard one.
+fn static_name(name: &'static str) -> HeaderName {
+    HeaderName::from_static(name)
 }
 
 impl Shared {
@@ -103,8 +108,9 @@ impl Shared {
         // (`Value::pointer` allocates a String per path segment.)
         let meta = msg.get("params").and_then(|p| p.get("_meta"));
         for key in ["traceparent", "tracestate"] {
+            let key = static_name(key);
             if let Some(v) = meta
-                .and_then(|m| m.get(key))
+                .and_then(|m| m.get(key.as_str()))
                 .and_then(Value::as_str)
                 .and_then(|v| HeaderValue::from_str(v).ok())
             {
@@ -134,12 +140,12 @@ impl Shared {
         let mut h = self.base_headers();
         if let Some(s) = self.session.lock().unwrap().as_deref() {
             if let Ok(v) = HeaderValue::from_str(s) {
-                h.insert(SESSION_HEADER, v);
+                h.insert(static_name(SESSION_HEADER), v);
             }
         }
         if let Some(v) = self.version.lock().unwrap().as_deref() {
             if let Ok(v) = HeaderValue::from_str(v) {
-                h.insert(VERSION_HEADER, v);
+                h.insert(static_name(VERSION_HEADER), v);
             }
         }
         h
@@ -593,10 +599,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn routing(msg: Value) -> Option<Vec<(&'static str, Option<String>)>> {
+    fn routing(msg: Value) -> Option<Vec<(String, Option<String>)>> {
         modern_headers(&msg).map(|hs| {
             hs.into_iter()
-                .map(|(k, v)| (k, v.map(|v| v.to_str().unwrap().to_string())))
+                .map(|(k, v)| (k.to_string(), v.map(|v| v.to_str().unwrap().to_string())))
                 .collect()
         })
     }
@@ -608,18 +614,18 @@ mod tests {
             routing(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "get_café", "_meta": meta}})),
             Some(vec![
-                (VERSION_HEADER, Some("2026-07-28".into())),
-                (METHOD_HEADER, Some("tools/call".into())),
-                (NAME_HEADER, Some(encode_header("get_café"))),
+                (VERSION_HEADER.into(), Some("2026-07-28".into())),
+                (METHOD_HEADER.into(), Some("tools/call".into())),
+                (NAME_HEADER.into(), Some(encode_header("get_café"))),
             ])
         );
         assert_eq!(
             routing(json!({"jsonrpc": "2.0", "id": 2, "method": "x/unknown",
                 "params": {"_meta": {PROTOCOL_VERSION: "2027-01-01"}}})),
             Some(vec![
-                (VERSION_HEADER, Some("2027-01-01".into())),
-                (METHOD_HEADER, Some("x/unknown".into())),
-                (NAME_HEADER, None),
+                (VERSION_HEADER.into(), Some("2027-01-01".into())),
+                (METHOD_HEADER.into(), Some("x/unknown".into())),
+                (NAME_HEADER.into(), None),
             ])
         );
         assert_eq!(
