@@ -688,13 +688,31 @@ impl Dispatcher {
             strip_envelope(&mut params);
         }
         let started = std::time::Instant::now();
+        let tool = (method == "tools/call")
+            .then(|| {
+                params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .flatten();
+        // The params go again only in a replay or another round of a 2025 host's answers to a
+        // 2026-07-28 upstream's questions; otherwise they are moved, not copied (the arguments
+        // may be large).
+        let again = conn.may_lose_session() || (!session.modern && conn.is_modern());
+        let first = if again {
+            params.clone()
+        } else {
+            std::mem::take(&mut params)
+        };
         let mut result = self
-            .call_upstream(session, id, upstream, &conn, method, &params)
+            .call_upstream(session, id, upstream, &conn, method, first)
             .await;
         // The upstream lost our session before it processed the call (it restarted): once the
         // connection is re-initialised the call goes again, once, never twice.
         if let Err(e) = &mut result {
             if take_replayable(e)
+                && again
                 && ups
                     .reconnected(upstream, &conn, ups.timeout_of(upstream).min(REPLAY_WAIT))
                     .await
@@ -715,7 +733,7 @@ impl Dispatcher {
                     );
                     conn = fresh;
                     result = self
-                        .call_upstream(session, id, upstream, &conn, method, &params)
+                        .call_upstream(session, id, upstream, &conn, method, params.clone())
                         .await;
                     if let Err(e) = &mut result {
                         take_replayable(e);
@@ -733,7 +751,7 @@ impl Dispatcher {
         // A 2026-07-28 upstream asks its questions in the result; a 2025 host is asked them on
         // its session, and the call is retried with the answers.
         let mut rounds = 0;
-        while !session.modern && is_input_required(&result) && rounds < MAX_INPUT_ROUNDS {
+        while again && !session.modern && is_input_required(&result) && rounds < MAX_INPUT_ROUNDS {
             rounds += 1;
             let r = result.expect("input required is a result");
             let answers = self.ask_host(session, id, &r).await?;
@@ -743,7 +761,7 @@ impl Dispatcher {
                 None => params.remove("requestState"),
             };
             result = self
-                .call_upstream(session, id, upstream, &conn, method, &params)
+                .call_upstream(session, id, upstream, &conn, method, params.clone())
                 .await;
         }
         if !session.modern && is_input_required(&result) {
@@ -762,13 +780,11 @@ impl Dispatcher {
             .tool_calls
             .with_label_values(&[upstream, method, outcome])
             .observe(started.elapsed().as_secs_f64());
-        if method == "tools/call" {
-            if let Some(tool) = params.get("name").and_then(Value::as_str) {
-                self.metrics
-                    .tool_calls_by_name
-                    .with_label_values(&[upstream, tool, outcome])
-                    .inc();
-            }
+        if let Some(tool) = &tool {
+            self.metrics
+                .tool_calls_by_name
+                .with_label_values(&[upstream, tool, outcome])
+                .inc();
         }
         result
     }
@@ -846,9 +862,8 @@ impl Dispatcher {
         upstream: &str,
         conn: &Arc<Connection>,
         method: &str,
-        params: &Map<String, Value>,
+        mut params: Map<String, Value>,
     ) -> Result<Value, McpError> {
-        let mut params = params.clone();
         if !crate::telemetry::enabled() {
             return self
                 .send_upstream(session, id, upstream, conn, method, params)

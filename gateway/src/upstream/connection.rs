@@ -212,6 +212,13 @@ impl Connection {
         self.modern_caps.get().is_some()
     }
 
+    /// Whether the upstream can lose a session of ours and refuse a call unprocessed (which the
+    /// caller may replay): only a Streamable HTTP upstream that speaks 2025, where a session is
+    /// the server's own; stdio and 2026-07-28 upstreams keep none.
+    pub fn may_lose_session(&self) -> bool {
+        self.direct.is_some() && !self.is_modern()
+    }
+
     pub fn is_closed(&self) -> bool {
         *self.closed.borrow()
     }
