@@ -99,8 +99,26 @@ pub trait AuditStore: Send + Sync {
 
 const COLUMNS: &str = "seq, at, principal, token_id, session, action, upstream, target, outcome, \
                        error_class, latency_ms, arguments, prev_hash, hash";
-/// Rows per INSERT statement (14 parameters each; well under every backend's limit).
-const ROWS_PER_INSERT: usize = 200;
+/// The most rows one INSERT statement takes (14 parameters each; well under every backend's
+/// limit). A batch goes out in statements of a power of two rows each (at most this many), so
+/// that a handful of statement texts cover every batch size and each is compiled once per
+/// connection and then reused from sqlx's statement cache: batches of every size from 1 to 500
+/// made SQLite parse and compile a new statement of up to 2,800 parameters for nearly every
+/// batch.
+const ROWS_PER_INSERT: usize = 256;
+
+/// The row counts of the statements a batch of `n` rows goes out in: `n`'s binary digits,
+/// largest first (`ROWS_PER_INSERT` as often as it fits).
+fn statement_sizes(n: usize) -> impl Iterator<Item = usize> {
+    let full = n / ROWS_PER_INSERT;
+    let rest = n % ROWS_PER_INSERT;
+    std::iter::repeat_n(ROWS_PER_INSERT, full).chain(
+        (0..usize::BITS)
+            .rev()
+            .map(|b| 1usize << b)
+            .filter(move |size| rest & size != 0),
+    )
+}
 const VERIFY_PAGE: i64 = 2000;
 
 /// `INSERT … VALUES (…), …` for `rows` rows: `?` for SQLite, numbered for Postgres.
@@ -182,11 +200,13 @@ impl AuditStore for SqlRegistry {
         // a linear search, which made a 200-row insert (2,800 parameters) quadratic and the audit
         // writer the gateway's hottest code under load.
         let sqlite = self.backend_name() != "postgres";
-        for (c, chunk) in entries.chunks(ROWS_PER_INSERT).enumerate() {
-            let sql = insert_sql(chunk.len(), sqlite);
+        let mut start = 0;
+        for size in statement_sizes(entries.len()) {
+            let chunk = &entries[start..start + size];
+            let sql = insert_sql(size, sqlite);
             let q = sqlx::query(&sql);
             let q = chunk.iter().enumerate().fold(q, |q, (i, e)| {
-                let i = c * ROWS_PER_INSERT + i;
+                let i = start + i;
                 q.bind(first + 1 + i as i64)
                     .bind(e.at)
                     .bind(e.principal.as_str())
@@ -203,6 +223,7 @@ impl AuditStore for SqlRegistry {
                     .bind(hashes[i + 1].as_str())
             });
             q.execute(&mut *tx).await.map_err(err)?;
+            start += size;
         }
         let seq = first + entries.len() as i64;
         let prev = hashes.pop().unwrap_or_default();
@@ -357,6 +378,22 @@ mod tests {
             chain_hash("prev", 42, &entry),
             hex::encode(Sha256::digest(&bytes))
         );
+    }
+
+    #[test]
+    fn a_batch_goes_out_in_statements_of_a_few_sizes() {
+        let sizes = |n| statement_sizes(n).collect::<Vec<_>>();
+        assert_eq!(sizes(0), Vec::<usize>::new());
+        assert_eq!(sizes(1), [1]);
+        assert_eq!(sizes(137), [128, 8, 1]);
+        assert_eq!(sizes(500), [256, 128, 64, 32, 16, 4]);
+        for n in 0..2000 {
+            let s = sizes(n);
+            assert_eq!(s.iter().sum::<usize>(), n, "{n}");
+            assert!(s
+                .iter()
+                .all(|k| k.is_power_of_two() && *k <= ROWS_PER_INSERT));
+        }
     }
 
     #[test]
