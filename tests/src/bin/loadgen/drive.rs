@@ -12,6 +12,9 @@ pub struct Call {
     pub tool: String,
     pub args: Value,
     pub expect: Option<String>,
+    /// The host speaks 2026-07-28 (no session: each request carries its envelope) instead of
+    /// 2025-06-18.
+    pub modern: bool,
 }
 
 /// The outcome of one run against one target.
@@ -31,12 +34,15 @@ struct Session {
 }
 
 impl Session {
-    async fn open(url: &str, token: Option<&str>) -> Result<Self, String> {
+    async fn open(url: &str, token: Option<&str>, modern: bool) -> Result<Self, String> {
         let mut raw = gateway_tests::RawClient::new(url);
         raw.token = token.map(str::to_string);
         // The revision every peer measured (ContextForge 1.1.0 among them) speaks.
         raw.version = "2025-06-18";
         let mut s = Self { raw, next: 1 };
+        if modern {
+            return Ok(s);
+        }
         let resp = s
             .post(
                 &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -56,13 +62,20 @@ impl Session {
     }
 
     async fn post(&self, msg: &Value) -> Result<reqwest::Response, String> {
+        self.post_with(msg, &[]).await
+    }
+
+    async fn post_with(
+        &self,
+        msg: &Value,
+        headers: &[(&str, &str)],
+    ) -> Result<reqwest::Response, String> {
         let body = serde_json::to_vec(msg).map_err(|e| e.to_string())?;
-        let resp = self
-            .raw
-            .post_builder(body)
-            .send()
-            .await
-            .map_err(|e| format!("transport: {e}"))?;
+        let mut req = self.raw.post_builder(body);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let resp = req.send().await.map_err(|e| format!("transport: {e}"))?;
         if !resp.status().is_success() {
             return Err(format!("HTTP {}", resp.status()));
         }
@@ -72,9 +85,22 @@ impl Session {
     async fn call(&mut self, call: &Call) -> Result<(), String> {
         let id = self.next;
         self.next += 1;
-        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": call.tool, "arguments": call.args}});
-        let answer = read_answer(self.post(&msg).await?, id).await?;
+        let answer = if call.modern {
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": call.tool, "arguments": call.args, "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}}}});
+            let headers = [
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", call.tool.as_str()),
+            ];
+            read_answer(self.post_with(&msg, &headers).await?, id).await?
+        } else {
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": call.tool, "arguments": call.args}});
+            read_answer(self.post(&msg).await?, id).await?
+        };
         let result = answer
             .get("result")
             .ok_or_else(|| format!("no result: {answer}"))?;
@@ -125,7 +151,7 @@ pub async fn drive(
 ) -> anyhow::Result<Run> {
     let mut open = Vec::new();
     for _ in 0..sessions {
-        let mut s = Session::open(url, token)
+        let mut s = Session::open(url, token, call.modern)
             .await
             .map_err(|e| anyhow::anyhow!("{url}: opening a session: {e}"))?;
         s.call(call)

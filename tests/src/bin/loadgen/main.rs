@@ -3,12 +3,14 @@
 //! measured under the same machine load.
 //!
 //! Usage: `loadgen [--sessions N] [--seconds S] [--upstream URL --tool NAME --args JSON
-//! [--expect TEXT] [--upstream-pid PID]] [--auth] [--gateway-bin PATH]... [--peer JSON]...`
+//! [--expect TEXT] [--upstream-pid PID]] [--auth] [--modern] [--gateway-bin PATH]... [--peer JSON]...`
 //! (defaults 64 sessions, 10 s per target). Without `--upstream` it starts the conformance
 //! fixture (a Rust Streamable HTTP server that answers in microseconds) and calls
 //! `test_simple_text`. It starts a gateway in front of the upstream from the same target
 //! directory; `--gateway-bin` starts another build the same way (an A/B of two commits in one
 //! run); `--auth` adds one with `auth.mode = "required"`, called with a personal access token.
+//! `--modern`: the hosts speak 2026-07-28 (every request carries its envelope, no session)
+//! instead of 2025-06-18.
 //! `--peer
 //! '{"name":…,"url":…,"tool":…,"token":…,"pid":…}'` adds another MCP endpoint in front of the same
 //! upstream (`tool` when it names the tool differently, `pid` to charge it CPU and memory).
@@ -112,6 +114,8 @@ async fn main() -> anyhow::Result<()> {
     let args = Args(std::env::args().collect());
     let sessions = args.number("--sessions", 64) as usize;
     let seconds = args.number("--seconds", 10) as f64;
+    // The host's revision: 2025-06-18 sessions unless `--modern` (2026-07-28, no session).
+    let modern = args.flag("--modern");
     let bin_dir = std::env::current_exe()?.parent().unwrap().to_path_buf();
 
     let mut _fixture = None;
@@ -123,6 +127,7 @@ async fn main() -> anyhow::Result<()> {
                     .ok_or_else(|| anyhow::anyhow!("--tool with --upstream"))?,
                 args: serde_json::from_str(&args.named("--args").unwrap_or_else(|| "{}".into()))?,
                 expect: args.named("--expect"),
+                modern,
             };
             let pid = args.named("--upstream-pid").and_then(|p| p.parse().ok());
             (url, pid, call)
@@ -135,6 +140,7 @@ async fn main() -> anyhow::Result<()> {
                 tool: "test_simple_text".into(),
                 args: json!({}),
                 expect: Some("This is a simple text response for testing.".into()),
+                modern,
             };
             (url, pid, call)
         }
@@ -198,6 +204,7 @@ fn peer_target(spec: &str, call: &Arc<Call>) -> anyhow::Result<Target> {
             tool,
             args: call.args.clone(),
             expect: call.expect.clone(),
+            modern: call.modern,
         }),
         None => call.clone(),
     };
