@@ -326,12 +326,12 @@ async fn resume(
 /// result, or an `InputRequiredResult` (the call parked until the retry).
 async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<String>) -> Response {
     let session = flight.session.clone();
-    let (stream_no, rx) = session.open_stream(&flight.downstream_id);
     let downstream_id = flight.downstream_id.clone();
-    let task_session = session.clone();
-    let task_id = id.clone();
-    tokio::spawn(async move {
-        let message = loop {
+    let task_id = id;
+    // Runs in the request's own task while the answer can still be plain JSON (see
+    // `reply::answer_in_place`).
+    let work = async move {
+        loop {
             if !flight.pending.is_empty() {
                 break input_required(&state, &task_id, flight, call);
             }
@@ -371,10 +371,9 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                     }
                 }
             }
-        };
-        task_session.finish_stream(stream_no, &downstream_id, &message);
-    });
-    reply::answer(&session, stream_no, rx, true).await
+        }
+    };
+    reply::answer_in_place(session, downstream_id, work, true).await
 }
 
 /// Parks the call and builds the result that asks the host its questions.

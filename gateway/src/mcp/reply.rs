@@ -50,39 +50,18 @@ pub fn server_info() -> Value {
     json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
 }
 
-/// Answers a request whose messages flow into stream `stream_no`: plain JSON when the final
-/// response comes first and soon (cheaper for both sides; for 2026-07-28 requests also the only
-/// way an error gets its HTTP status), else an SSE stream, which keep-alives hold open.
-pub async fn answer(
-    session: &Session,
-    stream_no: u64,
-    mut rx: mpsc::UnboundedReceiver<StreamEvent>,
-    modern: bool,
-) -> Response {
-    let first = tokio::time::timeout(JSON_WINDOW, rx.recv()).await;
-    if let Ok(Some(ev)) = &first {
-        if ev.last {
-            let status = if modern {
-                serde_json::from_str::<Value>(&ev.data).map_or(StatusCode::OK, |m| status_of(&m))
-            } else {
-                StatusCode::OK
-            };
-            return json_answer(status, ev.data.to_string());
-        }
-    }
-    stream_answer(session, stream_no, first.ok().flatten(), rx, modern)
-}
-
-/// Answers a 2025-revision request of a host that takes SSE: `work` (which yields the final
-/// response) runs in the request's own task while the answer can still be plain JSON, which
-/// spares a task, a channel and a copy of the response per call. It moves to a task of its own,
-/// and the answer becomes an SSE stream, when a message for the host comes first, when the JSON
-/// window passes, or when the host's request goes away (a disconnect does not cancel a call: the
-/// host may resume the stream).
+/// Answers a request of a host that takes SSE: `work` (which yields the final response) runs in
+/// the request's own task while the answer can still be plain JSON, which spares a task, a
+/// channel and a copy of the response per call. It moves to a task of its own, and the answer
+/// becomes an SSE stream, when a message for the host comes first, when the JSON window passes,
+/// or when the host's request goes away (a disconnect does not cancel a call: a 2025 host may
+/// resume the stream). `modern`: a 2026-07-28 request, whose JSON error answer carries the
+/// error's HTTP status and whose stream has no priming event.
 pub async fn answer_in_place(
     session: Arc<Session>,
     request_id: Value,
     work: impl Future<Output = Value> + Send + 'static,
+    modern: bool,
 ) -> Response {
     let (stream_no, mut rx) = session.open_stream(&request_id);
     let mut work = Work {
@@ -109,16 +88,21 @@ pub async fn answer_in_place(
         First::Done(response) => {
             work.future = None;
             if session.discard_unused_stream(stream_no, &work.request_id) {
+                let status = if modern {
+                    status_of(&response)
+                } else {
+                    StatusCode::OK
+                };
                 let body = serde_json::to_string(&response).unwrap_or_default();
-                return json_answer(StatusCode::OK, body);
+                return json_answer(status, body);
             }
             // Messages for the host went out first: the response follows them on the stream.
             session.finish_stream(stream_no, &work.request_id, &response);
-            stream_answer(&session, stream_no, None, rx, false)
+            stream_answer(&session, stream_no, None, rx, modern)
         }
         First::Stream(event) => {
             work.detach();
-            stream_answer(&session, stream_no, event, rx, false)
+            stream_answer(&session, stream_no, event, rx, modern)
         }
     }
 }
@@ -224,13 +208,27 @@ mod tests {
     #[tokio::test]
     async fn a_quick_answer_is_plain_json_and_leaves_no_stream_behind() {
         let s = session();
-        let r = answer_in_place(s.clone(), json!(1), async {
-            json!({"id": 1, "result": {}})
-        })
+        let r = answer_in_place(
+            s.clone(),
+            json!(1),
+            async { json!({"id": 1, "result": {}}) },
+            false,
+        )
         .await;
         assert_eq!(content_type(&r), "application/json");
         // The stream was forgotten: a resume names nothing.
         assert!(s.attach(Some("1_0")).is_none());
+    }
+
+    /// A 2026-07-28 error answered in place carries the error's HTTP status.
+    #[tokio::test]
+    async fn a_quick_2026_error_keeps_its_status() {
+        let missing = McpError::method_not_found("x/y").to_message(json!(1));
+        let expected = status_of(&missing);
+        assert_ne!(expected, StatusCode::OK);
+        let r = answer_in_place(session(), json!(1), async move { missing }, true).await;
+        assert_eq!(content_type(&r), "application/json");
+        assert_eq!(r.status(), expected);
     }
 
     #[tokio::test]
@@ -244,7 +242,7 @@ mod tests {
             );
             json!({"id": 1, "result": {}})
         };
-        let r = answer_in_place(s, json!(1), work).await;
+        let r = answer_in_place(s, json!(1), work, false).await;
         assert!(content_type(&r).starts_with("text/event-stream"));
     }
 
@@ -257,7 +255,7 @@ mod tests {
             let _ = done.send(());
             json!({"id": 1, "result": {}})
         };
-        let mut answer = Box::pin(answer_in_place(session(), json!(1), work));
+        let mut answer = Box::pin(answer_in_place(session(), json!(1), work, false));
         assert!(futures::poll!(&mut answer).is_pending(), "running in place");
         drop(answer);
         go.send(()).unwrap();

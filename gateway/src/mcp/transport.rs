@@ -212,7 +212,7 @@ async fn request(
         );
         reply(work_id, out)
     };
-    answer_in_place(session, id, work).await
+    answer_in_place(session, id, work, false).await
 }
 
 fn log_call(
