@@ -67,16 +67,6 @@ fn backend_of(url: &str) -> Result<&'static str> {
     }
 }
 
-/// A write-ahead log needs a database file that this process may write (not `mode=ro`, not in
-/// memory).
-fn sqlite_can_use_wal(url: &str) -> bool {
-    let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
-    !url.contains(":memory:")
-        && !query.split('&').any(|p| {
-            p == "mode=ro" || p == "mode=memory" || p == "immutable=1" || p == "immutable=true"
-        })
-}
-
 /// Now, in milliseconds since the Unix epoch: how every time in the registry is kept.
 pub fn now_ms() -> i64 {
     SystemTime::now()
@@ -97,20 +87,19 @@ impl SqlRegistry {
         if backend == "sqlite" {
             // One writer at a time avoids SQLITE_BUSY under concurrent admin writes.
             pool_opts = pool_opts.max_connections(1);
-            if sqlite_can_use_wal(url) {
-                pool_opts = pool_opts.after_connect(|conn, _| {
-                    Box::pin(async move {
-                        // A write-ahead log: a commit appends to one file and syncs it, where the
-                        // default rollback journal creates, syncs and deletes a file and syncs the
-                        // database on every audit batch. Durability is the same (synchronous
-                        // stays FULL).
-                        sqlx::query("PRAGMA journal_mode = WAL")
-                            .execute(&mut *conn)
-                            .await?;
-                        Ok(())
-                    })
-                });
-            }
+            pool_opts = pool_opts.after_connect(|conn, _| {
+                Box::pin(async move {
+                    // A write-ahead log: a commit appends to one file and syncs it, where the
+                    // default rollback journal creates, syncs and deletes a file and syncs the
+                    // database on every audit batch. Durability is the same (synchronous stays
+                    // FULL). A database SQLite cannot switch (read-only, in memory) keeps its
+                    // mode.
+                    let _ = sqlx::query("PRAGMA journal_mode = WAL")
+                        .execute(&mut *conn)
+                        .await;
+                    Ok(())
+                })
+            });
         }
         let pool = pool_opts
             .connect(url)
@@ -214,18 +203,26 @@ mod tests {
             .get::<String, _>(0)
     }
 
-    /// A file database is opened with a write-ahead log; opening the same file read-only, or a
-    /// database in memory, still works (neither can switch modes).
+    /// A file database is opened with a write-ahead log; opening a database read-only (one in
+    /// WAL mode, one that SQLite may not switch) or in memory still works.
     #[tokio::test]
     async fn a_sqlite_file_uses_a_write_ahead_log() {
         let file = std::env::temp_dir().join(format!("wal-{}.db", uuid::Uuid::new_v4()));
         let url = format!("sqlite://{}?mode=rwc", file.display());
+        let ro = format!("sqlite://{}?mode=ro", file.display());
         let reg = SqlRegistry::open(&url, Default::default()).await.unwrap();
         assert_eq!(journal_mode(&reg).await, "wal");
-        let ro = format!("sqlite://{}?mode=ro", file.display());
         let read_only = SqlRegistry::open(&ro, Default::default()).await.unwrap();
         assert_eq!(journal_mode(&read_only).await, "wal");
-        drop((reg, read_only));
+        drop(read_only);
+        sqlx::query("PRAGMA journal_mode = DELETE")
+            .execute(reg.pool())
+            .await
+            .unwrap();
+        drop(reg);
+        let read_only = SqlRegistry::open(&ro, Default::default()).await.unwrap();
+        assert_eq!(journal_mode(&read_only).await, "delete");
+        drop(read_only);
         let memory = SqlRegistry::open("sqlite::memory:", Default::default())
             .await
             .unwrap();
@@ -233,14 +230,5 @@ mod tests {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
         }
-    }
-
-    #[test]
-    fn only_a_writable_file_gets_a_write_ahead_log() {
-        assert!(sqlite_can_use_wal("sqlite://gw.db?mode=rwc"));
-        assert!(sqlite_can_use_wal("sqlite:gw.db"));
-        assert!(!sqlite_can_use_wal("sqlite://gw.db?mode=ro"));
-        assert!(!sqlite_can_use_wal("sqlite::memory:"));
-        assert!(!sqlite_can_use_wal("sqlite://x?mode=memory&cache=shared"));
     }
 }
