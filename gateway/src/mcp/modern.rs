@@ -327,13 +327,12 @@ async fn resume(
 async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<String>) -> Response {
     let session = flight.session.clone();
     let downstream_id = flight.downstream_id.clone();
-    let task_id = id;
     // Runs in the request's own task while the answer can still be plain JSON (see
     // `reply::answer_in_place`).
     let work = async move {
         loop {
             if !flight.pending.is_empty() {
-                break input_required(&state, &task_id, flight, call);
+                break input_required(&state, &id, flight, call);
             }
             tokio::select! {
                 out = &mut flight.result => {
@@ -355,9 +354,9 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                                     r["cacheScope"] = json!("private");
                                 }
                             }
-                            jsonrpc::result(task_id.clone(), r)
+                            jsonrpc::result(id.clone(), r)
                         }
-                        Err(e) => e.to_message(task_id.clone()),
+                        Err(e) => e.to_message(id.clone()),
                     };
                 }
                 Some(ask) = flight.asks.recv() => {

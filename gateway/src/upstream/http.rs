@@ -34,12 +34,9 @@ const MAX_RESUMES: usize = 5;
 pub const REPLAYABLE: &str = "gatewayReplayable";
 
 struct Shared {
-    client: reqwest::Client,
     /// As configured, for log lines (redacted there).
     url: String,
-    /// Parsed once: every request goes to it, and parsing it per call showed in profiles.
-    endpoint: reqwest::Url,
-    /// Sends the POSTs.
+    /// Sends the POSTs; its client and parsed URL serve the other requests.
     poster: post::Poster,
     headers: HeaderMap,
     /// The gateway's own OAuth token for the upstream, current at each request.
@@ -207,10 +204,8 @@ pub fn connect(
     let endpoint = reqwest::Url::parse(url)
         .map_err(|e| UpstreamError::Config(format!("upstream url: {e}")))?;
     let shared = Arc::new(Shared {
-        poster: post::Poster::new(client.clone(), plain, endpoint.clone()),
-        client,
+        poster: post::Poster::new(client, plain, endpoint),
         url: url.to_string(),
-        endpoint,
         headers,
         auth,
         session: Mutex::default(),
@@ -252,8 +247,9 @@ pub fn connect(
         let session = closer.session.lock().unwrap().clone();
         if let (Some(_), Ok(rt)) = (session, tokio::runtime::Handle::try_current()) {
             let req = closer
-                .client
-                .delete(closer.endpoint.clone())
+                .poster
+                .client()
+                .delete(closer.poster.url().clone())
                 .headers(closer.request_headers())
                 .timeout(Duration::from_secs(2));
             rt.spawn(async move {
@@ -371,8 +367,9 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
         while !read.answered && read.last_event.is_some() && resumes < MAX_RESUMES {
             resumes += 1;
             let r = s
-                .client
-                .get(s.endpoint.clone())
+                .poster
+                .client()
+                .get(s.poster.url().clone())
                 .headers(s.request_headers())
                 .header(ACCEPT, "text/event-stream")
                 .header("last-event-id", read.last_event.clone().unwrap_or_default())
@@ -501,8 +498,9 @@ async fn listen(s: &Shared) {
     let mut backoff = Backoff::new(Duration::from_millis(250), Duration::from_secs(30));
     loop {
         let mut req = s
-            .client
-            .get(s.endpoint.clone())
+            .poster
+            .client()
+            .get(s.poster.url().clone())
             .headers(s.request_headers())
             .header(ACCEPT, "text/event-stream");
         if let Some(id) = &last_event {
@@ -547,8 +545,9 @@ async fn subscribe(s: &Shared, msg: Value) {
     let mut backoff = Backoff::new(Duration::from_millis(250), Duration::from_secs(30));
     loop {
         let r = s
-            .client
-            .post(s.endpoint.clone())
+            .poster
+            .client()
+            .post(s.poster.url().clone())
             .headers(s.headers_for(&msg))
             .header(ACCEPT, "text/event-stream, application/json")
             .json(&msg)

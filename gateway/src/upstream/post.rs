@@ -89,8 +89,20 @@ impl Poster {
         }
     }
 
+    /// The general client, for the other requests (GET streams, DELETE, the subscription
+    /// stream).
+    pub fn client(&self) -> &reqwest::Client {
+        &self.reqwest
+    }
+
+    /// The upstream's URL, parsed once.
+    pub fn url(&self) -> &reqwest::Url {
+        &self.url
+    }
+
     /// Whether POSTs go out through the direct client now.
-    pub fn is_direct(&self) -> bool {
+    #[cfg(test)]
+    fn is_direct(&self) -> bool {
         self.plain.is_some() && !self.redirected.load(Ordering::Relaxed)
     }
 
