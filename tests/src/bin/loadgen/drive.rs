@@ -85,22 +85,23 @@ impl Session {
     async fn call(&mut self, call: &Call) -> Result<(), String> {
         let id = self.next;
         self.next += 1;
-        let answer = if call.modern {
-            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": call.tool, "arguments": call.args, "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {}}}});
-            let headers = [
-                ("mcp-protocol-version", "2026-07-28"),
-                ("mcp-method", "tools/call"),
-                ("mcp-name", call.tool.as_str()),
-            ];
-            read_answer(self.post_with(&msg, &headers).await?, id).await?
+        let mut params = json!({"name": call.tool, "arguments": call.args});
+        // A 2026-07-28 request carries its envelope and says in headers what it is.
+        let modern = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", call.tool.as_str()),
+        ];
+        let headers: &[(&str, &str)] = if call.modern {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}});
+            &modern
         } else {
-            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": call.tool, "arguments": call.args}});
-            read_answer(self.post(&msg).await?, id).await?
+            &[]
         };
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let answer = read_answer(self.post_with(&msg, headers).await?, id).await?;
         let result = answer
             .get("result")
             .ok_or_else(|| format!("no result: {answer}"))?;
