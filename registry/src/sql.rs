@@ -214,15 +214,17 @@ mod tests {
         assert_eq!(journal_mode(&reg).await, "wal");
         let read_only = SqlRegistry::open(&ro, Default::default()).await.unwrap();
         assert_eq!(journal_mode(&read_only).await, "wal");
-        drop(read_only);
+        // Closed, not just dropped (a dropped pool closes its connection later): leaving WAL
+        // mode needs the only connection.
+        read_only.pool().close().await;
         sqlx::query("PRAGMA journal_mode = DELETE")
             .execute(reg.pool())
             .await
             .unwrap();
-        drop(reg);
+        reg.pool().close().await;
         let read_only = SqlRegistry::open(&ro, Default::default()).await.unwrap();
         assert_eq!(journal_mode(&read_only).await, "delete");
-        drop(read_only);
+        read_only.pool().close().await;
         let memory = SqlRegistry::open("sqlite::memory:", Default::default())
             .await
             .unwrap();
