@@ -82,6 +82,10 @@ pub struct Upstreams {
     offline: RwLock<Arc<CatalogView>>,
     /// Kinds whose exposed list changed; the hub turns them into `list_changed` notifications.
     changes: broadcast::Sender<EntryKind>,
+    /// Held while a view is built and published: two upstreams that connect together each
+    /// rebuild, and without it the one that read the entries first could publish last, a view
+    /// without the other's catalog ("unknown tool" until the next change).
+    rebuilding: Mutex<()>,
 }
 
 impl Upstreams {
@@ -100,6 +104,7 @@ impl Upstreams {
             view: RwLock::new(Arc::new(CatalogView::default())),
             offline: RwLock::new(Arc::new(CatalogView::default())),
             changes: broadcast::channel(64).0,
+            rebuilding: Mutex::default(),
         })
     }
 
@@ -771,6 +776,7 @@ impl Upstreams {
     }
 
     fn rebuild_view(&self) {
+        let _one_at_a_time = self.rebuilding.lock().unwrap();
         let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
         let mut all = Vec::new();
         let mut offline = Vec::new();
