@@ -97,6 +97,12 @@ impl SqlRegistry {
                     let _ = sqlx::query("PRAGMA journal_mode = WAL")
                         .execute(&mut *conn)
                         .await;
+                    // Temporary files in memory: an audit batch's multi-row INSERT keeps a
+                    // statement journal, which spilled past 64 KiB into a new file in /var/tmp
+                    // (create, unlink, a write per page, close) on every batch under load.
+                    sqlx::query("PRAGMA temp_store = MEMORY")
+                        .execute(&mut *conn)
+                        .await?;
                     Ok(())
                 })
             });
@@ -203,7 +209,7 @@ mod tests {
             .get::<String, _>(0)
     }
 
-    /// A file database is opened with a write-ahead log; opening a database read-only (one in
+    /// A file database is opened with a write-ahead log and temporary files in memory; opening a database read-only (one in
     /// WAL mode, one that SQLite may not switch) or in memory still works.
     #[tokio::test]
     async fn a_sqlite_file_uses_a_write_ahead_log() {
@@ -212,6 +218,15 @@ mod tests {
         let ro = format!("sqlite://{}?mode=ro", file.display());
         let reg = SqlRegistry::open(&url, Default::default()).await.unwrap();
         assert_eq!(journal_mode(&reg).await, "wal");
+        let temp_store: i64 = {
+            use sqlx::Row;
+            let row = sqlx::query("PRAGMA temp_store")
+                .fetch_one(reg.pool())
+                .await
+                .unwrap();
+            row.get(0)
+        };
+        assert_eq!(temp_store, 2, "temporary files are kept in memory");
         let read_only = SqlRegistry::open(&ro, Default::default()).await.unwrap();
         assert_eq!(journal_mode(&read_only).await, "wal");
         // Closed, not just dropped (a dropped pool closes its connection later): leaving WAL
