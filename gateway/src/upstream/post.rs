@@ -6,33 +6,23 @@
 //! credentialed URL, and an upstream once it has answered with a redirect.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Either, Full};
 use hyper::body::Body as _;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::proxy::matcher::Matcher;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
 /// An answer's body, from either client.
-pub type Body = Either<hyper::body::Incoming, reqwest::Body>;
+pub type Body = Either<super::h1::Driven, reqwest::Body>;
 pub type Response = http::Response<Body>;
 
-/// The direct client; one for all upstreams, so they share its connection pool.
-pub type PlainClient = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+/// The direct client: one set of connection pools for all upstreams (see [`super::h1`]).
+pub type PlainClient = Arc<super::h1::Pools>;
 
-/// As reqwest's client for upstreams is built: connect timeout 10 s, no Nagle delay, idle
-/// connections kept 90 s.
 pub fn plain_client() -> PlainClient {
-    let mut connector = HttpConnector::new();
-    connector.set_nodelay(true);
-    connector.set_connect_timeout(Some(Duration::from_secs(10)));
-    hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-        .pool_timer(TokioTimer::new())
-        .pool_idle_timeout(Duration::from_secs(90))
-        .build(connector)
+    Arc::default()
 }
 
 /// A request that got no answer.
@@ -67,7 +57,8 @@ pub fn from_reqwest(r: reqwest::Response) -> Response {
 pub struct Poster {
     reqwest: reqwest::Client,
     url: reqwest::Url,
-    plain: Option<(PlainClient, http::Uri)>,
+    /// The direct path: the origin's pool and the request target (origin form).
+    plain: Option<(Arc<super::h1::Pool>, http::Uri)>,
     /// The upstream answered a direct POST with a redirect: reqwest from then on.
     redirected: AtomicBool,
 }
@@ -80,7 +71,10 @@ impl Poster {
             .then(|| url.as_str().parse::<http::Uri>().ok())
             .flatten()
             .filter(|uri| Matcher::from_env().intercept(uri).is_none())
-            .map(|uri| (plain.clone(), uri));
+            .and_then(|uri| {
+                let target = uri.path_and_query()?.as_str().parse::<http::Uri>().ok()?;
+                Some((plain.pool_for(&uri)?, target))
+            });
         Self {
             reqwest,
             url,
@@ -113,17 +107,24 @@ impl Poster {
         body: Vec<u8>,
     ) -> Result<Response, SendError> {
         let body = Bytes::from(body);
-        if let (Some((client, uri)), false) = (&self.plain, self.redirected.load(Ordering::Relaxed))
+        if let (Some((pool, target)), false) =
+            (&self.plain, self.redirected.load(Ordering::Relaxed))
         {
             let mut req = http::Request::new(Full::new(body.clone()));
             *req.method_mut() = http::Method::POST;
-            *req.uri_mut() = uri.clone();
+            *req.uri_mut() = target.clone();
             *req.headers_mut() = headers();
             req.headers_mut()
                 .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            let resp = client.request(req).await.map_err(|e| SendError {
-                connect: e.is_connect(),
-                message: format!("error sending request to {}: {}", self.url, chain(&e)),
+            let resp = pool.send(req).await.map_err(|e| {
+                let (connect, cause) = match e {
+                    super::h1::Error::Connect(m) => (true, m),
+                    super::h1::Error::Request(e) => (false, chain(&e)),
+                };
+                SendError {
+                    connect,
+                    message: format!("error sending request to {}: {cause}", self.url),
+                }
             })?;
             if !is_redirect(resp.status()) {
                 return Ok(resp.map(Either::Left));
