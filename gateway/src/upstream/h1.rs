@@ -1,6 +1,6 @@
 //! HTTP/1 connections to plain `http://` upstreams, each driven by the task that uses it.
 //!
-//! hyper-util's pooled client runs every connection in a task of its own: a request went to
+//! hyper-util's pooled client ran every connection in a task of its own: a request went to
 //! that task through a channel, and the answer came back through another, waking two tasks per
 //! call, and the pool's checkout hashed the origin with SipHash every time (about 4% of the
 //! gateway's instructions per call by callgrind, plus the wakeups). Here a caller takes an idle

@@ -1,9 +1,10 @@
 //! How a Streamable HTTP upstream's POSTs go out. An `http://` upstream that no proxy setting
-//! covers is posted to with hyper's pooled client directly: reqwest's redirect and retry layers
-//! and its two URL parses per request were about a tenth of the gateway's instructions per
-//! call (callgrind, `scripts/bench-instructions`). Everything else goes through reqwest, which
-//! speaks TLS, honours the proxy variables and follows redirects: `https://`, a proxied or
-//! credentialed URL, and an upstream once it has answered with a redirect.
+//! covers is posted to over hyper's HTTP/1 connections directly ([`super::h1`]): reqwest's
+//! redirect and retry layers and its two URL parses per request were about a tenth of the
+//! gateway's instructions per call (callgrind, `scripts/bench-instructions`). Everything else
+//! goes through reqwest, which speaks TLS, honours the proxy variables and follows redirects:
+//! `https://`, a proxied or credentialed URL, and an upstream once it has answered with a
+//! redirect.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
