@@ -472,3 +472,16 @@ async fn refusals_before_the_method_carry_their_status_and_challenge() {
     assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.body);
     assert_eq!(a.code(), INVALID_REQUEST);
 }
+
+/// Every answer names its request: the caller's own `x-request-id`, or a new one per request.
+#[tokio::test]
+async fn answers_carry_the_request_id() {
+    let gw = gateway("none").await;
+    let ping = || rpc(3, "ping", json!({}));
+    let own = send(&gw, post("/mcp", &[("x-request-id", "mine-1")], ping())).await;
+    assert_eq!(own.headers["x-request-id"], "mine-1");
+    let a = send(&gw, post("/mcp", &[], ping())).await;
+    let b = send(&gw, post("/mcp", &[], ping())).await;
+    let (a, b) = (&a.headers["x-request-id"], &b.headers["x-request-id"]);
+    assert!(!a.is_empty() && a != b, "{a:?} {b:?}");
+}
