@@ -18,7 +18,6 @@ use tokio::net::TcpListener;
 use tower::{Service, ServiceBuilder};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 use tracing::Instrument;
 
@@ -316,7 +315,10 @@ pub fn service(
         ))
         .map_response(IntoResponse::into_response)
         // A body that trickles in holds a connection and a task: it must arrive in time.
-        .layer(RequestBodyTimeoutLayer::new(config.server.body_read_timeout))
+        .map_request({
+            let limit = config.server.body_read_timeout;
+            move |req: Request| req.map(|b| crate::body_timeout::with_read_timeout(b, limit))
+        })
         // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with
         // a body that says why. Innermost, so that a body sent without a length that runs over
         // is a length error the extractor recognises (413), not a wrapped one (400).

@@ -17,6 +17,7 @@
 //! | [`metrics`] | Prometheus metrics |
 //! | [`telemetry`] | OpenTelemetry traces (OTLP), off unless `OTEL_*` asks |
 //! | [`origins`] | which browser origins and hosts may reach the gateway; CORS |
+//! | [`body_timeout`] | the request body's read timeout, armed only when a body stalls |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
 //! | [`memory`] | freed memory handed back to the system after loading the model |
 
@@ -24,6 +25,7 @@ pub mod admin;
 pub mod app;
 pub mod audit;
 pub mod auth;
+pub mod body_timeout;
 pub mod config;
 pub mod console;
 pub mod exchange;
