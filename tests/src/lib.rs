@@ -15,15 +15,24 @@ pub fn peers() -> PathBuf {
     let dir = std::env::var_os("MCP_GATEWAY_PEERS")
         .map(PathBuf::from)
         .unwrap_or_else(|| home().join(".cache/mcp-gateway/peers"));
-    // The stamp scripts/install-peers writes once everything is in; its version moves with
-    // what the script installs (this said v3 after the script moved to v4, and every test
-    // failed on a machine that had never had v3).
     assert!(
-        dir.join(".installed-v4").exists(),
+        dir.join(peers_stamp()).exists(),
         "real MCP peers are missing in {}: run scripts/install-peers (scripts/test does)",
         dir.display()
     );
     dir
+}
+
+/// The stamp `scripts/install-peers` writes once everything is in, read from the script: its
+/// version moves with what the script installs, and a copy of it here once said v3 after the
+/// script had moved to v4, so every test failed on a machine that never had v3.
+fn peers_stamp() -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/install-peers");
+    let text = std::fs::read_to_string(&script).expect("scripts/install-peers");
+    text.lines()
+        .find_map(|l| l.strip_prefix("stamp=\"$PEERS/")?.strip_suffix('"'))
+        .expect("scripts/install-peers names its stamp (stamp=\"$PEERS/…\")")
+        .to_string()
 }
 
 fn home() -> PathBuf {
