@@ -209,8 +209,9 @@ mod tests {
             .get::<String, _>(0)
     }
 
-    /// A file database is opened with a write-ahead log and temporary files in memory; opening a database read-only (one in
-    /// WAL mode, one that SQLite may not switch) or in memory still works.
+    /// A file database is opened with a write-ahead log and temporary files in memory; opening
+    /// a database read-only (one in WAL mode, one that SQLite may not switch) or in memory still
+    /// works.
     #[tokio::test]
     async fn a_sqlite_file_uses_a_write_ahead_log() {
         let file = std::env::temp_dir().join(format!("wal-{}.db", uuid::Uuid::new_v4()));
