@@ -7,8 +7,8 @@
 //! connection (or opens one), writes its request and reads the answer on that connection
 //! itself; the answer's body keeps driving the connection while it is read (an SSE answer can
 //! stream for long) and hands it back to the pool once it has been read to the end. A request
-//! that a reused connection could not even send (the upstream had closed it while idle) goes
-//! once more on a new connection, as hyper-util's client retries it.
+//! that a reused connection could not even send (the upstream had closed it while idle) comes
+//! back from hyper and goes once more on a new connection, as hyper-util's client retries it.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -151,29 +151,33 @@ impl Pool {
         req.headers_mut()
             .insert(http::header::HOST, self.host.clone());
         if let Some(conn) = self.take_idle() {
-            // A reused connection the upstream closed before it took the request: once more
-            // on a new one (the request was not sent, so it cannot run twice).
-            let retry = clone_request(&req);
             match self.exchange(conn, req).await {
-                Err(Error::Request(e)) if e.is_canceled() => {}
-                other => return other,
+                Ok(resp) => return Ok(resp),
+                // hyper hands the request back when the connection ended before it was
+                // written (the upstream had closed it while idle): once more on a new one. It
+                // was not sent, so it cannot run twice.
+                Err(mut e) => match e.take_message() {
+                    Some(unsent) => req = unsent,
+                    None => return Err(Error::Request(e.into_error())),
+                },
             }
-            req = retry;
         }
         let conn = self.connect().await?;
-        self.exchange(conn, req).await
+        self.exchange(conn, req)
+            .await
+            .map_err(|e| Error::Request(e.into_error()))
     }
 
     async fn exchange(
         self: &Arc<Self>,
         mut conn: Conn,
         req: http::Request<Full<Bytes>>,
-    ) -> Result<http::Response<Driven>, Error> {
+    ) -> Result<http::Response<Driven>, Unsent> {
         let mut open = true;
         let resp = {
             let Conn { send, io } = &mut conn;
             // Queued here; the connection writes it when driven.
-            let mut answer = std::pin::pin!(send.send_request(req));
+            let mut answer = std::pin::pin!(send.try_send_request(req));
             futures::future::poll_fn(|cx| {
                 // The connection first: it writes the request and reads the answer, which the
                 // answer's future then holds. Once the connection has ended, the answer
@@ -183,8 +187,7 @@ impl Pool {
                 }
                 answer.as_mut().poll(cx)
             })
-            .await
-            .map_err(Error::Request)?
+            .await?
         };
         let (parts, body) = resp.into_parts();
         Ok(http::Response::from_parts(
@@ -198,14 +201,8 @@ impl Pool {
     }
 }
 
-/// The request again, for a retry (`Full` bodies are cheap to clone).
-fn clone_request(req: &http::Request<Full<Bytes>>) -> http::Request<Full<Bytes>> {
-    let mut r = http::Request::new(req.body().clone());
-    *r.method_mut() = req.method().clone();
-    *r.uri_mut() = req.uri().clone();
-    *r.headers_mut() = req.headers().clone();
-    r
-}
+/// A failed exchange, with the request when it was never written.
+type Unsent = hyper::client::conn::TrySendError<http::Request<Full<Bytes>>>;
 
 /// An answer's body that drives its connection while it is read, and returns the connection
 /// to its pool at the end. Dropped before the end, it closes the connection.
@@ -247,13 +244,12 @@ impl Body for Driven {
             }
         }
         let frame = Pin::new(&mut this.body).poll_frame(cx);
-        if matches!(frame, Poll::Ready(None) | Poll::Ready(Some(Err(_)))) {
-            if matches!(frame, Poll::Ready(Some(Err(_)))) {
-                this.conn = None;
-            }
-            this.finish();
-        } else if matches!(frame, Poll::Ready(Some(Ok(_)))) && this.body.is_end_stream() {
-            this.finish();
+        match &frame {
+            // A connection that failed mid-answer is not reused.
+            Poll::Ready(Some(Err(_))) => this.conn = None,
+            Poll::Ready(None) => this.finish(),
+            Poll::Ready(Some(Ok(_))) if this.body.is_end_stream() => this.finish(),
+            _ => {}
         }
         frame
     }
@@ -270,6 +266,7 @@ impl Body for Driven {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures::StreamExt;
     use http_body_util::BodyExt;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -322,8 +319,6 @@ mod tests {
         (format!("http://{addr}"), accepted)
     }
 
-    use futures::StreamExt;
-
     fn request(path: &str, body: &str) -> http::Request<Full<Bytes>> {
         let mut r = http::Request::new(Full::new(Bytes::from(body.to_string())));
         *r.method_mut() = http::Method::POST;
@@ -371,6 +366,41 @@ mod tests {
         drop(body);
         assert_eq!(text(&pool, "/echo", "z").await, "z");
         assert_eq!(accepted.load(Ordering::SeqCst), 3);
+    }
+
+    /// An upstream that answers with keep-alive and then closes the connection anyway: the
+    /// next call finds the connection closed when it checks it before reuse, and goes out on a
+    /// new one. (The request that comes back unsent when the close lands between that check
+    /// and the write is a race this test does not provoke.)
+    #[tokio::test]
+    async fn a_connection_closed_without_notice_is_replaced() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let count = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 1024];
+                // The request's head and its two-byte body, then one answer and a close.
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") || !buf.ends_with(b"{}") {
+                    match s.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let _ = s
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                    .await;
+            }
+        });
+        let pool = Pools::default().pool_for(&url.parse().unwrap()).unwrap();
+        for _ in 0..20 {
+            assert_eq!(text(&pool, "/mcp", "{}").await, "ok");
+        }
+        assert_eq!(accepted.load(Ordering::SeqCst), 20);
     }
 
     #[tokio::test]
