@@ -22,6 +22,7 @@
 //! | [`memory`] | freed memory handed back to the system after loading the model |
 
 pub mod admin;
+pub mod allocator;
 pub mod app;
 pub mod audit;
 pub mod auth;

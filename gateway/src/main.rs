@@ -10,7 +10,7 @@ use gateway::{Application, Config};
 // The gateway allocates and frees many small buffers per call (JSON values, headers, SSE frames);
 // mimalloc measured about 10% more calls/s than glibc malloc here (docs/benchmarks.md).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: gateway::allocator::Mimalloc = gateway::allocator::Mimalloc;
 
 #[derive(Parser)]
 #[command(
