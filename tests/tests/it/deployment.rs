@@ -8,10 +8,7 @@ use gateway_tests::{gateway_bin, peers, scratch};
 use serde_json::Value;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    gateway_tests::package_dir().parent().unwrap().to_path_buf()
 }
 
 fn run(cmd: &mut std::process::Command) -> String {

@@ -172,10 +172,7 @@ env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
 async fn an_upstream_whose_url_redirects_is_followed() {
     let port = free_port();
     let _server = tokio::process::Command::new(peers().join("venv/bin/python"))
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/clients/sdk_server.py"
-        ))
+        .arg(gateway_tests::package_dir().join("clients/sdk_server.py"))
         .arg(port.to_string())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

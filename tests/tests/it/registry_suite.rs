@@ -172,12 +172,9 @@ async fn replicas_starting_together_migrate_once() {
         .fetch_one(reg.pool())
         .await
         .unwrap();
-    let files = std::fs::read_dir(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../migrations/postgres"
-    ))
-    .unwrap()
-    .count() as i64;
+    let files = std::fs::read_dir(gateway_tests::package_dir().join("../migrations/postgres"))
+        .unwrap()
+        .count() as i64;
     assert_eq!(applied, files, "each migration applied exactly once");
 }
 
