@@ -232,7 +232,8 @@ pub trait MaybeToolError {
 
 impl MaybeToolError for serde_json::Value {
     fn is_tool_error(&self) -> bool {
-        self.get("isError").and_then(serde_json::Value::as_bool) == Some(true)
+        use crate::protocol::Member;
+        self.member("isError").and_then(serde_json::Value::as_bool) == Some(true)
     }
 }
 

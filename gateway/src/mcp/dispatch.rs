@@ -13,7 +13,7 @@ use super::session::{PendingClient, Session, LOG_LEVELS};
 use crate::audit::Auditor;
 use crate::auth::Access;
 use crate::metrics::{self, Metrics};
-use crate::protocol::{jsonrpc, McpError, Method};
+use crate::protocol::{jsonrpc, McpError, Member, Method};
 use crate::routing::feedback::{LastSearch, SessionRouting};
 use crate::routing::lens::Lens;
 use crate::routing::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
@@ -181,7 +181,10 @@ impl Dispatcher {
         // `call_tool` is a `tools/call` of the tool it names: same rights, same audit entry.
         let unwrapped;
         let params = if *method == Method::ToolsCall
-            && params.and_then(|p| p.get("name")).and_then(Value::as_str) == Some(CALL_TOOL)
+            && params
+                .and_then(|p| p.member("name"))
+                .and_then(Value::as_str)
+                == Some(CALL_TOOL)
         {
             unwrapped = match meta_tools::unwrap_call(params) {
                 Ok(u) => u,
@@ -194,7 +197,7 @@ impl Dispatcher {
         // A resource is checked, forwarded and audited under its normalised URI.
         let normalised;
         let mut refused = None;
-        let params = match params.and_then(|p| p.get("uri")).and_then(Value::as_str) {
+        let params = match params.and_then(|p| p.member("uri")).and_then(Value::as_str) {
             Some(uri) if method.as_str().starts_with("resources/") => match self.checked_uri(uri) {
                 Ok(n) if n == uri => params,
                 Ok(n) => {
@@ -264,7 +267,7 @@ impl Dispatcher {
         let principal = session.principal();
         let (outcome, class) = match out {
             _ if routed.denied => ("denied", Some("forbidden")),
-            Ok(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => {
+            Ok(r) if r.member("isError").and_then(Value::as_bool) == Some(true) => {
                 ("error", Some("tool_error"))
             }
             Ok(_) => ("ok", None),
@@ -282,7 +285,7 @@ impl Dispatcher {
                 action: method.as_str().to_string(),
                 upstream: routed.upstream,
                 target: params
-                    .and_then(|p| p.get(target_key))
+                    .and_then(|p| p.member(target_key))
                     .and_then(Value::as_str)
                     .map(str::to_string),
                 outcome: outcome.into(),
@@ -292,7 +295,7 @@ impl Dispatcher {
                     None
                 } else {
                     self.audit
-                        .arguments(params.and_then(|p| p.get("arguments")))
+                        .arguments(params.and_then(|p| p.member("arguments")))
                 },
             })
             .await;
@@ -371,7 +374,7 @@ impl Dispatcher {
             EntryKind::Prompt
         };
         let name = params
-            .and_then(|p| p.get("name"))
+            .and_then(|p| p.member("name"))
             .and_then(Value::as_str)
             .ok_or_else(|| McpError::invalid_params("name is required"))?;
         if kind == EntryKind::Tool && name == SEARCH_TOOLS {
@@ -394,19 +397,22 @@ impl Dispatcher {
         if kind == EntryKind::Tool {
             self.follow_up(session, name, &e.entry.upstream, &e.entry.key);
         }
-        let mut p = params.cloned().unwrap_or_default();
-        p.insert("name".into(), Value::from(e.entry.key.clone()));
         let upstream = e.entry.upstream.clone();
+        let key = e.entry.key.clone();
+        // The upstream's, then the endpoint's (which win where both fix one).
+        let mut fixed = Map::new();
         if kind == EntryKind::Tool {
-            // The upstream's, then the endpoint's (which win where both fix one).
-            let mut fixed = self
-                .hub
-                .upstreams
-                .fixed_arguments(&upstream, &e.entry.key)
-                .unwrap_or_default();
+            if let Some(f) = self.hub.upstreams.fixed_arguments(&upstream, &key) {
+                fixed = f;
+            }
             if let Some(endpoint) = lens.fixed_arguments(name) {
                 fixed.extend(endpoint.clone());
             }
+        }
+        drop(view);
+        let build = || {
+            let mut p = params.cloned().unwrap_or_default();
+            p.insert("name".into(), Value::from(key.as_str()));
             if !fixed.is_empty() {
                 // The operator's values win over anything a host sent for them.
                 let args = p
@@ -416,13 +422,13 @@ impl Dispatcher {
                     *args = Value::Object(Map::new());
                 }
                 if let Some(args) = args.as_object_mut() {
-                    args.extend(fixed);
+                    args.extend(fixed.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
             }
-        }
-        drop(view);
+            p
+        };
         let mut result = self
-            .forward(session, id, &upstream, method.as_str(), p)
+            .forward(session, id, &upstream, method.as_str(), build)
             .await?;
         if kind == EntryKind::Tool {
             if let Some(cap) = self.hub.upstreams.result_text_cap(&upstream) {
@@ -466,8 +472,11 @@ impl Dispatcher {
             return Err(resource_not_found(&uri));
         }
         routed.upstream = Some(upstream.clone());
-        let mut p = params.cloned().unwrap_or_default();
-        p.insert("uri".into(), Value::from(original.clone()));
+        let build = || {
+            let mut p = params.cloned().unwrap_or_default();
+            p.insert("uri".into(), Value::from(original.as_str()));
+            p
+        };
         match method {
             Method::ResourcesSubscribe => session.subscribe(&uri),
             Method::ResourcesUnsubscribe => session.unsubscribe(&uri),
@@ -478,7 +487,7 @@ impl Dispatcher {
             return Ok(json!({}));
         }
         let mut result = self
-            .forward(session, id, &upstream, method.as_str(), p)
+            .forward(session, id, &upstream, method.as_str(), build)
             .await?;
         if uri != original {
             if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) {
@@ -538,9 +547,12 @@ impl Dispatcher {
             }
         };
         drop(view);
-        let mut p = params.cloned().unwrap_or_default();
-        p.insert("ref".into(), new_ref);
-        self.forward(session, id, &upstream, "completion/complete", p)
+        let build = || {
+            let mut p = params.cloned().unwrap_or_default();
+            p.insert("ref".into(), new_ref.clone());
+            p
+        };
+        self.forward(session, id, &upstream, "completion/complete", build)
             .await
     }
 
@@ -641,13 +653,18 @@ impl Dispatcher {
     }
 
     /// Sends a request to an upstream on behalf of the session and waits for its result.
+    ///
+    /// `build` makes the upstream's params from the host's. A replay after a lost upstream
+    /// session, or another round of a 2025 host's answers to a 2026-07-28 upstream's
+    /// questions, builds them again: the params (whose arguments may be large) are not copied
+    /// in case one of those rare turns comes.
     async fn forward(
         &self,
         session: &Arc<Session>,
         id: &Value,
         upstream: &str,
         method: &str,
-        mut params: Map<String, Value>,
+        build: impl Fn() -> Map<String, Value>,
     ) -> Result<Value, McpError> {
         let ups = &self.hub.upstreams;
         // A 2026-07-28 host declares capabilities per request; its shared per-session
@@ -662,12 +679,13 @@ impl Dispatcher {
             )
             .await
             .map_err(|e| unavailable(upstream, &e.to_string()))?;
+        let mut params = build();
         // The host's progress token is unique only within its session: the upstream gets one
         // that is unique within the gateway.
         let mut progress_key = None;
         if let Some(token) = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
+            .member("_meta")
+            .and_then(|m| m.member("progressToken"))
             .cloned()
         {
             let key = format!("gwp-{}", PROGRESS_SEQ.fetch_add(1, Ordering::Relaxed));
@@ -679,34 +697,41 @@ impl Dispatcher {
                     downstream_id: id.clone(),
                 },
             );
-            params["_meta"]["progressToken"] = Value::from(key.clone());
             progress_key = Some(key);
         }
-        if conn.is_modern() {
-            set_envelope(&mut params, session);
-        } else {
-            strip_envelope(&mut params);
-        }
+        // What a round of questions adds to the host's params (`None`: takes away).
+        let mut answered: Vec<(&str, Option<Value>)> = Vec::new();
+        let prepare = |params: &mut Map<String, Value>,
+                       conn: &Connection,
+                       answered: &[(&str, Option<Value>)]| {
+            if let Some(key) = &progress_key {
+                params["_meta"]["progressToken"] = Value::from(key.as_str());
+            }
+            if conn.is_modern() {
+                set_envelope(params, session);
+            } else {
+                strip_envelope(params);
+            }
+            for (k, v) in answered {
+                match v {
+                    Some(v) => params.insert((*k).into(), v.clone()),
+                    None => params.remove(*k),
+                };
+            }
+        };
+        prepare(&mut params, &conn, &answered);
         let started = std::time::Instant::now();
         let tool = (method == "tools/call")
             .then(|| {
                 params
-                    .get("name")
+                    .member("name")
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             })
             .flatten();
-        // The params go again only in a replay or another round of a 2025 host's answers to a
-        // 2026-07-28 upstream's questions; otherwise they are moved, not copied (the arguments
-        // may be large).
         let again = conn.may_lose_session() || (!session.modern && conn.is_modern());
-        let first = if again {
-            params.clone()
-        } else {
-            std::mem::take(&mut params)
-        };
         let mut result = self
-            .call_upstream(session, id, upstream, &conn, method, first)
+            .call_upstream(session, id, upstream, &conn, method, params)
             .await;
         // The upstream lost our session before it processed the call (it restarted): once the
         // connection is re-initialised the call goes again, once, never twice.
@@ -732,8 +757,10 @@ impl Dispatcher {
                         "call replayed after the upstream session was lost"
                     );
                     conn = fresh;
+                    let mut params = build();
+                    prepare(&mut params, &conn, &answered);
                     result = self
-                        .call_upstream(session, id, upstream, &conn, method, params.clone())
+                        .call_upstream(session, id, upstream, &conn, method, params)
                         .await;
                     if let Err(e) = &mut result {
                         take_replayable(e);
@@ -755,13 +782,14 @@ impl Dispatcher {
             rounds += 1;
             let r = result.expect("input required is a result");
             let answers = self.ask_host(session, id, &r).await?;
-            params.insert("inputResponses".into(), Value::Object(answers));
-            match r.get("requestState") {
-                Some(st) => params.insert("requestState".into(), st.clone()),
-                None => params.remove("requestState"),
-            };
+            answered = vec![
+                ("inputResponses", Some(Value::Object(answers))),
+                ("requestState", r.get("requestState").cloned()),
+            ];
+            let mut params = build();
+            prepare(&mut params, &conn, &answered);
             result = self
-                .call_upstream(session, id, upstream, &conn, method, params.clone())
+                .call_upstream(session, id, upstream, &conn, method, params)
                 .await;
         }
         if !session.modern && is_input_required(&result) {
@@ -944,23 +972,28 @@ fn take_replayable(e: &mut McpError) -> bool {
 }
 
 fn is_input_required(r: &Result<Value, McpError>) -> bool {
-    matches!(r, Ok(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required"))
+    matches!(r, Ok(v) if v.member("resultType").and_then(Value::as_str) == Some("input_required"))
 }
 
-/// The 2026-07-28 envelope for a request to a 2026-07-28 upstream, on behalf of `session`: its
-/// capabilities and log level (a 2025 host that set no level gets every message, as in 2025).
+/// The 2026-07-28 envelope for a request to a 2026-07-28 upstream, on behalf of `session`
+/// ([`Session::envelope`]): its entries win over the host's, except the client's name, which a
+/// 2026-07-28 host gives itself.
 fn set_envelope(params: &mut Map<String, Value>, session: &Session) {
-    use crate::protocol::envelope::{CLIENT_CAPS, LOG_LEVEL};
-    let meta = params.entry("_meta").or_insert_with(|| json!({}));
-    if !meta.is_object() {
-        *meta = json!({});
-    }
-    meta[CLIENT_CAPS] = session.client_caps.clone();
-    let level = session.log_level();
-    match (level, session.modern) {
-        (Some(l), _) => meta[LOG_LEVEL] = Value::from(l),
-        (None, false) => meta[LOG_LEVEL] = Value::from("debug"),
-        (None, true) => {}
+    use crate::protocol::envelope::CLIENT_INFO;
+    let envelope = session.envelope();
+    match params.get_mut("_meta").and_then(Value::as_object_mut) {
+        Some(meta) => {
+            for (k, v) in envelope.iter() {
+                if k == CLIENT_INFO {
+                    meta.entry(k.as_str()).or_insert_with(|| v.clone());
+                } else {
+                    meta.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        None => {
+            params.insert("_meta".into(), Value::Object((*envelope).clone()));
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use crate::auth::Principal;
@@ -82,6 +82,9 @@ pub struct Session {
     pub protocol_version: Revision,
     pub client_caps: Value,
     log_level: Mutex<Option<String>>,
+    /// The `_meta` envelope its requests to 2026-07-28 upstreams carry, built at the first such
+    /// request and again after the log level changes (see [`Session::envelope`]).
+    envelope: Mutex<Option<Arc<Map<String, Value>>>>,
     /// A 2026-07-28 request: no session, no stream of its own beyond the POST, input requests
     /// go back in the result.
     pub modern: bool,
@@ -140,6 +143,7 @@ impl Session {
             protocol_version,
             client_caps,
             log_level: Mutex::default(),
+            envelope: Mutex::default(),
             modern: false,
             asks: None,
             streams: Mutex::new(Streams {
@@ -218,6 +222,41 @@ impl Session {
 
     pub fn set_log_level(&self, level: &str) {
         *self.log_level.lock().unwrap() = Some(level.to_string());
+        self.envelope.lock().unwrap().take();
+    }
+
+    /// The 2026-07-28 envelope of this session's requests to 2026-07-28 upstreams: the
+    /// revision, its capabilities, its log level (a 2025 host that set none gets every message,
+    /// as in 2025) and the gateway as the client. Kept, not rebuilt per call: its keys are long
+    /// and every insert hashes one.
+    pub fn envelope(&self) -> Arc<Map<String, Value>> {
+        use crate::protocol::envelope::{CLIENT_CAPS, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
+        let mut kept = self.envelope.lock().unwrap();
+        if let Some(e) = kept.as_ref() {
+            return e.clone();
+        }
+        let mut e = Map::new();
+        e.insert(
+            PROTOCOL_VERSION.into(),
+            Value::from(Revision::Stateless.as_str()),
+        );
+        e.insert(CLIENT_CAPS.into(), self.client_caps.clone());
+        match (self.log_level(), self.modern) {
+            (Some(l), _) => {
+                e.insert(LOG_LEVEL.into(), Value::from(l));
+            }
+            (None, false) => {
+                e.insert(LOG_LEVEL.into(), Value::from("debug"));
+            }
+            (None, true) => {}
+        }
+        e.insert(
+            CLIENT_INFO.into(),
+            crate::upstream::connection::client_info(),
+        );
+        let e = Arc::new(e);
+        *kept = Some(e.clone());
+        e
     }
 
     pub fn subscribe(&self, exposed_uri: &str) {

@@ -17,7 +17,7 @@ use super::reply::{
 use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
-use crate::protocol::{jsonrpc, McpError, Method, Revision};
+use crate::protocol::{jsonrpc, McpError, Member, Method, Revision};
 use crate::routing::Endpoint;
 use crate::state::AppState;
 
@@ -182,7 +182,7 @@ async fn request(
 ) -> Response {
     let id = jsonrpc::id(&msg);
     let started = std::time::Instant::now();
-    if msg.get("params").is_some_and(|p| !p.is_object()) {
+    if msg.member("params").is_some_and(|p| !p.is_object()) {
         let out = Err(McpError::params_not_object());
         log_call(&state.dispatcher.metrics, &session, &method, &out, started);
         return Json(reply(id, out)).into_response();

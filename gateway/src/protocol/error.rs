@@ -110,18 +110,19 @@ impl McpError {
 
     /// The error of an upstream's error response, passed through unchanged.
     pub fn from_response(resp: &Value) -> Option<Self> {
-        let e = resp.get("error")?;
+        use super::Member;
+        let e = resp.member("error")?;
         Some(Self {
             code: e
-                .get("code")
+                .member("code")
                 .and_then(Value::as_i64)
                 .unwrap_or(INTERNAL_ERROR),
             message: e
-                .get("message")
+                .member("message")
                 .and_then(Value::as_str)
                 .unwrap_or("upstream error")
                 .to_string(),
-            data: e.get("data").cloned(),
+            data: e.member("data").cloned(),
             status: None,
         })
     }

@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use super::Member;
+
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
@@ -38,13 +40,13 @@ pub fn kind(msg: &Value) -> Kind {
     let Some(obj) = msg.as_object() else {
         return Kind::Invalid;
     };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if obj.member("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Kind::Invalid;
     }
-    match (obj.get("method"), obj.get("id")) {
+    match (obj.member("method"), obj.member("id")) {
         (Some(Value::String(_)), Some(id)) if is_valid_id(id) => Kind::Request,
         (Some(Value::String(_)), None) => Kind::Notification,
-        (None, Some(_)) if obj.contains_key("result") || obj.contains_key("error") => {
+        (None, Some(_)) if obj.member("result").is_some() || obj.member("error").is_some() => {
             Kind::Response
         }
         _ => Kind::Invalid,
@@ -57,15 +59,15 @@ fn is_valid_id(id: &Value) -> bool {
 
 /// A message's id, or null (an error answering a message whose id cannot be read).
 pub fn id(msg: &Value) -> Value {
-    msg.get("id").cloned().unwrap_or(Value::Null)
+    msg.member("id").cloned().unwrap_or(Value::Null)
 }
 
 pub fn method(msg: &Value) -> Option<&str> {
-    msg.get("method").and_then(Value::as_str)
+    msg.member("method").and_then(Value::as_str)
 }
 
 pub fn params(msg: &Value) -> Option<&Map<String, Value>> {
-    msg.get("params").and_then(Value::as_object)
+    msg.member("params").and_then(Value::as_object)
 }
 
 /// A message from its members in this order. The values are moved in: `json!` would copy each

@@ -7,14 +7,17 @@
 //! | [`method`] | host methods parsed once ([`Method`]); what upstreams may ask hosts |
 //! | [`revision`] | the revisions spoken with hosts and upstreams ([`Revision`]) |
 //! | [`envelope`] | `_meta` keys and HTTP headers |
+//! | [`member`] | one member of a JSON object, small objects without hashing ([`Member`]) |
 //! | [`error`] | [`McpError`]: code, message, data, HTTP status, conversions |
 
 pub mod envelope;
 pub mod error;
 pub mod jsonrpc;
+pub mod member;
 pub mod method;
 pub mod revision;
 
 pub use error::McpError;
+pub use member::Member;
 pub use method::Method;
 pub use revision::Revision;

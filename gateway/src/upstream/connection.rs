@@ -385,15 +385,23 @@ pub fn envelope(params: Option<Value>, default_caps: &Value) -> Value {
         *meta = Value::Object(Default::default());
     }
     let m = meta.as_object_mut().expect("object");
-    m.insert(
-        PROTOCOL_VERSION.into(),
-        Value::from(crate::protocol::Revision::Stateless.as_str()),
-    );
+    // A host's call comes with the whole envelope already (the dispatcher's, per session).
+    let stateless = crate::protocol::Revision::Stateless.as_str();
+    if m.get(PROTOCOL_VERSION).and_then(Value::as_str) == Some(stateless)
+        && m.contains_key(CLIENT_CAPS)
+        && m.contains_key(CLIENT_INFO)
+    {
+        return Value::Object(p);
+    }
+    m.insert(PROTOCOL_VERSION.into(), Value::from(stateless));
     m.entry(CLIENT_CAPS).or_insert_with(|| default_caps.clone());
-    m.entry(CLIENT_INFO).or_insert_with(
-        || serde_json::json!({ "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") }),
-    );
+    m.entry(CLIENT_INFO).or_insert_with(client_info);
     Value::Object(p)
+}
+
+/// The gateway as the client of its upstreams (2026-07-28 `clientInfo`).
+pub fn client_info() -> Value {
+    serde_json::json!({ "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") })
 }
 
 /// What a host hears of a call that failed on its way upstream.

@@ -20,7 +20,7 @@ use super::{limits, post, UpstreamError};
 use crate::protocol::envelope::{
     encode_header, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION, SESSION_HEADER, VERSION_HEADER,
 };
-use crate::protocol::jsonrpc;
+use crate::protocol::{jsonrpc, Member};
 use registry::backoff::Backoff;
 
 /// Told to the connection's owner when the GET stream (re)opens: list again.
@@ -51,11 +51,8 @@ struct Shared {
 /// The 2026-07-28 routing headers of a message that carries the `_meta` envelope; `None` for
 /// a 2025 message. Known versions and methods are static values: no copy per request.
 fn modern_headers(msg: &Value) -> Option<[(HeaderName, Option<HeaderValue>); 3]> {
-    let version = msg
-        .get("params")?
-        .get("_meta")?
-        .get(PROTOCOL_VERSION)?
-        .as_str()?;
+    let params = msg.member("params")?;
+    let version = params.member("_meta")?.member(PROTOCOL_VERSION)?.as_str()?;
     let version = match crate::protocol::Revision::parse(version) {
         Some(r) => HeaderValue::from_static(r.as_str()),
         None => HeaderValue::from_str(version).ok()?,
@@ -66,8 +63,8 @@ fn modern_headers(msg: &Value) -> Option<[(HeaderName, Option<HeaderValue>); 3]>
         None => HeaderValue::from_str(method).ok()?,
     };
     let name = match method {
-        "tools/call" | "prompts/get" => msg.get("params").and_then(|p| p.get("name")),
-        "resources/read" => msg.get("params").and_then(|p| p.get("uri")),
+        "tools/call" | "prompts/get" => params.member("name"),
+        "resources/read" => params.member("uri"),
         _ => None,
     };
     let name = match name.and_then(Value::as_str) {
@@ -103,11 +100,11 @@ impl Shared {
         };
         // A traced call's context, which the gateway wrote into `_meta`, as the W3C header too.
         // (`Value::pointer` allocates a String per path segment.)
-        let meta = msg.get("params").and_then(|p| p.get("_meta"));
+        let meta = msg.member("params").and_then(|p| p.member("_meta"));
         for key in ["traceparent", "tracestate"] {
             let key = static_name(key);
             if let Some(v) = meta
-                .and_then(|m| m.get(key.as_str()))
+                .and_then(|m| m.member(key.as_str()))
                 .and_then(Value::as_str)
                 .and_then(|v| HeaderValue::from_str(v).ok())
             {
@@ -280,7 +277,7 @@ impl DirectSend for Direct {
 /// connection's router); everything else, errors included, is delivered on `inbound`.
 async fn post(s: &Shared, msg: Value) -> Option<Value> {
     let id = if jsonrpc::kind(&msg) == jsonrpc::Kind::Request {
-        msg.get("id").and_then(Value::as_i64)
+        msg.member("id").and_then(Value::as_i64)
     } else {
         None
     };
@@ -427,7 +424,7 @@ async fn post_delivering(s: &Shared, msg: Value) {
 fn is_answer_to(msg: &Value, id: Option<i64>) -> bool {
     id.is_some()
         && jsonrpc::kind(msg) == jsonrpc::Kind::Response
-        && msg.get("id").and_then(Value::as_i64) == id
+        && msg.member("id").and_then(Value::as_i64) == id
 }
 
 /// Where a POST's response stream (and its resumptions) stands.
