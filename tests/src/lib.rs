@@ -738,3 +738,23 @@ pub async fn wait_port(port: u16) {
     }
     panic!("port {port} never opened");
 }
+
+/// TCP connections on this machine to `port` that are open or were closed moments
+/// ago (TIME_WAIT keeps a closed one listed for a minute).
+pub fn connections_to(port: u16) -> usize {
+    let mut n = 0;
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let remote_port = cols
+                .get(2)
+                .and_then(|a| a.rsplit(':').next())
+                .and_then(|p| u16::from_str_radix(p, 16).ok());
+            if remote_port == Some(port) {
+                n += 1;
+            }
+        }
+    }
+    n
+}

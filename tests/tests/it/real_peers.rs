@@ -218,4 +218,18 @@ url = "http://127.0.0.1:{port}/mcp/"
             gw.log()
         );
     }
+    // The SDK answers each call over SSE, here through the client that follows redirects:
+    // its connections are kept as well (5 of them for these 22 calls before the drain of
+    // `upstream::h1`, 4 after: this server ends its streams with the answer).
+    for i in 0..20 {
+        let r = host
+            .request(
+                "tools/call",
+                json!({"name": "py__shout", "arguments": {"text": format!("w{i}")}}),
+            )
+            .await;
+        assert_eq!(r["result"]["content"][0]["text"], format!("W{i}"), "{r}");
+    }
+    let used = gateway_tests::connections_to(port);
+    assert!(used < 10, "{used} connections to the upstream for 22 calls");
 }

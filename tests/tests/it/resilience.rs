@@ -280,26 +280,6 @@ async fn tool_errors_meta_tool_arguments_and_2026_reads() {
     assert_eq!(result["resultType"], "complete", "{resp}");
 }
 
-/// TCP connections on this machine to or from `port` that are open or were closed moments
-/// ago (TIME_WAIT keeps a closed one listed for a minute).
-fn connections_to(port: u16) -> usize {
-    let mut n = 0;
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let text = std::fs::read_to_string(table).unwrap_or_default();
-        for line in text.lines().skip(1) {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            let remote_port = cols
-                .get(2)
-                .and_then(|a| a.rsplit(':').next())
-                .and_then(|p| u16::from_str_radix(p, 16).ok());
-            if remote_port == Some(port) {
-                n += 1;
-            }
-        }
-    }
-    n
-}
-
 /// server-everything answers every call with an SSE stream that it ends right after the
 /// answer. The gateway stopped reading at the answer and so closed the connection: one new TCP
 /// connection per call (on a 2-core VM the upstream's p50 through the gateway was 1.34× direct).
@@ -322,7 +302,7 @@ async fn calls_answered_by_sse_reuse_the_upstream_connection() {
             "{r}"
         );
     }
-    let used = connections_to(port);
+    let used = gateway_tests::connections_to(port);
     assert!(
         used < 10,
         "{used} connections to the upstream for {calls} calls (the catalog's, the listening \
