@@ -30,10 +30,6 @@ const IDLE_FOR: Duration = Duration::from_secs(90);
 /// Idle connections kept per origin: more than the concurrent calls of a busy gateway.
 const MAX_IDLE: usize = 512;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long, and how much, the rest of an answer its reader dropped is read for the connection's
-/// sake (see [`Driven`]'s `Drop`).
-const DRAIN_FOR: Duration = Duration::from_millis(500);
-const DRAIN_BYTES: usize = 64 * 1024;
 
 type Io = TokioIo<TcpStream>;
 
@@ -197,10 +193,9 @@ impl Pool {
         Ok(http::Response::from_parts(
             parts,
             Driven {
-                body: Some(body),
+                body,
                 conn: open.then_some(conn),
                 pool: self.clone(),
-                drain: true,
             },
         ))
     }
@@ -210,18 +205,11 @@ impl Pool {
 type Unsent = hyper::client::conn::TrySendError<http::Request<Full<Bytes>>>;
 
 /// An answer's body that drives its connection while it is read, and returns the connection
-/// to its pool at the end. Dropped before the end, the rest is read in a task of its own for a
-/// moment: an SSE answer is dropped as soon as the call's answer is in it, and the upstream ends
-/// the stream right after (server-everything, the SDKs' servers). Closing the connection there
-/// cost a new TCP connection per call, for the gateway and for the upstream. What does not end
-/// within `DRAIN_FOR` and `DRAIN_BYTES` is closed, as before.
+/// to its pool at the end. Dropped before the end, it closes the connection.
 pub struct Driven {
-    /// `None` only once `Drop` has handed it to the drain task.
-    body: Option<Incoming>,
+    body: Incoming,
     conn: Option<Conn>,
     pool: Arc<Pool>,
-    /// Whether dropping it early drains the rest (not when it is the drain itself).
-    drain: bool,
 }
 
 impl std::fmt::Debug for Driven {
@@ -241,56 +229,6 @@ impl Driven {
     }
 }
 
-impl Drop for Driven {
-    fn drop(&mut self) {
-        if !self.drain || self.conn.is_none() {
-            return;
-        }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let mut rest = Driven {
-            body: self.body.take(),
-            conn: self.conn.take(),
-            pool: self.pool.clone(),
-            drain: false,
-        };
-        // The end is often in already: then no task is needed.
-        for _ in 0..4 {
-            let mut cx = Context::from_waker(std::task::Waker::noop());
-            match Pin::new(&mut rest).poll_frame(&mut cx) {
-                Poll::Ready(Some(Ok(_))) if rest.conn.is_some() => {}
-                Poll::Pending => break,
-                // Read to the end (the connection is back in the pool), or failed.
-                _ => return,
-            }
-        }
-        runtime.spawn(drain(rest));
-    }
-}
-
-/// Reads what is left of `rest`, within `DRAIN_FOR` and `DRAIN_BYTES`; at its end the
-/// connection goes back to the pool (`Driven::finish`), otherwise it is closed.
-async fn drain(mut rest: Driven) {
-    use http_body_util::BodyExt;
-    let _ = tokio::time::timeout(DRAIN_FOR, async {
-        let mut left = DRAIN_BYTES;
-        while rest.conn.is_some() {
-            match rest.frame().await {
-                Some(Ok(frame)) => {
-                    let n = frame.data_ref().map_or(0, Bytes::len);
-                    if n > left {
-                        return;
-                    }
-                    left -= n;
-                }
-                _ => return,
-            }
-        }
-    })
-    .await;
-}
-
 impl Body for Driven {
     type Data = Bytes;
     type Error = hyper::Error;
@@ -305,26 +243,23 @@ impl Body for Driven {
                 this.conn = None;
             }
         }
-        let Some(body) = this.body.as_mut() else {
-            return Poll::Ready(None);
-        };
-        let frame = Pin::new(&mut *body).poll_frame(cx);
+        let frame = Pin::new(&mut this.body).poll_frame(cx);
         match &frame {
             // A connection that failed mid-answer is not reused.
             Poll::Ready(Some(Err(_))) => this.conn = None,
             Poll::Ready(None) => this.finish(),
-            Poll::Ready(Some(Ok(_))) if body.is_end_stream() => this.finish(),
+            Poll::Ready(Some(Ok(_))) if this.body.is_end_stream() => this.finish(),
             _ => {}
         }
         frame
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.as_ref().is_none_or(Body::is_end_stream)
+        self.body.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.as_ref().map(Body::size_hint).unwrap_or_default()
+        self.body.size_hint()
     }
 }
 
@@ -336,8 +271,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// A local HTTP/1 server that counts the connections it accepted. `/close` answers and
-    /// closes its connection; `/stream` answers in three chunks, 20 ms apart; `/endless` sends
-    /// one chunk every 100 ms and never ends.
+    /// closes its connection; `/stream` answers in three chunks, 20 ms apart.
     async fn server() -> (String, Arc<AtomicUsize>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -352,21 +286,13 @@ mod tests {
                             let path = req.uri().path().to_string();
                             let body = req.into_body().collect().await?.to_bytes();
                             let resp = match path.as_str() {
-                                "/stream" | "/endless" => {
-                                    let (n, gap) = match path.as_str() {
-                                        "/stream" => (3, 20),
-                                        _ => (u64::MAX, 100),
-                                    };
-                                    let chunks =
-                                        futures::stream::iter(0..n).then(move |i| async move {
-                                            if i > 0 || n == 3 {
-                                                tokio::time::sleep(Duration::from_millis(gap))
-                                                    .await;
-                                            }
-                                            Ok::<_, hyper::Error>(Frame::data(Bytes::from(
-                                                format!("{i};"),
-                                            )))
-                                        });
+                                "/stream" => {
+                                    let chunks = futures::stream::iter(0..3).then(|i| async move {
+                                        tokio::time::sleep(Duration::from_millis(20)).await;
+                                        Ok::<_, hyper::Error>(Frame::data(Bytes::from(format!(
+                                            "{i};"
+                                        ))))
+                                    });
                                     http::Response::new(http_body_util::Either::Left(
                                         http_body_util::StreamBody::new(chunks),
                                     ))
@@ -425,38 +351,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn closed_connections_are_replaced_and_abandoned_answers_drained() {
+    async fn closed_and_abandoned_connections_are_not_reused() {
         let (url, accepted) = server().await;
         let pool = Pools::default().pool_for(&url.parse().unwrap()).unwrap();
         // The upstream closes this one after answering: the next call opens a new one.
         assert_eq!(text(&pool, "/close", "x").await, "x");
         assert_eq!(text(&pool, "/echo", "y").await, "y");
         assert_eq!(accepted.load(Ordering::SeqCst), 2);
-        // An answer dropped before its end that ends soon after gives its connection back
-        // (read to the end in passing), and the next call reuses it.
+        // An answer dropped before its end takes its connection with it.
         let resp = pool.send(request("/stream", "")).await.unwrap();
         let mut body = resp.into_body();
         let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
         assert_eq!(first, "0;");
         drop(body);
-        tokio::time::sleep(Duration::from_millis(200)).await;
         assert_eq!(text(&pool, "/echo", "z").await, "z");
-        assert_eq!(accepted.load(Ordering::SeqCst), 2, "reused after the drain");
-        // One that does not end within `DRAIN_FOR` takes its connection with it.
-        let resp = pool.send(request("/endless", "")).await.unwrap();
-        let mut body = resp.into_body();
-        assert_eq!(
-            body.frame().await.unwrap().unwrap().into_data().unwrap(),
-            "0;"
-        );
-        drop(body);
-        tokio::time::sleep(DRAIN_FOR + Duration::from_millis(200)).await;
-        assert_eq!(text(&pool, "/echo", "w").await, "w");
-        assert_eq!(
-            accepted.load(Ordering::SeqCst),
-            3,
-            "closed after the drain gave up"
-        );
+        assert_eq!(accepted.load(Ordering::SeqCst), 3);
     }
 
     /// An upstream that answers with keep-alive and then closes the connection anyway: the

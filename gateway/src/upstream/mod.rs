@@ -6,6 +6,7 @@
 //! | [`http`] | Streamable HTTP (POST + SSE, GET stream, resumption) |
 //! | [`post`] | how its POSTs go out: hyper's client direct, or reqwest |
 //! | [`h1`] | the direct path's HTTP/1 connections, driven by their callers |
+//! | [`drain`] | an answer dropped before its end, read to the end so its connection is kept |
 //! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
 //! | [`oauth`] | the gateway's own OAuth token for an upstream (client credentials) |
 //! | [`limits`] | bounded reads: HTTP answers, SSE events, stdio lines |
@@ -13,6 +14,7 @@
 //! | [`manager`] | supervision (restart with backoff), health, per-session connections, catalog sync |
 
 pub mod connection;
+pub mod drain;
 pub mod h1;
 pub mod http;
 pub mod limits;

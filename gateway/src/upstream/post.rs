@@ -15,8 +15,9 @@ use hyper::body::Body as _;
 use hyper_util::client::proxy::matcher::Matcher;
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
-/// An answer's body, from either client.
-pub type Body = Either<super::h1::Driven, reqwest::Body>;
+/// An answer's body, from either client; read to its end in passing when dropped early
+/// ([`super::drain`]).
+pub type Body = super::drain::Drained<Either<super::h1::Driven, reqwest::Body>>;
 pub type Response = http::Response<Body>;
 
 /// The direct client: one set of connection pools for all upstreams (see [`super::h1`]).
@@ -51,7 +52,7 @@ impl From<reqwest::Error> for SendError {
 
 /// A reqwest answer as the one response type.
 pub fn from_reqwest(r: reqwest::Response) -> Response {
-    http::Response::from(r).map(Either::Right)
+    http::Response::from(r).map(|b| super::drain::Drained::new(Either::Right(b)))
 }
 
 /// Posts to one upstream URL.
@@ -128,7 +129,7 @@ impl Poster {
                 }
             })?;
             if !is_redirect(resp.status()) {
-                return Ok(resp.map(Either::Left));
+                return Ok(resp.map(|b| super::drain::Drained::new(Either::Left(b))));
             }
             tracing::info!(url = %crate::config::redact_userinfo(self.url.as_str()), status = %resp.status(), "upstream redirects its POSTs; following with the general client");
             self.redirected.store(true, Ordering::Relaxed);
