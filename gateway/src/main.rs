@@ -180,6 +180,7 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    gateway::memory::one_glibc_arena();
     gateway::memory::purge_freed_when_serving();
     let cli = Cli::parse();
     // The server logs what it does; a one-shot command prints its answer and only warnings.

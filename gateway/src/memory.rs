@@ -4,9 +4,9 @@
 //! about 65 MB of graph-optimisation temporaries, mimalloc (the Rust side) about 60 MB around
 //! the model bytes. An idle gateway with the model went from 279 MB to 217 MB RSS with glibc's
 //! trim, and lower with mimalloc's collect as well (docs/benchmarks.md). mimalloc is also told
-//! to purge freed pages at once during such bursts, and after a delay while serving. The
-//! project denies unsafe code; these three calls are the exception: neither allocator offers a
-//! safe wrapper, and none of the calls takes a pointer.
+//! to purge freed pages at once during such bursts, and after a delay while serving; glibc is
+//! kept to one arena. The project denies unsafe code; these calls are the exception: neither
+//! allocator offers a safe wrapper, and none of the calls takes a pointer.
 
 /// mimalloc's `mi_option_purge_delay`: the same index in its v2 and v3 headers; the Rust
 /// bindings do not name it.
@@ -81,6 +81,23 @@ impl Drop for Burst {
     fn drop(&mut self) {
         let mut bursts = BURSTS.lock().unwrap();
         set_purge_delay(bursts.end());
+    }
+}
+
+/// Puts every thread's glibc allocations in one arena, unless the operator chose a number
+/// (`MALLOC_ARENA_MAX`, which glibc reads itself). Only C code allocates there: ONNX Runtime's
+/// sessions and inferences, SQLite. Each thread that ran an inference had its own arena, and
+/// what stayed in them after the trim differed from run to run: with 10k tools indexed the
+/// gateway's RSS was 195–243 MB, with one arena 178–181 MB, indexing as fast
+/// (docs/benchmarks.md, "One glibc arena"). Call at start, before the model is loaded.
+#[allow(unsafe_code)]
+pub fn one_glibc_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt sets an integer tunable of glibc's allocator; no pointers.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
     }
 }
 

@@ -855,12 +855,18 @@ async fn list_all(
         if let Some(e) = McpError::from_response(&resp) {
             return Err(e.to_string());
         }
-        let result = resp.get("result").cloned().unwrap_or(Value::Null);
-        if let Some(items) = result.get(field).and_then(Value::as_array) {
-            out.extend(items.iter().cloned());
+        // Moved out of the answer, not copied: a 10k-tool listing is ~140 MB parsed, and two
+        // deep copies of it were most of the sync's peak and of what the allocator kept after
+        // it (docs/benchmarks.md, "A listing moved, not copied").
+        let mut result = match resp {
+            Value::Object(mut answer) => answer.remove("result").unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+        if let Some(Value::Array(items)) = result.get_mut(field).map(Value::take) {
+            out.extend(items);
         }
-        match result.get("nextCursor") {
-            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+        match result.get_mut("nextCursor").map(Value::take) {
+            Some(c) if !c.is_null() => cursor = Some(c),
             _ => return Ok(out),
         }
     }

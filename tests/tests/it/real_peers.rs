@@ -233,3 +233,45 @@ url = "http://127.0.0.1:{port}/mcp/"
     let used = gateway_tests::connections_to(port);
     assert!(used < 10, "{used} connections to the upstream for 22 calls");
 }
+
+/// An upstream whose tool list comes in pages (the Python SDK's low-level server, 25 tools in
+/// pages of 10, over stdio): the gateway follows `nextCursor` to the end, so every tool of
+/// every page is listed and callable.
+#[tokio::test]
+async fn an_upstream_that_lists_its_tools_in_pages_is_read_whole() {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        r#"
+[database]
+url = "{db}"
+
+[[upstreams]]
+name = "paged"
+transport = "stdio"
+command = "{python}"
+args = ["{server}", "25", "10"]
+"#,
+        db = super::sqlite_url(&dir),
+        python = peers().join("venv/bin/python").display(),
+        server = gateway_tests::package_dir()
+            .join("clients/paged_server.py")
+            .display(),
+    );
+    let gw = Gateway::start(&config).await;
+    gw.wait_up(&["paged"]).await;
+    let mut host = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
+    let tools = host.request("tools/list", json!({})).await;
+    let mut names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{tools}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str()?.strip_prefix("paged__"))
+        .collect();
+    names.sort_unstable();
+    let expected: Vec<String> = (0..25).map(|i| format!("t{i:02}")).collect();
+    assert_eq!(names, expected, "{}", gw.log());
+    let r = host
+        .request("tools/call", json!({"name": "paged__t24", "arguments": {}}))
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "called t24", "{r}");
+}
