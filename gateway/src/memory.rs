@@ -88,7 +88,7 @@ impl Drop for Burst {
 /// (`MALLOC_ARENA_MAX`, which glibc reads itself). Only C code allocates there: ONNX Runtime's
 /// sessions and inferences, SQLite. Each thread that ran an inference had its own arena, and
 /// what stayed in them after the trim differed from run to run: with 10k tools indexed the
-/// gateway's RSS was 195–243 MB, with one arena 178–181 MB, indexing as fast
+/// gateway's RSS was 195–243 MB, with one arena 178–204 MB, indexing as fast
 /// (docs/benchmarks.md, "One glibc arena"). Call at start, before the model is loaded.
 #[allow(unsafe_code)]
 pub fn one_glibc_arena() {
