@@ -180,20 +180,12 @@ async fn an_upstream_whose_url_redirects_is_followed() {
         .spawn()
         .expect("start the SDK server");
     wait_port(port).await;
-    let dir = gateway_tests::scratch();
-    let config = format!(
-        r#"
-[database]
-url = "{db}"
-
-[[upstreams]]
-name = "py"
+    let upstream = format!(
+        r#"name = "py"
 transport = "http"
-url = "http://127.0.0.1:{port}/mcp/"
-"#,
-        db = super::sqlite_url(&dir),
+url = "http://127.0.0.1:{port}/mcp/""#
     );
-    let gw = Gateway::start(&config).await;
+    let gw = Gateway::start(&with_one_upstream(&upstream)).await;
     gw.wait_up(&["py"]).await;
     let mut host = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
     let tools = host.request("tools/list", json!({})).await;
@@ -239,25 +231,17 @@ url = "http://127.0.0.1:{port}/mcp/"
 /// every page is listed and callable.
 #[tokio::test]
 async fn an_upstream_that_lists_its_tools_in_pages_is_read_whole() {
-    let dir = gateway_tests::scratch();
-    let config = format!(
-        r#"
-[database]
-url = "{db}"
-
-[[upstreams]]
-name = "paged"
+    let upstream = format!(
+        r#"name = "paged"
 transport = "stdio"
 command = "{python}"
-args = ["{server}", "25", "10"]
-"#,
-        db = super::sqlite_url(&dir),
+args = ["{server}", "25", "10"]"#,
         python = peers().join("venv/bin/python").display(),
         server = gateway_tests::package_dir()
             .join("clients/paged_server.py")
             .display(),
     );
-    let gw = Gateway::start(&config).await;
+    let gw = Gateway::start(&with_one_upstream(&upstream)).await;
     gw.wait_up(&["paged"]).await;
     let mut host = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
     let tools = host.request("tools/list", json!({})).await;
@@ -274,4 +258,13 @@ args = ["{server}", "25", "10"]
         .request("tools/call", json!({"name": "paged__t24", "arguments": {}}))
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "called t24", "{r}");
+}
+
+/// A gateway config on a fresh SQLite file with one upstream (its `[[upstreams]]` fields).
+fn with_one_upstream(upstream: &str) -> String {
+    let dir = gateway_tests::scratch();
+    format!(
+        "[database]\nurl = \"{db}\"\n\n[[upstreams]]\n{upstream}\n",
+        db = super::sqlite_url(&dir)
+    )
 }
