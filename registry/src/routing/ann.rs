@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use half::f16;
 use half::slice::HalfFloatSliceExt;
+use half::vec::HalfFloatVecExt;
 use hnsw_rs::hnsw::Point;
 use hnsw_rs::prelude::{Distance, Hnsw};
 
@@ -116,8 +117,8 @@ impl Ann {
             self.point_doc[point] = None;
         }
         let point = self.point_doc.len();
-        let halves: Vec<f16> = vector.iter().map(|c| f16::from_f32(*c)).collect();
-        self.graph.insert_slice((&halves, point));
+        self.graph
+            .insert_slice((&Vec::<f16>::from_f32_slice(&vector), point));
         self.point_doc.push(Some(id));
         self.live.insert(id, point);
         self.maybe_compact();
@@ -179,7 +180,7 @@ impl Ann {
         }
         let filter = |point: &usize| self.point_doc[*point].is_some_and(allow);
         let ef = k.max(32);
-        let halves: Vec<f16> = query.iter().map(|c| f16::from_f32(*c)).collect();
+        let halves = Vec::<f16>::from_f32_slice(query);
         let found = self.graph.search_filter(&halves, k, ef, Some(&filter));
         let mut out: Vec<(u32, f32)> = found
             .iter()
