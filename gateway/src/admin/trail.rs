@@ -26,7 +26,7 @@ pub(crate) async fn audited<T>(
         .audit
         .record(registry::AuditEntry {
             at: registry::now_ms(),
-            principal: p.key().into_owned(),
+            principal: p.key().to_string(),
             token_id: p.token_id.clone(),
             session: None,
             action: action.into(),

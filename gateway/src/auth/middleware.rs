@@ -105,7 +105,7 @@ pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response 
 
 async fn principal_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Principal>, AuthError> {
     let p = state.auth.authenticate(bearer(headers)).await?;
-    if let Err(wait) = state.auth.limits.check(&p.key()) {
+    if let Err(wait) = state.auth.limits.check(p.key()) {
         return Err(AuthError::RateLimited(
             wait.as_secs_f64().ceil().max(1.0) as u64
         ));

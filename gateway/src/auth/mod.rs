@@ -17,8 +17,8 @@ pub mod middleware;
 pub mod pat;
 pub mod rbac;
 
-use std::borrow::Cow;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use registry::Registry;
 use serde_json::{Map, Value};
@@ -43,12 +43,44 @@ pub struct Principal {
     /// An OAuth principal's access token, for upstreams that exchange it for one of their own
     /// (RFC 8693); never sent anywhere as it is.
     pub bearer: Option<crate::config::Secret>,
+    /// [`Principal::key`], built once: a request reads it three times (rate limit, session
+    /// owner, audit entry).
+    key: String,
+}
+
+/// The parts a [`Principal`] is made of (its key is derived from them).
+pub struct Parts {
+    pub subject: String,
+    pub kind: &'static str,
+    pub issuer: Option<String>,
+    pub token_id: Option<String>,
+    pub roles: Vec<String>,
+    pub access: Access,
+    pub bearer: Option<crate::config::Secret>,
 }
 
 impl Principal {
+    pub fn new(p: Parts) -> Self {
+        let key = match (p.kind, &p.issuer) {
+            ("oauth", Some(iss)) => format!("oauth:{iss}#{}", p.subject),
+            ("anonymous", _) => "anonymous".into(),
+            (kind, _) => format!("{kind}:{}", p.subject),
+        };
+        Self {
+            subject: p.subject,
+            kind: p.kind,
+            issuer: p.issuer,
+            token_id: p.token_id,
+            roles: p.roles,
+            access: p.access,
+            bearer: p.bearer,
+            key,
+        }
+    }
+
     /// Everyone, with every right (`auth.mode = none`).
     pub fn anonymous() -> Self {
-        Self {
+        Self::new(Parts {
             subject: "anonymous".into(),
             kind: "anonymous",
             issuer: None,
@@ -56,17 +88,13 @@ impl Principal {
             roles: Vec::new(),
             access: Access::everything(),
             bearer: None,
-        }
+        })
     }
 
     /// One string per principal: sessions belong to it, rate limits and per-session upstream
     /// connections are keyed by it, the audit log names it.
-    pub fn key(&self) -> Cow<'_, str> {
-        match (self.kind, &self.issuer) {
-            ("oauth", Some(iss)) => format!("oauth:{iss}#{}", self.subject).into(),
-            ("anonymous", _) => "anonymous".into(),
-            (kind, _) => format!("{kind}:{}", self.subject).into(),
-        }
+    pub fn key(&self) -> &str {
+        &self.key
     }
 }
 
@@ -97,6 +125,17 @@ pub struct Authenticator {
     verifier: jwt::Verifier,
     pub limits: limits::Limits,
     registry: Arc<dyn Registry>,
+    /// The principal each recently checked PAT stands for, kept while its record and the roles
+    /// are the ones it was built from: building it per request (copies of the record, the
+    /// roles' access, the key) cost more than checking the token.
+    pat_principals: Mutex<HashMap<String, Built>>,
+}
+
+/// A principal and what it was built from.
+struct Built {
+    record: Arc<registry::TokenRecord>,
+    roles_generation: u64,
+    principal: Arc<Principal>,
 }
 
 /// Whether a claim holds a value: equal to it, or a list containing it; `*`: present at all.
@@ -132,6 +171,7 @@ impl Authenticator {
             config,
             roles,
             registry,
+            pat_principals: Mutex::default(),
         }
     }
 
@@ -183,7 +223,7 @@ impl Authenticator {
             .and_then(Value::as_str)
             .ok_or_else(|| AuthError::InvalidToken("the token has no sub claim".into()))?
             .to_string();
-        Ok(Arc::new(Principal {
+        Ok(Arc::new(Principal::new(Parts {
             subject,
             kind: "oauth",
             issuer: Some(issuer.issuer.clone()),
@@ -194,7 +234,7 @@ impl Authenticator {
             access: self.roles.access(&roles),
             roles,
             bearer: Some(crate::config::Secret::new(token)),
-        }))
+        })))
     }
 
     async fn principal_of_pat(&self, token: &str) -> Result<Arc<Principal>, AuthError> {
@@ -208,15 +248,32 @@ impl Authenticator {
                 pat::Refusal::Expired => AuthError::InvalidToken("the token has expired".into()),
                 pat::Refusal::Unavailable => AuthError::Unavailable,
             })?;
-        Ok(Arc::new(Principal {
-            subject: rec.owner,
+        // Read before the roles are: see `RoleBook::generation`.
+        let generation = self.roles.generation();
+        let mut built = self.pat_principals.lock().unwrap();
+        if let Some(b) = built.get(&rec.id) {
+            if Arc::ptr_eq(&b.record, &rec) && b.roles_generation == generation {
+                return Ok(b.principal.clone());
+            }
+        }
+        let principal = Arc::new(Principal::new(Parts {
+            subject: rec.owner.clone(),
             kind: "pat",
             issuer: None,
-            token_id: Some(rec.id),
+            token_id: Some(rec.id.clone()),
             access: self.roles.access(&rec.roles),
-            roles: rec.roles,
+            roles: rec.roles.clone(),
             bearer: None,
-        }))
+        }));
+        built.insert(
+            rec.id.clone(),
+            Built {
+                record: rec,
+                roles_generation: generation,
+                principal: principal.clone(),
+            },
+        );
+        Ok(principal)
     }
 }
 
@@ -242,15 +299,86 @@ mod tests {
         assert!(!claim_has(claims, &m("missing", "*")));
     }
 
+    /// A PAT's principal is built once and shared while the token's record and the roles stay
+    /// the same; a roles reload or a revocation is seen by the next request.
+    #[tokio::test]
+    async fn a_pat_principal_is_shared_until_its_roles_or_record_change() {
+        use registry::{EntryKind, OpenOptions, SqlRegistry};
+        let dir = std::env::temp_dir().join(format!("pat-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}/r.db?mode=rwc", dir.display());
+        let reg = SqlRegistry::open(&url, OpenOptions::default())
+            .await
+            .unwrap();
+        let registry: Arc<dyn Registry> = Arc::new(reg);
+        let spec = |tools: &[&str]| serde_json::json!({"name": "r", "tools": tools});
+        registry.put_role("r", &spec(&["a"]), "test").await.unwrap();
+        let roles = Arc::new(RoleBook::new());
+        roles.reload(registry.as_ref()).await.unwrap();
+        let config = AuthConfig {
+            mode: AuthMode::Required,
+            resource: None,
+            issuers: Vec::new(),
+            required_scopes: Vec::new(),
+            role_mappings: Vec::new(),
+            leeway: std::time::Duration::from_secs(30),
+            jwks_ttl: std::time::Duration::from_secs(300),
+            jwks_min_refresh: std::time::Duration::from_secs(10),
+            rate_limit: None,
+        };
+        let auth = Authenticator::new(
+            config,
+            roles.clone(),
+            registry.clone(),
+            reqwest::Client::new(),
+        );
+        let request = pat::NewToken {
+            name: "t".into(),
+            owner: "ann".into(),
+            roles: vec!["r".into()],
+            expires_in_days: None,
+        };
+        let (token, rec) = pat::issue(registry.as_ref(), &request).await.unwrap();
+        let allows = |p: &Principal, tool| p.access.allows(EntryKind::Tool, "up", tool);
+
+        let first = auth.authenticate(Some(&token)).await.unwrap();
+        let again = auth.authenticate(Some(&token)).await.unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "built once while nothing changed"
+        );
+        assert_eq!(first.key(), "pat:ann");
+        assert!(allows(&first, "a") && !allows(&first, "b"));
+
+        registry.put_role("r", &spec(&["b"]), "test").await.unwrap();
+        roles.reload(registry.as_ref()).await.unwrap();
+        let after = auth.authenticate(Some(&token)).await.unwrap();
+        assert!(!Arc::ptr_eq(&first, &after), "the roles changed");
+        assert!(allows(&after, "b") && !allows(&after, "a"));
+
+        let wrong = format!("{}x", &token[..token.len() - 1]);
+        assert!(auth.authenticate(Some(&wrong)).await.is_err());
+        registry.revoke_token(&rec.id).await.unwrap();
+        auth.tokens.forget(&rec.id);
+        assert!(auth.authenticate(Some(&token)).await.is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn principal_keys_differ_by_kind_and_issuer() {
-        let mut p = Principal::anonymous();
-        assert_eq!(p.key(), "anonymous");
-        p.kind = "oauth";
-        p.subject = "s".into();
-        p.issuer = Some("https://i".into());
-        assert_eq!(p.key(), "oauth:https://i#s");
-        p.kind = "pat";
-        assert_eq!(p.key(), "pat:s");
+        assert_eq!(Principal::anonymous().key(), "anonymous");
+        let of = |kind, issuer: Option<&str>| {
+            Principal::new(Parts {
+                subject: "s".into(),
+                kind,
+                issuer: issuer.map(str::to_string),
+                token_id: None,
+                roles: Vec::new(),
+                access: RoleBook::new().access(&[]),
+                bearer: None,
+            })
+        };
+        assert_eq!(of("oauth", Some("https://i")).key(), "oauth:https://i#s");
+        assert_eq!(of("pat", None).key(), "pat:s");
     }
 }

@@ -43,6 +43,13 @@ pub fn hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+/// Whether `token`'s hash is `stored` (hex), compared in constant time, without allocating.
+fn hashes_to(token: &str, stored: &str) -> bool {
+    let mut hex = [0u8; 64];
+    hex::encode_to_slice(Sha256::digest(token.as_bytes()), &mut hex)
+        .is_ok_and(|()| stored.len() == hex.len() && same_bytes(stored.as_bytes(), &hex))
+}
+
 /// The id of a token that looks like one of ours.
 pub fn id_of(token: &str) -> Option<&str> {
     let rest = token.strip_prefix(PREFIX)?;
@@ -50,12 +57,10 @@ pub fn id_of(token: &str) -> Option<&str> {
     (id.len() == 12 && !secret.is_empty()).then_some(id)
 }
 
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
+/// Whether two slices of the same length are equal, in time that does not depend on where they
+/// differ.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Why a token was refused.
@@ -68,11 +73,15 @@ pub enum Refusal {
     Unavailable,
 }
 
+/// A token's record as read from the registry, shared (not copied) by every request that uses
+/// the token, and when it was read.
+type Verified = (Arc<TokenRecord>, Instant);
+
 /// Checks tokens against the registry.
 #[derive(Default)]
 pub struct TokenChecker {
     /// Recently verified tokens, for database outages: id → (record, when verified).
-    recent: Arc<Mutex<HashMap<String, (TokenRecord, Instant)>>>,
+    recent: Arc<Mutex<HashMap<String, Verified>>>,
     touched: Mutex<HashMap<String, Instant>>,
     /// Since when the database has been failing (until a read succeeds again).
     outage: Arc<Mutex<Option<Instant>>>,
@@ -86,7 +95,7 @@ impl TokenChecker {
         &self,
         registry: &Arc<dyn Registry>,
         token: &str,
-    ) -> Result<TokenRecord, Refusal> {
+    ) -> Result<Arc<TokenRecord>, Refusal> {
         let id = id_of(token).ok_or(Refusal::Unknown)?;
         if let Some(rec) = self.fresh(id) {
             return self.judge(registry, rec, token, id, false);
@@ -102,7 +111,7 @@ impl TokenChecker {
         let rec = match registry.get_token(id).await {
             Ok(Some(rec)) => {
                 self.outage.lock().unwrap().take();
-                rec
+                Arc::new(rec)
             }
             Ok(None) => {
                 self.outage.lock().unwrap().take();
@@ -128,12 +137,12 @@ impl TokenChecker {
     }
 
     /// A token verified within [`OUTAGE_GRACE`].
-    fn remembered(&self, id: &str) -> Option<TokenRecord> {
+    fn remembered(&self, id: &str) -> Option<Arc<TokenRecord>> {
         self.verified_within(id, OUTAGE_GRACE)
     }
 
     /// A token verified within [`FRESH_FOR`], and since notifications were last missed.
-    fn fresh(&self, id: &str) -> Option<TokenRecord> {
+    fn fresh(&self, id: &str) -> Option<Arc<TokenRecord>> {
         let unsure_before = *self.unsure_before.lock().unwrap();
         match self.recent.lock().unwrap().get(id) {
             Some((rec, at))
@@ -145,7 +154,7 @@ impl TokenChecker {
         }
     }
 
-    fn verified_within(&self, id: &str, age: Duration) -> Option<TokenRecord> {
+    fn verified_within(&self, id: &str, age: Duration) -> Option<Arc<TokenRecord>> {
         match self.recent.lock().unwrap().get(id) {
             Some((rec, at)) if at.elapsed() < age => Some(rec.clone()),
             _ => None,
@@ -185,12 +194,12 @@ impl TokenChecker {
     fn judge(
         &self,
         registry: &Arc<dyn Registry>,
-        rec: TokenRecord,
+        rec: Arc<TokenRecord>,
         token: &str,
         id: &str,
         fresh: bool,
-    ) -> Result<TokenRecord, Refusal> {
-        if !same(&rec.token_hash, &hash(token)) {
+    ) -> Result<Arc<TokenRecord>, Refusal> {
+        if !hashes_to(token, &rec.token_hash) {
             return Err(Refusal::Unknown);
         }
         if rec.revoked_at.is_some() {
@@ -252,10 +261,12 @@ mod tests {
         assert!(token.starts_with(PREFIX));
         assert_eq!(id_of(&token), Some(id.as_str()));
         assert_eq!(hash(&token), h);
+        assert!(hashes_to(&token, &h) && !hashes_to(&token, &hash("mcpgw_x")));
+        assert!(!hashes_to(&token, &h[..63]));
         assert_ne!(generate().0, token);
         assert_eq!(id_of("mcpgw_short_x"), None);
         assert_eq!(id_of("eyJhbGciOi.x.y"), None);
-        assert!(same("abc", "abc") && !same("abc", "abd") && !same("ab", "abc"));
+        assert!(same_bytes(b"abc", b"abc") && !same_bytes(b"abc", b"abd"));
     }
 }
 

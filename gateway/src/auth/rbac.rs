@@ -2,6 +2,7 @@
 //! right), and the book of roles every replica keeps in memory, re-read when one changes.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use registry::{EntryKind, Registry};
@@ -111,12 +112,15 @@ impl Access {
 /// The roles in the registry, compiled, kept by every replica.
 pub struct RoleBook {
     roles: RwLock<HashMap<String, Arc<Compiled>>>,
+    /// Counts reloads: an [`Access`] built before the last one may be stale.
+    generation: AtomicU64,
 }
 
 impl RoleBook {
     pub fn new() -> Self {
         Self {
             roles: RwLock::default(),
+            generation: AtomicU64::new(0),
         }
     }
 
@@ -134,11 +138,20 @@ impl RoleBook {
             }
         }
         *self.roles.write().unwrap() = fresh;
+        // After the roles are in: an access built from the roles before them was tagged with
+        // an older generation (see `generation`).
+        self.generation.fetch_add(1, Ordering::Release);
         Ok(())
     }
 
     pub fn exists(&self, name: &str) -> bool {
         self.roles.read().unwrap().contains_key(name)
+    }
+
+    /// Which reload the roles come from. Read it before building an [`Access`]: an access tagged
+    /// with the generation read then is never newer than its roles claim.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     /// The access the named roles grant together; unknown names grant nothing.

@@ -279,7 +279,7 @@ impl Dispatcher {
         self.audit
             .record(AuditEntry {
                 at: registry::now_ms(),
-                principal: principal.key().into_owned(),
+                principal: principal.key().to_string(),
                 token_id: principal.token_id.clone(),
                 session: Some(session_ref),
                 action: method.as_str().to_string(),

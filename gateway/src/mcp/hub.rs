@@ -90,7 +90,7 @@ impl Hub {
         let state = SessionState {
             protocol_version: protocol_version.as_str().into(),
             client_caps,
-            owner: principal.key().into_owned(),
+            owner: principal.key().to_string(),
             scope,
         };
         let id = self.codec.issue(&state);

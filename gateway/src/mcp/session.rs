@@ -136,7 +136,7 @@ impl Session {
         principal: Arc<Principal>,
     ) -> Self {
         Self {
-            owner: principal.key().into_owned(),
+            owner: principal.key().to_string(),
             principal: std::sync::RwLock::new(principal),
             conn_key: id.clone(),
             id,
