@@ -217,6 +217,64 @@ pub fn error_class(code: i64) -> &'static str {
 mod tests {
     use super::*;
 
+    /// A full queue makes callers wait, and every entry is written, in a chain that verifies.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_full_queue_makes_callers_wait_and_loses_nothing() {
+        use registry::{AuditQuery, AuditStore, OpenOptions, SqlRegistry};
+        let dir = std::env::temp_dir().join(format!("audit-queue-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}/a.db?mode=rwc", dir.display());
+        let reg = Arc::new(
+            SqlRegistry::open(&url, OpenOptions::default())
+                .await
+                .unwrap(),
+        );
+        let config = AuditConfig {
+            redact_keys: Vec::new(),
+            max_argument_bytes: 4096,
+            queue: 1,
+            batch: 2,
+            shutdown_flush: Duration::from_secs(30),
+        };
+        let auditor = Arc::new(Auditor::start(
+            reg.clone(),
+            config,
+            Arc::new(Metrics::new()),
+        ));
+        let calls = (0..60).map(|i| {
+            let auditor = auditor.clone();
+            tokio::spawn(async move {
+                auditor
+                    .record(AuditEntry {
+                        principal: "p".into(),
+                        action: "tools/call".into(),
+                        target: Some(format!("t{i}")),
+                        outcome: "ok".into(),
+                        ..Default::default()
+                    })
+                    .await
+            })
+        });
+        for c in calls.collect::<Vec<_>>() {
+            c.await.unwrap();
+        }
+        auditor.close().await;
+        let rows = reg
+            .query_audit(&AuditQuery {
+                limit: Some(1000),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let mut targets: Vec<_> = rows.iter().filter_map(|r| r.entry.target.clone()).collect();
+        targets.sort();
+        let mut expected: Vec<_> = (0..60).map(|i| format!("t{i}")).collect();
+        expected.sort();
+        assert_eq!(targets, expected);
+        assert!(reg.verify_audit().await.unwrap().ok);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn long_arguments_are_cut_on_a_character_boundary() {
         assert_eq!(cap("short".into(), 10), "short");
