@@ -45,7 +45,9 @@ impl From<reqwest::Error> for SendError {
     fn from(e: reqwest::Error) -> Self {
         Self {
             connect: e.is_connect(),
-            message: e.to_string(),
+            // With its causes: reqwest's own text ("error sending request for url (…)") does not
+            // say whether the port was closed or the certificate not trusted.
+            message: chain(&e),
         }
     }
 }
@@ -151,7 +153,7 @@ fn is_redirect(status: http::StatusCode) -> bool {
 }
 
 /// An error with its causes ("client error (Connect): tcp connect error: Connection refused").
-fn chain(e: &dyn std::error::Error) -> String {
+pub fn chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {
@@ -228,6 +230,10 @@ mod tests {
         let e = p.post(HeaderMap::new, b"{}".to_vec()).await.unwrap_err();
         assert!(e.connect, "{e}");
         assert!(e.to_string().contains("refused"), "{e}");
+        // The same through reqwest (`https://`).
+        let p = poster(&format!("https://127.0.0.1:{port}/mcp"));
+        let e = p.post(HeaderMap::new, b"{}".to_vec()).await.unwrap_err();
+        assert!(e.connect && e.to_string().contains("refused"), "{e}");
         assert!(is_redirect(http::StatusCode::TEMPORARY_REDIRECT));
         assert!(!is_redirect(http::StatusCode::NOT_MODIFIED));
     }

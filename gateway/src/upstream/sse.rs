@@ -94,7 +94,7 @@ pub async fn connect(
                 outcome => {
                     let why = match outcome {
                         Ok(r) => format!("upstream answered HTTP {}", r.status()),
-                        Err(e) => format!("upstream unreachable: {e}"),
+                        Err(e) => format!("upstream unreachable: {}", super::post::chain(&e)),
                     };
                     let id = (jsonrpc::kind(&msg) == jsonrpc::Kind::Request)
                         .then(|| msg.get("id").cloned())

@@ -226,6 +226,57 @@ url = "http://127.0.0.1:{port}/mcp/""#
     assert!(used < 10, "{used} connections to the upstream for 22 calls");
 }
 
+/// An `https://` upstream whose certificate a private authority signed (the Python SDK's server
+/// over TLS): the gateway trusts the authorities of the system's store and of `SSL_CERT_FILE`,
+/// not only the bundled public ones, so an internal server is reached and called; and its calls,
+/// answered over SSE through the TLS client, keep their connections (one TLS handshake per call
+/// otherwise).
+#[tokio::test]
+async fn an_https_upstream_signed_by_a_private_authority_is_trusted() {
+    let port = free_port();
+    let certs = gateway_tests::scratch();
+    let _server = tokio::process::Command::new(peers().join("venv/bin/python"))
+        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
+        .arg(port.to_string())
+        .arg(&certs)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the TLS server");
+    wait_port(port).await;
+    let ca = certs.join("ca.pem");
+    assert!(ca.exists(), "the server wrote its authority's certificate");
+    let upstream = format!(
+        r#"name = "tls"
+transport = "http"
+url = "https://localhost:{port}/mcp""#
+    );
+    let gw = Gateway::start_with_env(
+        &with_one_upstream(&upstream),
+        &[("SSL_CERT_FILE", ca.to_str().unwrap())],
+    )
+    .await;
+    gw.wait_up(&["tls"]).await;
+    let mut host = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
+    for i in 0..20 {
+        let r = host
+            .request(
+                "tools/call",
+                json!({"name": "tls__shout", "arguments": {"text": format!("w{i}")}}),
+            )
+            .await;
+        assert_eq!(
+            r["result"]["content"][0]["text"],
+            format!("W{i}"),
+            "{r}\n{}",
+            gw.log()
+        );
+    }
+    let used = gateway_tests::connections_to(port);
+    assert!(used < 10, "{used} connections to the upstream for 20 calls");
+}
+
 /// An upstream whose tool list comes in pages (the Python SDK's low-level server, 25 tools in
 /// pages of 10, over stdio): the gateway follows `nextCursor` to the end, so every tool of
 /// every page is listed and callable.
