@@ -76,15 +76,16 @@ impl Auditor {
 
     /// Records an entry; waits while the queue is full.
     pub async fn record(&self, e: AuditEntry) {
+        // Text fields as `&str` (recorded as they are, not through `Display`).
         tracing::info!(
             target: "audit",
-            principal = %e.principal,
+            principal = e.principal.as_str(),
             token_id = e.token_id.as_deref().unwrap_or(""),
             session = e.session.as_deref().unwrap_or(""),
-            action = %e.action,
+            action = e.action.as_str(),
             upstream = e.upstream.as_deref().unwrap_or(""),
             target_name = e.target.as_deref().unwrap_or(""),
-            outcome = %e.outcome,
+            outcome = e.outcome.as_str(),
             error_class = e.error_class.as_deref().unwrap_or(""),
             latency_ms = e.latency_ms,
             arguments = e.arguments.as_deref().unwrap_or(""),

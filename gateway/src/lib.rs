@@ -16,6 +16,7 @@
 //! | [`names`] | the one rule for names of upstreams, roles and virtual servers |
 //! | [`metrics`] | Prometheus metrics |
 //! | [`telemetry`] | OpenTelemetry traces (OTLP), off unless `OTEL_*` asks |
+//! | [`log_format`] | the log's JSON lines, as tracing-subscriber writes them, at less cost |
 //! | [`origins`] | which browser origins and hosts may reach the gateway; CORS |
 //! | [`body_timeout`] | the request body's read timeout, armed only when a body stalls |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
@@ -31,6 +32,7 @@ pub mod config;
 pub mod console;
 pub mod exchange;
 pub mod followers;
+pub mod log_format;
 pub mod mcp;
 pub mod memory;
 pub mod metrics;
