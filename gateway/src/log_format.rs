@@ -8,13 +8,18 @@
 //! (docs/benchmarks.md, "The log line of every call"). Here a line is built in one buffer, and
 //! a span's JSON text goes in as it is, with its name added. Events bridged from the `log`
 //! crate, and a span whose fields are not a JSON object, take tracing-subscriber's own path.
+//!
+//! A span's fields are kept as that JSON text ([`SpanFields`], the same text as
+//! tracing-subscriber's `JsonFields`), written once when the span opens: every request opens one.
 
 use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 
 use tracing::field::{Field, Visit};
+use tracing::span::Record;
 use tracing::{Event, Subscriber};
-use tracing_subscriber::fmt::format::{Format, Json, Writer};
+use tracing_subscriber::field::RecordFields;
+use tracing_subscriber::fmt::format::{Format, Json, JsonFields, Writer};
 use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
 use tracing_subscriber::registry::{LookupSpan, SpanRef};
@@ -170,6 +175,99 @@ fn string(line: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(line, s);
 }
 
+/// A span's fields as the JSON object tracing-subscriber's `JsonFields` writes: members in name
+/// order, the last value of a name kept, `Debug` values as strings (`r#` taken off their names).
+/// Fields recorded after the span opened go through `JsonFields` itself.
+#[derive(Default)]
+pub struct SpanFields;
+
+impl<'w> FormatFields<'w> for SpanFields {
+    fn format_fields<R: RecordFields>(&self, mut writer: Writer<'w>, fields: R) -> fmt::Result {
+        let mut members = Members::default();
+        fields.record(&mut members);
+        members.0.sort_by(|a, b| a.0.cmp(b.0));
+        let mut text = Vec::with_capacity(128);
+        text.push(b'{');
+        let mut written = 0;
+        for (i, (name, value)) in members.0.iter().enumerate() {
+            // Of several values under one name, the last.
+            if members.0.get(i + 1).is_some_and(|next| next.0 == *name) {
+                continue;
+            }
+            if written > 0 {
+                text.push(b',');
+            }
+            written += 1;
+            string(&mut text, name);
+            text.push(b':');
+            text.extend_from_slice(value);
+        }
+        text.push(b'}');
+        writer.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+    }
+
+    fn add_fields(
+        &self,
+        current: &'w mut FormattedFields<Self>,
+        fields: &Record<'_>,
+    ) -> fmt::Result {
+        if current.fields.is_empty() {
+            return self.format_fields(current.as_writer(), fields);
+        }
+        let mut theirs = FormattedFields::<JsonFields>::new(std::mem::take(&mut current.fields));
+        let out = JsonFields::new().add_fields(&mut theirs, fields);
+        current.fields = theirs.fields;
+        out
+    }
+}
+
+/// A span's fields as they are recorded: each name with its value's JSON text.
+#[derive(Default)]
+struct Members(Vec<(&'static str, Vec<u8>)>);
+
+impl Members {
+    fn json(&mut self, name: &'static str, v: impl serde::Serialize) {
+        self.0
+            .push((name, serde_json::to_vec(&v).unwrap_or_default()));
+    }
+}
+
+impl Visit for Members {
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.json(field.name(), value);
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.json(field.name(), value);
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.json(field.name(), value);
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.json(field.name(), value);
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.json(field.name(), value);
+    }
+
+    fn record_bytes(&mut self, field: &Field, value: &[u8]) {
+        self.json(field.name(), value);
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        let name = field.name();
+        // tracing-log's `log.*` fields are left out, as `JsonFields` leaves them.
+        if name.starts_with("log.") {
+            return;
+        }
+        let name = name.strip_prefix("r#").unwrap_or(name);
+        self.json(name, format!("{value:?}"));
+    }
+}
+
 /// An event's fields, as tracing-serde's map visitor writes them.
 struct Fields<'a> {
     line: &'a mut Vec<u8>,
@@ -274,6 +372,7 @@ mod tests {
             .with(
                 tracing_subscriber::fmt::layer()
                     .json()
+                    .fmt_fields(SpanFields)
                     .event_format(JsonLines::with_timer(Fixed))
                     .with_writer(move || o.clone()),
             )
@@ -309,9 +408,25 @@ mod tests {
             tracing::info!(parent: &empty, "with an explicit parent");
             tracing::info!(parent: None, "with no parent");
             tracing::info!(r#type = "raw", "a raw name");
+            let kinds = tracing::info_span!(
+                "kinds",
+                z = 1u64,
+                a = -2i64,
+                m = 0.25f64,
+                t = false,
+                d = ?Shown("dbg \"x\""),
+                r#loop = ?Shown("raw"),
+                e = "esc\n\"",
+                later = tracing::field::Empty,
+            );
+            let _k = kinds.enter();
+            tracing::info!("in a span with every kind of field");
+            kinds.record("later", 5i64);
+            kinds.record("z", "again");
+            tracing::info!("after fields were recorded later");
         });
         let (ours, stock) = (ours.text(), stock.text());
-        assert_eq!(ours.lines().count(), 7, "{ours}");
+        assert_eq!(ours.lines().count(), 9, "{ours}");
         for (a, b) in ours.lines().zip(stock.lines()) {
             assert_eq!(a, b);
         }

@@ -211,6 +211,7 @@ async fn main() -> anyhow::Result<()> {
         .with(
             tracing_subscriber::fmt::layer()
                 .json()
+                .fmt_fields(gateway::log_format::SpanFields)
                 .event_format(gateway::log_format::JsonLines::new())
                 .with_writer(std::io::stderr),
         )
