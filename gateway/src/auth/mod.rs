@@ -18,7 +18,7 @@ pub mod pat;
 pub mod rbac;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use registry::Registry;
 use serde_json::{Map, Value};
@@ -45,42 +45,13 @@ pub struct Principal {
     pub bearer: Option<crate::config::Secret>,
     /// [`Principal::key`], built once: a request reads it three times (rate limit, session
     /// owner, audit entry).
-    key: String,
-}
-
-/// The parts a [`Principal`] is made of (its key is derived from them).
-pub struct Parts {
-    pub subject: String,
-    pub kind: &'static str,
-    pub issuer: Option<String>,
-    pub token_id: Option<String>,
-    pub roles: Vec<String>,
-    pub access: Access,
-    pub bearer: Option<crate::config::Secret>,
+    key: OnceLock<String>,
 }
 
 impl Principal {
-    pub fn new(p: Parts) -> Self {
-        let key = match (p.kind, &p.issuer) {
-            ("oauth", Some(iss)) => format!("oauth:{iss}#{}", p.subject),
-            ("anonymous", _) => "anonymous".into(),
-            (kind, _) => format!("{kind}:{}", p.subject),
-        };
-        Self {
-            subject: p.subject,
-            kind: p.kind,
-            issuer: p.issuer,
-            token_id: p.token_id,
-            roles: p.roles,
-            access: p.access,
-            bearer: p.bearer,
-            key,
-        }
-    }
-
     /// Everyone, with every right (`auth.mode = none`).
     pub fn anonymous() -> Self {
-        Self::new(Parts {
+        Self {
             subject: "anonymous".into(),
             kind: "anonymous",
             issuer: None,
@@ -88,13 +59,18 @@ impl Principal {
             roles: Vec::new(),
             access: Access::everything(),
             bearer: None,
-        })
+            key: OnceLock::new(),
+        }
     }
 
     /// One string per principal: sessions belong to it, rate limits and per-session upstream
     /// connections are keyed by it, the audit log names it.
     pub fn key(&self) -> &str {
-        &self.key
+        self.key.get_or_init(|| match (self.kind, &self.issuer) {
+            ("oauth", Some(iss)) => format!("oauth:{iss}#{}", self.subject),
+            ("anonymous", _) => "anonymous".into(),
+            (kind, _) => format!("{kind}:{}", self.subject),
+        })
     }
 }
 
@@ -223,7 +199,7 @@ impl Authenticator {
             .and_then(Value::as_str)
             .ok_or_else(|| AuthError::InvalidToken("the token has no sub claim".into()))?
             .to_string();
-        Ok(Arc::new(Principal::new(Parts {
+        Ok(Arc::new(Principal {
             subject,
             kind: "oauth",
             issuer: Some(issuer.issuer.clone()),
@@ -234,7 +210,8 @@ impl Authenticator {
             access: self.roles.access(&roles),
             roles,
             bearer: Some(crate::config::Secret::new(token)),
-        })))
+            key: OnceLock::new(),
+        }))
     }
 
     async fn principal_of_pat(&self, token: &str) -> Result<Arc<Principal>, AuthError> {
@@ -256,7 +233,7 @@ impl Authenticator {
                 return Ok(b.principal.clone());
             }
         }
-        let principal = Arc::new(Principal::new(Parts {
+        let principal = Arc::new(Principal {
             subject: rec.owner.clone(),
             kind: "pat",
             issuer: None,
@@ -264,7 +241,8 @@ impl Authenticator {
             access: self.roles.access(&rec.roles),
             roles: rec.roles.clone(),
             bearer: None,
-        }));
+            key: OnceLock::new(),
+        });
         built.insert(
             rec.id.clone(),
             Built {
@@ -367,16 +345,15 @@ mod tests {
     #[test]
     fn principal_keys_differ_by_kind_and_issuer() {
         assert_eq!(Principal::anonymous().key(), "anonymous");
-        let of = |kind, issuer: Option<&str>| {
-            Principal::new(Parts {
-                subject: "s".into(),
-                kind,
-                issuer: issuer.map(str::to_string),
-                token_id: None,
-                roles: Vec::new(),
-                access: RoleBook::new().access(&[]),
-                bearer: None,
-            })
+        let of = |kind, issuer: Option<&str>| Principal {
+            subject: "s".into(),
+            kind,
+            issuer: issuer.map(str::to_string),
+            token_id: None,
+            roles: Vec::new(),
+            access: RoleBook::new().access(&[]),
+            bearer: None,
+            key: OnceLock::new(),
         };
         assert_eq!(of("oauth", Some("https://i")).key(), "oauth:https://i#s");
         assert_eq!(of("pat", None).key(), "pat:s");

@@ -213,15 +213,7 @@ url = "http://127.0.0.1:{port}/mcp/""#
     // The SDK answers each call over SSE, here through the client that follows redirects:
     // its connections are kept as well (5 of them for these 22 calls before the drain of
     // `upstream::h1`, 4 after: this server ends its streams with the answer).
-    for i in 0..20 {
-        let r = host
-            .request(
-                "tools/call",
-                json!({"name": "py__shout", "arguments": {"text": format!("w{i}")}}),
-            )
-            .await;
-        assert_eq!(r["result"]["content"][0]["text"], format!("W{i}"), "{r}");
-    }
+    shout_many(&mut host, "py__shout", 20, &gw).await;
     let used = gateway_tests::connections_to(port);
     assert!(used < 10, "{used} connections to the upstream for 22 calls");
 }
@@ -259,20 +251,7 @@ url = "https://localhost:{port}/mcp""#
     .await;
     gw.wait_up(&["tls"]).await;
     let mut host = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
-    for i in 0..20 {
-        let r = host
-            .request(
-                "tools/call",
-                json!({"name": "tls__shout", "arguments": {"text": format!("w{i}")}}),
-            )
-            .await;
-        assert_eq!(
-            r["result"]["content"][0]["text"],
-            format!("W{i}"),
-            "{r}\n{}",
-            gw.log()
-        );
-    }
+    shout_many(&mut host, "tls__shout", 20, &gw).await;
     let used = gateway_tests::connections_to(port);
     assert!(used < 10, "{used} connections to the upstream for 20 calls");
 }
@@ -309,6 +288,24 @@ args = ["{server}", "25", "10"]"#,
         .request("tools/call", json!({"name": "paged__t24", "arguments": {}}))
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "called t24", "{r}");
+}
+
+/// `n` calls of a `shout` tool (the Python SDK servers'), each answered with its text upper-cased.
+async fn shout_many(host: &mut gateway_tests::RawClient, tool: &str, n: usize, gw: &Gateway) {
+    for i in 0..n {
+        let r = host
+            .request(
+                "tools/call",
+                json!({"name": tool, "arguments": {"text": format!("w{i}")}}),
+            )
+            .await;
+        assert_eq!(
+            r["result"]["content"][0]["text"],
+            format!("W{i}"),
+            "{r}\n{}",
+            gw.log()
+        );
+    }
 }
 
 /// A gateway config on a fresh SQLite file with one upstream (its `[[upstreams]]` fields).
