@@ -3,7 +3,8 @@ uvicorn with a certificate of a private certificate authority, for the tests.
 
 Usage: tls_server.py PORT DIR. It writes DIR/ca.pem (the authority's certificate, which a client
 must trust) and DIR/server.pem and DIR/server.key (for `localhost` and 127.0.0.1, signed by
-that authority), then serves one tool, `shout`, at https://127.0.0.1:PORT/mcp.
+that authority), then serves one tool, `shout`, at https://127.0.0.1:PORT/mcp. `cryptography`
+and `uvicorn` come with the SDK (its `pyjwt[crypto]` and server dependencies).
 """
 
 import datetime
