@@ -296,7 +296,9 @@ pub fn service(
        + 'static {
     let config = state.config.clone();
     ServiceBuilder::new()
-        .layer(crate::origins::CorsLayer::new(&config.server.allowed_origins))
+        .layer(crate::origins::CorsLayer::new(
+            &config.server.allowed_origins,
+        ))
         .map_response(IntoResponse::into_response)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -305,7 +307,15 @@ pub fn service(
                 .get("x-request-id")
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("");
-            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id, trace_id = tracing::field::Empty)
+            // Text fields as `&str`: recorded as they are, where `%` formatted each into a new
+            // string for every request.
+            tracing::info_span!(
+                "http",
+                method = req.method().as_str(),
+                path = req.uri().path(),
+                request_id = id,
+                trace_id = tracing::field::Empty
+            )
         }))
         // Every log line of a request carries its id, and the client gets it back.
         .layer(PropagateRequestIdLayer::x_request_id())
