@@ -221,15 +221,9 @@ mod tests {
     /// A full queue makes callers wait, and every entry is written, in a chain that verifies.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_full_queue_makes_callers_wait_and_loses_nothing() {
-        use registry::{AuditQuery, AuditStore, OpenOptions, SqlRegistry};
-        let dir = std::env::temp_dir().join(format!("audit-queue-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let url = format!("sqlite://{}/a.db?mode=rwc", dir.display());
-        let reg = Arc::new(
-            SqlRegistry::open(&url, OpenOptions::default())
-                .await
-                .unwrap(),
-        );
+        use registry::{AuditQuery, AuditStore};
+        let (reg, _dir) = crate::testing::sqlite_registry().await;
+        let reg = Arc::new(reg);
         let config = AuditConfig {
             redact_keys: Vec::new(),
             max_argument_bytes: 4096,
@@ -273,7 +267,6 @@ mod tests {
         expected.sort();
         assert_eq!(targets, expected);
         assert!(reg.verify_audit().await.unwrap().ok);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub mod upstream;
 
 #[cfg(test)]
 mod error_map_tests;
+#[cfg(test)]
+mod testing;
 
 pub use app::Application;
 pub use config::Config;

@@ -285,7 +285,7 @@ impl Fields<'_> {
         self.line.push(b':');
     }
 
-    fn number(&mut self, field: &Field, v: impl serde::Serialize) {
+    fn value(&mut self, field: &Field, v: impl serde::Serialize) {
         self.key(field);
         let _ = serde_json::to_writer(&mut *self.line, &v);
     }
@@ -293,24 +293,23 @@ impl Fields<'_> {
 
 impl Visit for Fields<'_> {
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.number(field, value);
+        self.value(field, value);
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.number(field, value);
+        self.value(field, value);
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.number(field, value);
+        self.value(field, value);
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.number(field, value);
+        self.value(field, value);
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.key(field);
-        string(self.line, value);
+        self.value(field, value);
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {

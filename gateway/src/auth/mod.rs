@@ -281,13 +281,8 @@ mod tests {
     /// the same; a roles reload or a revocation is seen by the next request.
     #[tokio::test]
     async fn a_pat_principal_is_shared_until_its_roles_or_record_change() {
-        use registry::{EntryKind, OpenOptions, SqlRegistry};
-        let dir = std::env::temp_dir().join(format!("pat-cache-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let url = format!("sqlite://{}/r.db?mode=rwc", dir.display());
-        let reg = SqlRegistry::open(&url, OpenOptions::default())
-            .await
-            .unwrap();
+        use registry::EntryKind;
+        let (reg, _dir) = crate::testing::sqlite_registry().await;
         let registry: Arc<dyn Registry> = Arc::new(reg);
         let spec = |tools: &[&str]| serde_json::json!({"name": "r", "tools": tools});
         registry.put_role("r", &spec(&["a"]), "test").await.unwrap();
@@ -339,7 +334,6 @@ mod tests {
         registry.revoke_token(&rec.id).await.unwrap();
         auth.tokens.forget(&rec.id);
         assert!(auth.authenticate(Some(&token)).await.is_err());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -171,15 +171,7 @@ env = {{ MEMORY_FILE_PATH = "{dir}/memory.jsonl" }}
 #[tokio::test]
 async fn an_upstream_whose_url_redirects_is_followed() {
     let port = free_port();
-    let _server = tokio::process::Command::new(peers().join("venv/bin/python"))
-        .arg(gateway_tests::package_dir().join("clients/sdk_server.py"))
-        .arg(port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the SDK server");
-    wait_port(port).await;
+    let _server = python_server("sdk_server.py", port, &[]).await;
     let upstream = format!(
         r#"name = "py"
 transport = "http"
@@ -227,16 +219,7 @@ url = "http://127.0.0.1:{port}/mcp/""#
 async fn an_https_upstream_signed_by_a_private_authority_is_trusted() {
     let port = free_port();
     let certs = gateway_tests::scratch();
-    let _server = tokio::process::Command::new(peers().join("venv/bin/python"))
-        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
-        .arg(port.to_string())
-        .arg(&certs)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the TLS server");
-    wait_port(port).await;
+    let _server = python_server("tls_server.py", port, &[certs.as_os_str()]).await;
     let ca = certs.join("ca.pem");
     assert!(ca.exists(), "the server wrote its authority's certificate");
     let upstream = format!(
@@ -288,6 +271,26 @@ args = ["{server}", "25", "10"]"#,
         .request("tools/call", json!({"name": "paged__t24", "arguments": {}}))
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "called t24", "{r}");
+}
+
+/// One of `tests/clients`' Python servers (the SDK's venv) on `port`, listening; stopped when
+/// dropped.
+async fn python_server(
+    script: &str,
+    port: u16,
+    args: &[&std::ffi::OsStr],
+) -> tokio::process::Child {
+    let child = tokio::process::Command::new(peers().join("venv/bin/python"))
+        .arg(gateway_tests::package_dir().join("clients").join(script))
+        .arg(port.to_string())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {script}: {e}"));
+    wait_port(port).await;
+    child
 }
 
 /// `n` calls of a `shout` tool (the Python SDK servers'), each answered with its text upper-cased.
