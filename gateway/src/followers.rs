@@ -103,7 +103,7 @@ pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
         let registry = reg.clone();
         async move {
             match change {
-                Some(Change::Token(id)) => return auth.tokens.forget(&id),
+                Some(Change::Token(id)) => return auth.forget_token(&id),
                 Some(Change::Lost) => auth.tokens.distrust_all(),
                 Some(Change::Role(_)) | None => {}
                 Some(Change::Upstream(_) | Change::VirtualServer(_)) => return,

@@ -119,7 +119,7 @@ pub async fn revoke_token(
         .await
         .map_err(AdminError::from);
     if out.is_ok() {
-        state.auth.tokens.forget(&id);
+        state.auth.forget_token(&id);
     }
     let rec = audited(&state, &p, "admin.token.revoke", &id, None, started, out).await?;
     Ok(Json(rec.into()))

@@ -155,6 +155,13 @@ impl Authenticator {
         self.config.mode == AuthMode::Required
     }
 
+    /// Drops what is remembered of a token (revoked here or on another replica): its verdict
+    /// and the principal built from it.
+    pub fn forget_token(&self, id: &str) {
+        self.tokens.forget(id);
+        self.pat_principals.lock().unwrap().remove(id);
+    }
+
     /// The caller of every request when authentication is off, one for all of them.
     pub fn anonymous(&self) -> Arc<Principal> {
         self.anonymous.clone()
@@ -332,7 +339,8 @@ mod tests {
         let wrong = format!("{}x", &token[..token.len() - 1]);
         assert!(auth.authenticate(Some(&wrong)).await.is_err());
         registry.revoke_token(&rec.id).await.unwrap();
-        auth.tokens.forget(&rec.id);
+        auth.forget_token(&rec.id);
+        assert!(auth.pat_principals.lock().unwrap().is_empty());
         assert!(auth.authenticate(Some(&token)).await.is_err());
     }
 
