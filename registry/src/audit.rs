@@ -85,7 +85,7 @@ pub fn chain_hash(prev_hash: &str, seq: i64, entry: &AuditEntry) -> String {
     // Written straight into the hasher: the same bytes as formatting them first.
     let _ = write!(h, "\n{seq}\n");
     let _ = serde_json::to_writer(&mut h, entry);
-    hex::encode(h.finalize())
+    crate::hash::to_hex(&h.finalize())
 }
 
 #[async_trait]

@@ -122,7 +122,7 @@ impl OnnxEmbedder {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            &hex::encode(Sha256::digest(&onnx))[..16]
+            &crate::hash::to_hex(&Sha256::digest(&onnx))[..16]
         );
         let mut primary = session_of(onnx, tokenizer)?;
         let probe = primary
