@@ -22,10 +22,15 @@ pub async fn gateway(
 ) -> anyhow::Result<(tokio::process::Child, String, Option<String>)> {
     let dir = gateway_tests::scratch();
     let config = dir.join("gateway.toml");
-    let mut text = format!("[database]\nurl = \"sqlite://{}/gw.db?mode=rwc\"\n\n[[upstreams]]\nname = \"fx\"\ntransport = \"http\"\nurl = \"{upstream}\"\nprefix = \"never\"\n", dir.display());
-    if auth {
-        text.push_str("\n[auth]\nmode = \"required\"\n\n[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n");
-    }
+    // The same text the benchmark scripts use (`scripts/bench-gateway-config`).
+    let template = include_str!("../../../../scripts/bench-gateway.toml");
+    let template = match auth {
+        true => template,
+        false => template.split("# with --auth").next().unwrap_or(template),
+    };
+    let text = template
+        .replace("{dir}", &dir.display().to_string())
+        .replace("{upstream}", upstream);
     std::fs::write(&config, text)?;
     let token = if auth {
         let out = Command::new(bin)
