@@ -40,7 +40,7 @@ pub fn generate() -> (String, String, String) {
 }
 
 pub fn hash(token: &str) -> String {
-    registry::hash::to_hex(&Sha256::digest(token.as_bytes()))
+    registry::hash::text_hash(token)
 }
 
 /// Whether `token`'s hash is `stored` (hex), compared in constant time, without allocating.

@@ -97,7 +97,7 @@ impl SessionCodec {
 
 /// What the registry keeps of a terminated session: never the id itself.
 pub fn id_hash(id: &str) -> String {
-    registry::hash::to_hex(&Sha256::digest(id.as_bytes()))
+    registry::hash::text_hash(id)
 }
 
 #[cfg(test)]
