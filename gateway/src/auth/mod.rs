@@ -226,11 +226,24 @@ impl Authenticator {
             .tokens
             .check(&self.registry, token)
             .await
-            .map_err(|r| match r {
-                pat::Refusal::Unknown => AuthError::InvalidToken("unknown token".into()),
-                pat::Refusal::Revoked => AuthError::InvalidToken("the token was revoked".into()),
-                pat::Refusal::Expired => AuthError::InvalidToken("the token has expired".into()),
-                pat::Refusal::Unavailable => AuthError::Unavailable,
+            .map_err(|r| {
+                // Tokens are never deleted, only revoked or expired: what is remembered of an
+                // expired one goes now, as a revoked one's does, not at restart.
+                if r == pat::Refusal::Expired {
+                    if let Some(id) = pat::id_of(token) {
+                        self.forget_token(id);
+                    }
+                }
+                match r {
+                    pat::Refusal::Unknown => AuthError::InvalidToken("unknown token".into()),
+                    pat::Refusal::Revoked => {
+                        AuthError::InvalidToken("the token was revoked".into())
+                    }
+                    pat::Refusal::Expired => {
+                        AuthError::InvalidToken("the token has expired".into())
+                    }
+                    pat::Refusal::Unavailable => AuthError::Unavailable,
+                }
             })?;
         // Read before the roles are: see `RoleBook::generation`.
         let generation = self.roles.generation();
@@ -342,6 +355,64 @@ mod tests {
         auth.forget_token(&rec.id);
         assert!(auth.pat_principals.lock().unwrap().is_empty());
         assert!(auth.authenticate(Some(&token)).await.is_err());
+    }
+
+    /// An expired token's principal is let go when the expiry is noticed, not kept until
+    /// restart.
+    #[tokio::test]
+    async fn an_expired_pat_leaves_no_principal_behind() {
+        let (reg, _dir) = crate::testing::sqlite_registry().await;
+        let registry: Arc<dyn Registry> = Arc::new(reg);
+        registry
+            .put_role(
+                "r",
+                &serde_json::json!({"name": "r", "tools": ["a"]}),
+                "test",
+            )
+            .await
+            .unwrap();
+        let roles = Arc::new(RoleBook::new());
+        roles.reload(registry.as_ref()).await.unwrap();
+        let config = AuthConfig {
+            mode: AuthMode::Required,
+            resource: None,
+            issuers: Vec::new(),
+            required_scopes: Vec::new(),
+            role_mappings: Vec::new(),
+            leeway: std::time::Duration::from_secs(30),
+            jwks_ttl: std::time::Duration::from_secs(300),
+            jwks_min_refresh: std::time::Duration::from_secs(10),
+            rate_limit: None,
+        };
+        let auth = Authenticator::new(config, roles, registry.clone(), reqwest::Client::new());
+        // A token that lives for half a second (`issue` counts in days).
+        let (token, id, token_hash) = pat::generate();
+        let now = registry::now_ms();
+        let rec = registry::TokenRecord {
+            id: id.clone(),
+            name: "t".into(),
+            owner: "ann".into(),
+            roles: vec!["r".into()],
+            token_hash,
+            created_at: now,
+            expires_at: Some(now + 500),
+            last_used_at: None,
+            revoked_at: None,
+        };
+        registry.create_token(&rec).await.unwrap();
+        auth.authenticate(Some(&token)).await.unwrap();
+        assert!(auth.pat_principals.lock().unwrap().contains_key(&id));
+
+        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+        let refused = auth.authenticate(Some(&token)).await;
+        assert!(
+            matches!(&refused, Err(AuthError::InvalidToken(m)) if m.contains("expired")),
+            "{refused:?}"
+        );
+        assert!(
+            !auth.pat_principals.lock().unwrap().contains_key(&id),
+            "the expired token's principal is still kept"
+        );
     }
 
     #[test]
