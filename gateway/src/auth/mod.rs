@@ -308,19 +308,8 @@ mod tests {
         registry.put_role("r", &spec(&["a"]), "test").await.unwrap();
         let roles = Arc::new(RoleBook::new());
         roles.reload(registry.as_ref()).await.unwrap();
-        let config = AuthConfig {
-            mode: AuthMode::Required,
-            resource: None,
-            issuers: Vec::new(),
-            required_scopes: Vec::new(),
-            role_mappings: Vec::new(),
-            leeway: std::time::Duration::from_secs(30),
-            jwks_ttl: std::time::Duration::from_secs(300),
-            jwks_min_refresh: std::time::Duration::from_secs(10),
-            rate_limit: None,
-        };
         let auth = Authenticator::new(
-            config,
+            required(),
             roles.clone(),
             registry.clone(),
             reqwest::Client::new(),
@@ -357,6 +346,21 @@ mod tests {
         assert!(auth.authenticate(Some(&token)).await.is_err());
     }
 
+    /// Authentication required, PATs only.
+    fn required() -> AuthConfig {
+        AuthConfig {
+            mode: AuthMode::Required,
+            resource: None,
+            issuers: Vec::new(),
+            required_scopes: Vec::new(),
+            role_mappings: Vec::new(),
+            leeway: std::time::Duration::from_secs(30),
+            jwks_ttl: std::time::Duration::from_secs(300),
+            jwks_min_refresh: std::time::Duration::from_secs(10),
+            rate_limit: None,
+        }
+    }
+
     /// An expired token's principal is let go when the expiry is noticed, not kept until
     /// restart.
     #[tokio::test]
@@ -373,18 +377,7 @@ mod tests {
             .unwrap();
         let roles = Arc::new(RoleBook::new());
         roles.reload(registry.as_ref()).await.unwrap();
-        let config = AuthConfig {
-            mode: AuthMode::Required,
-            resource: None,
-            issuers: Vec::new(),
-            required_scopes: Vec::new(),
-            role_mappings: Vec::new(),
-            leeway: std::time::Duration::from_secs(30),
-            jwks_ttl: std::time::Duration::from_secs(300),
-            jwks_min_refresh: std::time::Duration::from_secs(10),
-            rate_limit: None,
-        };
-        let auth = Authenticator::new(config, roles, registry.clone(), reqwest::Client::new());
+        let auth = Authenticator::new(required(), roles, registry.clone(), reqwest::Client::new());
         // A token that lives for half a second (`issue` counts in days).
         let (token, id, token_hash) = pat::generate();
         let now = registry::now_ms();
