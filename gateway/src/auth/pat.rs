@@ -237,9 +237,10 @@ impl TokenChecker {
         Ok(rec)
     }
 
-    /// Drops what is remembered of a token (revoked here or on another replica).
+    /// Drops what is remembered of a token (revoked here or on another replica, or expired).
     pub fn forget(&self, id: &str) {
         self.recent.lock().unwrap().remove(id);
+        self.touched.lock().unwrap().remove(id);
     }
 
     /// Registry notifications were missed, and one of them may have been a revocation: no
@@ -267,6 +268,37 @@ mod tests {
         assert_eq!(id_of("mcpgw_short_x"), None);
         assert_eq!(id_of("eyJhbGciOi.x.y"), None);
         assert!(same_bytes(b"abc", b"abc") && !same_bytes(b"abc", b"abd"));
+    }
+
+    /// A token forgotten (revoked or expired) leaves nothing of itself in the checker.
+    #[tokio::test]
+    async fn a_forgotten_token_leaves_nothing_behind() {
+        let (reg, _dir) = crate::testing::sqlite_registry().await;
+        let registry: Arc<dyn Registry> = Arc::new(reg);
+        let (token, id, token_hash) = generate();
+        let rec = TokenRecord {
+            id: id.clone(),
+            name: "t".into(),
+            owner: "ann".into(),
+            roles: Vec::new(),
+            token_hash,
+            created_at: now_ms(),
+            expires_at: None,
+            last_used_at: None,
+            revoked_at: None,
+        };
+        registry.create_token(&rec).await.unwrap();
+        let checker = TokenChecker::default();
+        checker.check(&registry, &token).await.unwrap();
+        assert!(checker.recent.lock().unwrap().contains_key(&id));
+        assert!(checker.touched.lock().unwrap().contains_key(&id));
+
+        checker.forget(&id);
+        assert!(checker.recent.lock().unwrap().is_empty());
+        assert!(
+            checker.touched.lock().unwrap().is_empty(),
+            "the time of its last write is still kept"
+        );
     }
 }
 
