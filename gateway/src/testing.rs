@@ -1,8 +1,8 @@
-//! What unit tests share: a registry on a SQLite file of its own.
+//! What unit tests share: a registry on a SQLite file of its own, and tokens stored in it.
 
 use std::path::PathBuf;
 
-use registry::{OpenOptions, SqlRegistry};
+use registry::{OpenOptions, Registry, SqlRegistry, TokenRecord};
 
 /// A folder removed when dropped.
 pub struct Scratch(PathBuf);
@@ -22,4 +22,27 @@ pub async fn sqlite_registry() -> (SqlRegistry, Scratch) {
         .await
         .unwrap();
     (reg, Scratch(dir))
+}
+
+/// A personal access token of `ann` with `roles`, stored in `registry` (`expires_at` in ms since
+/// the epoch, which `pat::issue` only takes in whole days); its text and id.
+pub async fn stored_token(
+    registry: &dyn Registry,
+    roles: &[&str],
+    expires_at: Option<i64>,
+) -> (String, String) {
+    let (token, id, token_hash) = crate::auth::pat::generate();
+    let rec = TokenRecord {
+        id: id.clone(),
+        name: "t".into(),
+        owner: "ann".into(),
+        roles: roles.iter().map(|r| r.to_string()).collect(),
+        token_hash,
+        created_at: registry::now_ms(),
+        expires_at,
+        last_used_at: None,
+        revoked_at: None,
+    };
+    registry.create_token(&rec).await.unwrap();
+    (token, id)
 }

@@ -227,9 +227,10 @@ impl Authenticator {
             .check(&self.registry, token)
             .await
             .map_err(|r| {
-                // Tokens are never deleted, only revoked or expired: what is remembered of an
-                // expired one goes now, as a revoked one's does, not at restart.
-                if r == pat::Refusal::Expired {
+                // A token refused for good (tokens are never deleted, only revoked or expired)
+                // leaves nothing behind: its verdict and principal go now, not at restart. A
+                // revocation announced by the registry is forgotten before it is seen here.
+                if matches!(r, pat::Refusal::Revoked | pat::Refusal::Expired) {
                     if let Some(id) = pat::id_of(token) {
                         self.forget_token(id);
                     }
@@ -361,10 +362,10 @@ mod tests {
         }
     }
 
-    /// An expired token's principal is let go when the expiry is noticed, not kept until
-    /// restart.
+    /// A token refused for good, expired or revoked (here seen in the database, as after
+    /// missed notifications), leaves no principal behind: not kept until restart.
     #[tokio::test]
-    async fn an_expired_pat_leaves_no_principal_behind() {
+    async fn a_token_refused_for_good_leaves_no_principal_behind() {
         let (reg, _dir) = crate::testing::sqlite_registry().await;
         let registry: Arc<dyn Registry> = Arc::new(reg);
         registry
@@ -378,33 +379,35 @@ mod tests {
         let roles = Arc::new(RoleBook::new());
         roles.reload(registry.as_ref()).await.unwrap();
         let auth = Authenticator::new(required(), roles, registry.clone(), reqwest::Client::new());
-        // A token that lives for half a second (`issue` counts in days).
-        let (token, id, token_hash) = pat::generate();
-        let now = registry::now_ms();
-        let rec = registry::TokenRecord {
-            id: id.clone(),
-            name: "t".into(),
-            owner: "ann".into(),
-            roles: vec!["r".into()],
-            token_hash,
-            created_at: now,
-            expires_at: Some(now + 500),
-            last_used_at: None,
-            revoked_at: None,
-        };
-        registry.create_token(&rec).await.unwrap();
-        auth.authenticate(Some(&token)).await.unwrap();
-        assert!(auth.pat_principals.lock().unwrap().contains_key(&id));
+        // One that lives for half a second, one that is revoked.
+        let soon = Some(registry::now_ms() + 500);
+        let (expiring, expiring_id) =
+            crate::testing::stored_token(registry.as_ref(), &["r"], soon).await;
+        let (revoked, revoked_id) =
+            crate::testing::stored_token(registry.as_ref(), &["r"], None).await;
+        auth.authenticate(Some(&expiring)).await.unwrap();
+        auth.authenticate(Some(&revoked)).await.unwrap();
+        let kept = auth.pat_principals.lock().unwrap().len();
+        assert_eq!(kept, 2, "both principals are built and kept");
 
         tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-        let refused = auth.authenticate(Some(&token)).await;
+        refused_and_forgotten(&auth, &expiring, &expiring_id, "expired").await;
+
+        registry.revoke_token(&revoked_id).await.unwrap();
+        auth.tokens.distrust_all();
+        refused_and_forgotten(&auth, &revoked, &revoked_id, "revoked").await;
+    }
+
+    /// `token` is refused, saying `why`, and its principal is no longer kept.
+    async fn refused_and_forgotten(auth: &Authenticator, token: &str, id: &str, why: &str) {
+        let refused = auth.authenticate(Some(token)).await;
         assert!(
-            matches!(&refused, Err(AuthError::InvalidToken(m)) if m.contains("expired")),
+            matches!(&refused, Err(AuthError::InvalidToken(m)) if m.contains(why)),
             "{refused:?}"
         );
         assert!(
-            !auth.pat_principals.lock().unwrap().contains_key(&id),
-            "the expired token's principal is still kept"
+            !auth.pat_principals.lock().unwrap().contains_key(id),
+            "the {why} token's principal is still kept"
         );
     }
 

@@ -203,7 +203,6 @@ impl TokenChecker {
             return Err(Refusal::Unknown);
         }
         if rec.revoked_at.is_some() {
-            self.forget(id);
             return Err(Refusal::Revoked);
         }
         let now = now_ms();
@@ -275,19 +274,7 @@ mod tests {
     async fn a_forgotten_token_leaves_nothing_behind() {
         let (reg, _dir) = crate::testing::sqlite_registry().await;
         let registry: Arc<dyn Registry> = Arc::new(reg);
-        let (token, id, token_hash) = generate();
-        let rec = TokenRecord {
-            id: id.clone(),
-            name: "t".into(),
-            owner: "ann".into(),
-            roles: Vec::new(),
-            token_hash,
-            created_at: now_ms(),
-            expires_at: None,
-            last_used_at: None,
-            revoked_at: None,
-        };
-        registry.create_token(&rec).await.unwrap();
+        let (token, id) = crate::testing::stored_token(registry.as_ref(), &[], None).await;
         let checker = TokenChecker::default();
         checker.check(&registry, &token).await.unwrap();
         assert!(checker.recent.lock().unwrap().contains_key(&id));
