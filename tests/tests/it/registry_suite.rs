@@ -197,3 +197,117 @@ async fn terminated_sessions_on_both_backends() {
     let url = gateway_tests::postgres_database().await;
     terminated_sessions(&SqlRegistry::open(&url, Default::default()).await.unwrap()).await;
 }
+
+/// An SQLite audit log written before `seq` became the table's rowid (migration 0005): its
+/// rows, their order and their chain are all there after the upgrade, it goes on chaining,
+/// and the table no longer keeps a separate index for `seq`.
+#[tokio::test]
+async fn an_sqlite_audit_log_keeps_its_chain_when_seq_becomes_the_rowid() {
+    use registry::audit::chain_hash;
+    use registry::{AuditEntry, AuditQuery, AuditStore};
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    let dir = gateway_tests::scratch();
+    // The schema as the release before this migration left it.
+    let before = dir.join("migrations");
+    std::fs::create_dir_all(&before).unwrap();
+    let all = gateway_tests::package_dir().join("../migrations/sqlite");
+    let mut files: Vec<_> = std::fs::read_dir(&all)
+        .unwrap()
+        .map(|f| f.unwrap().file_name().into_string().unwrap())
+        .filter(|f| f.as_str() < "0005")
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4, "{files:?}");
+    for f in &files {
+        std::fs::copy(all.join(f), before.join(f)).unwrap();
+    }
+    let url = super::sqlite_url(&dir);
+    let pool = SqlitePoolOptions::new().connect(&url).await.unwrap();
+    sqlx::migrate::Migrator::new(before.as_path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    let entry = |i: i64| AuditEntry {
+        at: 1_700_000_000_000 + i,
+        principal: format!("user-{}", i % 3),
+        token_id: None,
+        session: Some("s".into()),
+        action: "tools/call".into(),
+        upstream: Some("up".into()),
+        target: Some(format!("tool-{i}")),
+        outcome: "ok".into(),
+        error_class: None,
+        latency_ms: i,
+        arguments: Some(format!("{{\"n\":{i}}}")),
+    };
+    let mut prev = String::new();
+    for seq in 1..=40 {
+        let e = entry(seq);
+        let hash = chain_hash(&prev, seq, &e);
+        sqlx::query(
+            "INSERT INTO audit_log (seq, at, principal, token_id, session, action, upstream, \
+             target, outcome, error_class, latency_ms, arguments, prev_hash, hash) \
+             VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+        )
+        .bind(seq)
+        .bind(e.at)
+        .bind(&e.principal)
+        .bind(&e.session)
+        .bind(&e.action)
+        .bind(&e.upstream)
+        .bind(&e.target)
+        .bind(&e.outcome)
+        .bind(e.latency_ms)
+        .bind(&e.arguments)
+        .bind(&prev)
+        .bind(&hash)
+        .execute(&pool)
+        .await
+        .unwrap();
+        prev = hash;
+    }
+    sqlx::query("UPDATE audit_head SET seq = 40, hash = ? WHERE id = 1")
+        .bind(&prev)
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+
+    let reg = SqlRegistry::open(&url, Default::default()).await.unwrap();
+    let report = reg.verify_audit().await.unwrap();
+    assert!(report.ok, "{report:?}");
+    assert_eq!((report.checked, report.head_seq), (40, 40));
+    reg.append_audit(&[entry(41), entry(42)]).await.unwrap();
+    let report = reg.verify_audit().await.unwrap();
+    assert!(report.ok && report.checked == 42, "{report:?}");
+    let rows = reg
+        .query_audit(&AuditQuery {
+            principal: Some("user-1".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let seqs: Vec<i64> = rows.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=42).rev().filter(|s| s % 3 == 1).collect::<Vec<_>>());
+    assert_eq!(rows.last().unwrap().entry, entry(1));
+    // `seq` is the rowid: no index of its own, and the query indexes are back.
+    let indexes: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_log' \
+         ORDER BY name",
+    )
+    .fetch_all(reg.pool())
+    .await
+    .unwrap();
+    assert_eq!(
+        indexes,
+        ["audit_log_at", "audit_log_principal", "audit_log_target"]
+    );
+    // A row that takes a used `seq` is still refused.
+    let dup = sqlx::query("INSERT INTO audit_log (seq, at, principal, action, outcome, latency_ms, prev_hash, hash) VALUES (1, 0, 'x', 'a', 'ok', 0, '', '')")
+        .execute(reg.pool())
+        .await;
+    assert!(dup.is_err(), "a second row 1 was taken");
+}
