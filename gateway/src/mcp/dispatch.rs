@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use tracing::Instrument;
 
 use super::hub::Hub;
+use super::outgoing::{Changes, Outgoing};
 use super::session::{PendingClient, Session, LOG_LEVELS};
 use crate::audit::Auditor;
 use crate::auth::Access;
@@ -19,6 +20,7 @@ use crate::routing::lens::Lens;
 use crate::routing::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
 use crate::routing::virtual_servers::VirtualServer;
 use crate::routing::{Mode, ToolRouter};
+use crate::upstream::connection::{Routing, WriteParams};
 use crate::upstream::{CallCtx, Connection, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
@@ -398,11 +400,11 @@ impl Dispatcher {
             self.follow_up(session, name, &e.entry.upstream, &e.entry.key);
         }
         let upstream = e.entry.upstream.clone();
-        let key = e.entry.key.clone();
+        let key = Value::from(e.entry.key.as_str());
         // The upstream's, then the endpoint's (which win where both fix one).
         let mut fixed = Map::new();
         if kind == EntryKind::Tool {
-            if let Some(f) = self.hub.upstreams.fixed_arguments(&upstream, &key) {
+            if let Some(f) = self.hub.upstreams.fixed_arguments(&upstream, &e.entry.key) {
                 fixed = f;
             }
             if let Some(endpoint) = lens.fixed_arguments(name) {
@@ -410,25 +412,13 @@ impl Dispatcher {
             }
         }
         drop(view);
-        let build = || {
-            let mut p = params.cloned().unwrap_or_default();
-            p.insert("name".into(), Value::from(key.as_str()));
-            if !fixed.is_empty() {
-                // The operator's values win over anything a host sent for them.
-                let args = p
-                    .entry("arguments")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if args.is_null() {
-                    *args = Value::Object(Map::new());
-                }
-                if let Some(args) = args.as_object_mut() {
-                    args.extend(fixed.iter().map(|(k, v)| (k.clone(), v.clone())));
-                }
-            }
-            p
+        let outgoing = Outgoing {
+            host: params,
+            replace: ("name", key),
+            fixed,
         };
         let mut result = self
-            .forward(session, id, &upstream, method.as_str(), build)
+            .forward(session, id, &upstream, method.as_str(), outgoing)
             .await?;
         if kind == EntryKind::Tool {
             if let Some(cap) = self.hub.upstreams.result_text_cap(&upstream) {
@@ -472,10 +462,10 @@ impl Dispatcher {
             return Err(resource_not_found(&uri));
         }
         routed.upstream = Some(upstream.clone());
-        let build = || {
-            let mut p = params.cloned().unwrap_or_default();
-            p.insert("uri".into(), Value::from(original.as_str()));
-            p
+        let outgoing = Outgoing {
+            host: params,
+            replace: ("uri", Value::from(original.as_str())),
+            fixed: Map::new(),
         };
         match method {
             Method::ResourcesSubscribe => session.subscribe(&uri),
@@ -487,7 +477,7 @@ impl Dispatcher {
             return Ok(json!({}));
         }
         let mut result = self
-            .forward(session, id, &upstream, method.as_str(), build)
+            .forward(session, id, &upstream, method.as_str(), outgoing)
             .await?;
         if uri != original {
             if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) {
@@ -547,12 +537,12 @@ impl Dispatcher {
             }
         };
         drop(view);
-        let build = || {
-            let mut p = params.cloned().unwrap_or_default();
-            p.insert("ref".into(), new_ref.clone());
-            p
+        let outgoing = Outgoing {
+            host: params,
+            replace: ("ref", new_ref),
+            fixed: Map::new(),
         };
-        self.forward(session, id, &upstream, "completion/complete", build)
+        self.forward(session, id, &upstream, "completion/complete", outgoing)
             .await
     }
 
@@ -654,17 +644,17 @@ impl Dispatcher {
 
     /// Sends a request to an upstream on behalf of the session and waits for its result.
     ///
-    /// `build` makes the upstream's params from the host's. A replay after a lost upstream
-    /// session, or another round of a 2025 host's answers to a 2026-07-28 upstream's
-    /// questions, builds them again: the params (whose arguments may be large) are not copied
-    /// in case one of those rare turns comes.
+    /// `outgoing` makes the upstream's params from the host's; they are written where the
+    /// request goes out (see [`super::outgoing`]). A replay after a lost upstream session, or
+    /// another round of a 2025 host's answers to a 2026-07-28 upstream's questions, writes them
+    /// again: the params (whose arguments may be large) are never copied.
     async fn forward(
         &self,
         session: &Arc<Session>,
         id: &Value,
         upstream: &str,
         method: &str,
-        build: impl Fn() -> Map<String, Value>,
+        outgoing: Outgoing<'_>,
     ) -> Result<Value, McpError> {
         let ups = &self.hub.upstreams;
         // A 2026-07-28 host declares capabilities per request; its shared per-session
@@ -679,12 +669,12 @@ impl Dispatcher {
             )
             .await
             .map_err(|e| unavailable(upstream, &e.to_string()))?;
-        let mut params = build();
         // The host's progress token is unique only within its session: the upstream gets one
         // that is unique within the gateway.
         let mut progress_key = None;
-        if let Some(token) = params
-            .member("_meta")
+        if let Some(token) = outgoing
+            .host
+            .and_then(|p| p.member("_meta"))
             .and_then(|m| m.member("progressToken"))
             .cloned()
         {
@@ -701,37 +691,36 @@ impl Dispatcher {
         }
         // What a round of questions adds to the host's params (`None`: takes away).
         let mut answered: Vec<(&str, Option<Value>)> = Vec::new();
-        let prepare = |params: &mut Map<String, Value>,
-                       conn: &Connection,
-                       answered: &[(&str, Option<Value>)]| {
-            if let Some(key) = &progress_key {
-                params["_meta"]["progressToken"] = Value::from(key.as_str());
+        let envelope = session.envelope();
+        // What the connection changes in the params: a fn, not a closure, so that each round's
+        // answers are borrowed only for its own call.
+        fn changes<'a>(
+            progress: &'a Option<String>,
+            envelope: &'a Map<String, Value>,
+            conn: &Connection,
+            answered: &'a [(&'a str, Option<Value>)],
+        ) -> Changes<'a> {
+            Changes {
+                progress: progress.as_deref(),
+                envelope: conn.is_modern().then_some(envelope),
+                answered,
             }
-            if conn.is_modern() {
-                set_envelope(params, session);
-            } else {
-                strip_envelope(params);
-            }
-            for (k, v) in answered {
-                match v {
-                    Some(v) => params.insert((*k).into(), v.clone()),
-                    None => params.remove(*k),
-                };
-            }
-        };
-        prepare(&mut params, &conn, &answered);
+        }
         let started = std::time::Instant::now();
         let tool = (method == "tools/call")
-            .then(|| {
-                params
-                    .member("name")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            })
+            .then(|| outgoing.replace.1.as_str())
             .flatten();
         let again = conn.may_lose_session() || (!session.modern && conn.is_modern());
         let mut result = self
-            .call_upstream(session, id, upstream, &conn, method, params)
+            .call_upstream(
+                session,
+                id,
+                upstream,
+                &conn,
+                method,
+                &outgoing,
+                &changes(&progress_key, &envelope, &conn, &answered),
+            )
             .await;
         // The upstream lost our session before it processed the call (it restarted): once the
         // connection is re-initialised the call goes again, once, never twice.
@@ -757,10 +746,16 @@ impl Dispatcher {
                         "call replayed after the upstream session was lost"
                     );
                     conn = fresh;
-                    let mut params = build();
-                    prepare(&mut params, &conn, &answered);
                     result = self
-                        .call_upstream(session, id, upstream, &conn, method, params)
+                        .call_upstream(
+                            session,
+                            id,
+                            upstream,
+                            &conn,
+                            method,
+                            &outgoing,
+                            &changes(&progress_key, &envelope, &conn, &answered),
+                        )
                         .await;
                     if let Err(e) = &mut result {
                         take_replayable(e);
@@ -786,10 +781,16 @@ impl Dispatcher {
                 ("inputResponses", Some(Value::Object(answers))),
                 ("requestState", r.get("requestState").cloned()),
             ];
-            let mut params = build();
-            prepare(&mut params, &conn, &answered);
             result = self
-                .call_upstream(session, id, upstream, &conn, method, params)
+                .call_upstream(
+                    session,
+                    id,
+                    upstream,
+                    &conn,
+                    method,
+                    &outgoing,
+                    &changes(&progress_key, &envelope, &conn, &answered),
+                )
                 .await;
         }
         if !session.modern && is_input_required(&result) {
@@ -800,15 +801,15 @@ impl Dispatcher {
                 ),
             ));
         }
-        if let Some(k) = progress_key {
-            conn.progress.lock().unwrap().remove(&k);
+        if let Some(k) = &progress_key {
+            conn.progress.lock().unwrap().remove(k);
         }
         let outcome = metrics::outcome(&result);
         self.metrics
             .tool_calls
             .with_label_values(&[upstream, method, outcome])
             .observe(started.elapsed().as_secs_f64());
-        if let Some(tool) = &tool {
+        if let Some(tool) = tool {
             self.metrics
                 .tool_calls_by_name
                 .with_label_values(&[upstream, tool, outcome])
@@ -883,6 +884,7 @@ impl Dispatcher {
     }
 
     /// One request upstream for the host's call, in its routing context.
+    #[allow(clippy::too_many_arguments)]
     async fn call_upstream(
         &self,
         session: &Arc<Session>,
@@ -890,13 +892,20 @@ impl Dispatcher {
         upstream: &str,
         conn: &Arc<Connection>,
         method: &str,
-        mut params: Map<String, Value>,
+        outgoing: &Outgoing<'_>,
+        changes: &Changes<'_>,
     ) -> Result<Value, McpError> {
         if !crate::telemetry::enabled() {
+            let written = Written {
+                outgoing,
+                changes,
+                method,
+            };
             return self
-                .send_upstream(session, id, upstream, conn, method, params)
+                .send_upstream(session, id, upstream, conn, method, Params::Written(&written))
                 .await;
         }
+        let mut params = outgoing.build(changes);
         let target = crate::telemetry::target(&params);
         let span = tracing::debug_span!(
             target: crate::telemetry::TARGET,
@@ -913,7 +922,7 @@ impl Dispatcher {
         // also get it as the `traceparent` header.
         crate::telemetry::inject_meta(&span, &mut params);
         let out = self
-            .send_upstream(session, id, upstream, conn, method, params)
+            .send_upstream(session, id, upstream, conn, method, Params::Built(params))
             .instrument(span.clone())
             .await;
         crate::telemetry::record_outcome(&span, &out);
@@ -927,14 +936,17 @@ impl Dispatcher {
         upstream: &str,
         conn: &Arc<Connection>,
         method: &str,
-        params: Map<String, Value>,
+        params: Params<'_>,
     ) -> Result<Value, McpError> {
         let ups = &self.hub.upstreams;
         let ctx = CallCtx {
             session: session.id.clone(),
             downstream_id: id.clone(),
         };
-        let (uid, rx) = conn.send_request(method, Some(Value::Object(params)), Some(ctx))?;
+        let (uid, rx) = match params {
+            Params::Built(p) => conn.send_request(method, Some(Value::Object(p)), Some(ctx))?,
+            Params::Written(w) => conn.send_written(method, w, Some(ctx))?,
+        };
         session.track_inflight(id, conn.clone(), uid);
         let out = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
         session.untrack_inflight(id);
@@ -948,6 +960,34 @@ impl Dispatcher {
             }
             .unwrap_or_else(|| json!({}))),
         }
+    }
+}
+
+/// A forwarded request's params: built (a traced call adds its context to them), or written
+/// where the request goes out.
+enum Params<'a> {
+    Built(Map<String, Value>),
+    Written(&'a Written<'a>),
+}
+
+/// The params of one request upstream, as the connection writes them.
+struct Written<'a> {
+    outgoing: &'a Outgoing<'a>,
+    changes: &'a Changes<'a>,
+    method: &'a str,
+}
+
+impl WriteParams for Written<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        self.outgoing.write(self.changes, out);
+    }
+
+    fn build(&self) -> Value {
+        Value::Object(self.outgoing.build(self.changes))
+    }
+
+    fn routing(&self) -> Routing<'_> {
+        self.outgoing.routing(self.method, self.changes)
     }
 }
 
@@ -975,29 +1015,6 @@ fn is_input_required(r: &Result<Value, McpError>) -> bool {
     matches!(r, Ok(v) if v.member("resultType").and_then(Value::as_str) == Some("input_required"))
 }
 
-/// The 2026-07-28 envelope for a request to a 2026-07-28 upstream, on behalf of `session`
-/// ([`Session::envelope`]): its entries win over the host's, except the client's name, which a
-/// 2026-07-28 host gives itself.
-fn set_envelope(params: &mut Map<String, Value>, session: &Session) {
-    use crate::protocol::envelope::CLIENT_INFO;
-    let envelope = session.envelope();
-    match params.get_mut("_meta").and_then(Value::as_object_mut) {
-        Some(meta) => {
-            for (k, v) in envelope.iter() {
-                if k == CLIENT_INFO {
-                    meta.entry(k.as_str()).or_insert_with(|| v.clone());
-                } else {
-                    meta.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        None => {
-            params.insert("_meta".into(), Value::Object((*envelope).clone()));
-        }
-    }
-}
-
-/// What only 2026-07-28 servers understand, taken off a request to a 2025 upstream.
 /// How logs, traces and the audit log name a session: a 2025 session id is a credential, so
 /// only a prefix of its hash is written; a 2026-07-28 one is not secret.
 fn session_ref(session: &Session) -> String {
@@ -1009,19 +1026,6 @@ fn session_ref(session: &Session) -> String {
         .reference
         .get_or_init(|| super::session_id::id_hash(&session.id)[..16].to_string())
         .clone()
-}
-
-fn strip_envelope(params: &mut Map<String, Value>) {
-    params.remove("inputResponses");
-    params.remove("requestState");
-    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
-        for k in crate::protocol::envelope::STATELESS_KEYS {
-            meta.remove(k);
-        }
-        if meta.is_empty() {
-            params.remove("_meta");
-        }
-    }
 }
 
 /// Cuts every text item of a tool result to `cap` bytes (at a character boundary), saying so at

@@ -9,6 +9,7 @@
 //! | [`hub`] | all sessions; routing of upstream-initiated messages to them |
 //! | [`flight`] | a 2026-07-28 call parked while the host answers what the upstream asked |
 //! | [`listener`] | a 2026-07-28 `subscriptions/listen` stream |
+//! | [`outgoing`] | a forwarded request's params: the host's with the gateway's changes, written once |
 //! | [`modern`] | the 2026-07-28 revision: stateless requests, discover, listen, the input bridge |
 //! | [`reply`] | answers as JSON or SSE, the gateway's self-description, request counts |
 //! | [`request_state`] | the gateway's signed `requestState` |
@@ -19,6 +20,7 @@ pub mod flight;
 pub mod hub;
 pub mod listener;
 pub mod modern;
+pub mod outgoing;
 pub mod reply;
 pub mod request_state;
 pub mod session;

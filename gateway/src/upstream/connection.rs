@@ -47,6 +47,32 @@ pub type DirectPost = Pin<Box<dyn Future<Output = Option<Value>> + Send>>;
 /// Sends one request on its own (see [`TransportParts::direct`]).
 pub trait DirectSend: Send + Sync {
     fn send(&self, msg: Value) -> DirectPost;
+    /// Sends request `id`, written whole by its sender; `routing` is what headers repeat of it.
+    fn send_written(&self, id: i64, routing: Routing<'_>, body: Vec<u8>) -> DirectPost;
+}
+
+/// What a transport may repeat of a request outside its body (Streamable HTTP's headers).
+#[derive(Debug, Default, PartialEq)]
+pub struct Routing<'a> {
+    pub method: &'a str,
+    /// `_meta`'s protocol version (2026-07-28 only).
+    pub version: Option<&'a str>,
+    /// `name` or `uri`, for the methods that have one.
+    pub name: Option<&'a str>,
+    /// `_meta`'s W3C trace context.
+    pub traceparent: Option<&'a str>,
+    pub tracestate: Option<&'a str>,
+}
+
+/// Params that their sender writes as JSON where the request goes out, instead of handing over
+/// a `Value` built for it (see `mcp::outgoing`).
+pub trait WriteParams {
+    /// Appends the params' JSON to `out`.
+    fn write(&self, out: &mut Vec<u8>);
+    /// The same params as a value, for a transport that takes one.
+    fn build(&self) -> Value;
+    /// What headers repeat of the written request.
+    fn routing(&self) -> Routing<'_>;
 }
 
 /// How the answer to a sent request comes: through the connection's router, and for a request
@@ -291,6 +317,45 @@ impl Connection {
             return Err(CallError::Closed(self.upstream.clone()));
         }
         Ok((id, Reply { rx, post: None }))
+    }
+
+    /// Sends a request whose params `params` writes: straight into the body of its POST where
+    /// the transport sends requests on their own (no `Value` is built for it), else as
+    /// [`send_request`](Self::send_request) does.
+    pub fn send_written(
+        &self,
+        method: &str,
+        params: &dyn WriteParams,
+        ctx: Option<CallCtx>,
+    ) -> Result<(i64, Reply), CallError> {
+        let routing = params.routing();
+        // A request to a 2026-07-28 upstream must carry the envelope, which `send_request` adds
+        // where it is missing: written params that do not set it go that way.
+        let enveloped = !self.is_modern()
+            || routing.version == Some(crate::protocol::Revision::Stateless.as_str());
+        let direct = match self.direct.as_ref() {
+            Some(d) if !needs_writer(method) && enveloped => d,
+            _ => return self.send_request(method, Some(params.build()), ctx),
+        };
+        if self.is_closed() {
+            return Err(CallError::Closed(self.upstream.clone()));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id, tx);
+        if let Some(ctx) = ctx {
+            self.calls.lock().unwrap().insert(id, ctx);
+        }
+        let mut body = Vec::with_capacity(256);
+        body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        body.extend_from_slice(id.to_string().as_bytes());
+        body.extend_from_slice(b",\"method\":");
+        let _ = serde_json::to_writer(&mut body, method);
+        body.extend_from_slice(b",\"params\":");
+        params.write(&mut body);
+        body.push(b'}');
+        let post = Some(direct.send_written(id, routing, body));
+        Ok((id, Reply { rx, post }))
     }
 
     /// Waits for the response of a request sent with [`send_request`](Self::send_request); on

@@ -15,7 +15,7 @@ use sse_stream::SseStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::connection::{DirectPost, DirectSend, Inbound, Outbound, TransportParts};
+use super::connection::{DirectPost, DirectSend, Inbound, Outbound, Routing, TransportParts};
 use super::{limits, post, UpstreamError};
 use crate::protocol::envelope::{
     encode_header, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION, SESSION_HEADER, VERSION_HEADER,
@@ -48,34 +48,61 @@ struct Shared {
     max_message: usize,
 }
 
-/// The 2026-07-28 routing headers of a message that carries the `_meta` envelope; `None` for
-/// a 2025 message. Known versions and methods are static values: no copy per request.
-fn modern_headers(msg: &Value) -> Option<[(HeaderName, Option<HeaderValue>); 3]> {
-    let params = msg.member("params")?;
-    let version = params.member("_meta")?.member(PROTOCOL_VERSION)?.as_str()?;
-    let version = match crate::protocol::Revision::parse(version) {
-        Some(r) => HeaderValue::from_static(r.as_str()),
-        None => HeaderValue::from_str(version).ok()?,
-    };
-    let method = jsonrpc::method(msg)?;
-    let method_value = match crate::protocol::method::known(method) {
-        Some(m) => HeaderValue::from_static(m),
-        None => HeaderValue::from_str(method).ok()?,
-    };
+/// What headers repeat of `msg` (see [`Routing`]).
+fn routing_of(msg: &Value) -> Routing<'_> {
+    let params = msg.member("params");
+    let meta = params.and_then(|p| p.member("_meta"));
+    let text = |k: &str| meta.and_then(|m| m.member(k)).and_then(Value::as_str);
+    let method = jsonrpc::method(msg).unwrap_or_default();
     let name = match method {
-        "tools/call" | "prompts/get" => params.member("name"),
-        "resources/read" => params.member("uri"),
+        "tools/call" | "prompts/get" => params.and_then(|p| p.member("name")),
+        "resources/read" => params.and_then(|p| p.member("uri")),
         _ => None,
     };
-    let name = match name.and_then(Value::as_str) {
-        Some(n) => Some(HeaderValue::from_str(&encode_header(n)).ok()?),
-        None => None,
-    };
-    Some([
-        (VERSION_NAME, Some(version)),
-        (METHOD_NAME, Some(method_value)),
-        (NAME_NAME, name),
-    ])
+    Routing {
+        method,
+        version: text(PROTOCOL_VERSION),
+        name: name.and_then(Value::as_str),
+        traceparent: text("traceparent"),
+        tracestate: text("tracestate"),
+    }
+}
+
+/// A request's own headers, made once per request (a second try reuses them).
+struct Head {
+    /// 2026-07-28: the version, method and name headers; `None` for a 2025 request.
+    modern: Option<[(HeaderName, Option<HeaderValue>); 3]>,
+    trace: [Option<HeaderValue>; 2],
+}
+
+impl Head {
+    /// Known versions and methods are static values: no copy per request.
+    fn of(r: &Routing) -> Head {
+        let modern = || {
+            let version = match crate::protocol::Revision::parse(r.version?) {
+                Some(v) => HeaderValue::from_static(v.as_str()),
+                None => HeaderValue::from_str(r.version?).ok()?,
+            };
+            let method = match crate::protocol::method::known(r.method) {
+                Some(m) => HeaderValue::from_static(m),
+                None => HeaderValue::from_str(r.method).ok()?,
+            };
+            let name = match r.name {
+                Some(n) => Some(HeaderValue::from_str(&encode_header(n)).ok()?),
+                None => None,
+            };
+            Some([
+                (VERSION_NAME, Some(version)),
+                (METHOD_NAME, Some(method)),
+                (NAME_NAME, name),
+            ])
+        };
+        let trace = |v: Option<&str>| v.and_then(|v| HeaderValue::from_str(v).ok());
+        Head {
+            modern: modern(),
+            trace: [trace(r.traceparent), trace(r.tracestate)],
+        }
+    }
 }
 
 /// Header names checked once, at compile time: `HeaderName::from_static` validates its text
@@ -91,14 +118,14 @@ const TRACE_CONTEXT: [HeaderName; 2] = [
 ];
 
 impl Shared {
-    /// Headers for `msg`: a 2026-07-28 message gets its routing headers and no session.
-    fn headers_for(&self, msg: &Value) -> HeaderMap {
-        let mut h = match modern_headers(msg) {
+    /// Headers for a request: a 2026-07-28 one gets its routing headers and no session.
+    fn headers_for(&self, head: &Head) -> HeaderMap {
+        let mut h = match &head.modern {
             Some(routing) => {
                 let mut h = self.base_headers();
                 for (k, v) in routing {
                     if let Some(v) = v {
-                        h.insert(k, v);
+                        h.insert(k.clone(), v.clone());
                     }
                 }
                 h
@@ -106,15 +133,9 @@ impl Shared {
             None => self.request_headers(),
         };
         // A traced call's context, which the gateway wrote into `_meta`, as the W3C header too.
-        // (`Value::pointer` allocates a String per path segment.)
-        let meta = msg.member("params").and_then(|p| p.member("_meta"));
-        for key in TRACE_CONTEXT {
-            if let Some(v) = meta
-                .and_then(|m| m.member(key.as_str()))
-                .and_then(Value::as_str)
-                .and_then(|v| HeaderValue::from_str(v).ok())
-            {
-                h.insert(key, v);
+        for (k, v) in TRACE_CONTEXT.iter().zip(&head.trace) {
+            if let Some(v) = v {
+                h.insert(k.clone(), v.clone());
             }
         }
         h
@@ -276,6 +297,12 @@ impl DirectSend for Direct {
         let s = self.0.clone();
         Box::pin(async move { post(&s, msg).await })
     }
+
+    fn send_written(&self, id: i64, routing: Routing<'_>, body: Vec<u8>) -> DirectPost {
+        let s = self.0.clone();
+        let head = Head::of(&routing);
+        Box::pin(async move { post_body(&s, Some(id), false, &head, body).await })
+    }
 }
 
 /// Posts one message. The response to it comes back as the result when it is the POST's own
@@ -288,9 +315,22 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
         None
     };
     let is_init = jsonrpc::method(&msg) == Some("initialize");
+    let head = Head::of(&routing_of(&msg));
     let body = serde_json::to_vec(&msg).unwrap_or_default();
+    drop(msg);
+    post_body(s, id, is_init, &head, body).await
+}
+
+/// Posts one message, written: request `id` (`None`: a notification or an answer).
+async fn post_body(
+    s: &Shared,
+    id: Option<i64>,
+    is_init: bool,
+    head: &Head,
+    body: Vec<u8>,
+) -> Option<Value> {
     let headers = || {
-        let mut h = s.headers_for(&msg);
+        let mut h = s.headers_for(head);
         h.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
@@ -551,7 +591,7 @@ async fn subscribe(s: &Shared, msg: Value) {
             .poster
             .client()
             .post(s.poster.url().clone())
-            .headers(s.headers_for(&msg))
+            .headers(s.headers_for(&Head::of(&routing_of(&msg))))
             .header(ACCEPT, "text/event-stream, application/json")
             .json(&msg)
             .send()
@@ -602,7 +642,7 @@ mod tests {
     use serde_json::json;
 
     fn routing(msg: Value) -> Option<Vec<(String, Option<String>)>> {
-        modern_headers(&msg).map(|hs| {
+        Head::of(&routing_of(&msg)).modern.map(|hs| {
             hs.into_iter()
                 .map(|(k, v)| (k.to_string(), v.map(|v| v.to_str().unwrap().to_string())))
                 .collect()
