@@ -692,36 +692,21 @@ impl Dispatcher {
         // What a round of questions adds to the host's params (`None`: takes away).
         let mut answered: Vec<(&str, Option<Value>)> = Vec::new();
         let envelope = session.envelope();
-        // What the connection changes in the params: a fn, not a closure, so that each round's
-        // answers are borrowed only for its own call.
-        fn changes<'a>(
-            progress: &'a Option<String>,
-            envelope: &'a Map<String, Value>,
-            conn: &Connection,
-            answered: &'a [(&'a str, Option<Value>)],
-        ) -> Changes<'a> {
-            Changes {
-                progress: progress.as_deref(),
-                envelope: conn.is_modern().then_some(envelope),
-                answered,
-            }
-        }
+        let call = Forwarded {
+            session,
+            id,
+            upstream,
+            method,
+            outgoing: &outgoing,
+            progress: progress_key.as_deref(),
+            envelope: &envelope,
+        };
         let started = std::time::Instant::now();
         let tool = (method == "tools/call")
             .then(|| outgoing.replace.1.as_str())
             .flatten();
         let again = conn.may_lose_session() || (!session.modern && conn.is_modern());
-        let mut result = self
-            .call_upstream(
-                session,
-                id,
-                upstream,
-                &conn,
-                method,
-                &outgoing,
-                &changes(&progress_key, &envelope, &conn, &answered),
-            )
-            .await;
+        let mut result = self.call_upstream(&call, &conn, &answered).await;
         // The upstream lost our session before it processed the call (it restarted): once the
         // connection is re-initialised the call goes again, once, never twice.
         if let Err(e) = &mut result {
@@ -746,17 +731,7 @@ impl Dispatcher {
                         "call replayed after the upstream session was lost"
                     );
                     conn = fresh;
-                    result = self
-                        .call_upstream(
-                            session,
-                            id,
-                            upstream,
-                            &conn,
-                            method,
-                            &outgoing,
-                            &changes(&progress_key, &envelope, &conn, &answered),
-                        )
-                        .await;
+                    result = self.call_upstream(&call, &conn, &answered).await;
                     if let Err(e) = &mut result {
                         take_replayable(e);
                     }
@@ -781,17 +756,7 @@ impl Dispatcher {
                 ("inputResponses", Some(Value::Object(answers))),
                 ("requestState", r.get("requestState").cloned()),
             ];
-            result = self
-                .call_upstream(
-                    session,
-                    id,
-                    upstream,
-                    &conn,
-                    method,
-                    &outgoing,
-                    &changes(&progress_key, &envelope, &conn, &answered),
-                )
-                .await;
+            result = self.call_upstream(&call, &conn, &answered).await;
         }
         if !session.modern && is_input_required(&result) {
             result = Err(McpError::new(
@@ -883,18 +848,28 @@ impl Dispatcher {
         Ok(answers)
     }
 
-    /// One request upstream for the host's call, in its routing context.
-    #[allow(clippy::too_many_arguments)]
+    /// One request upstream for the host's call, in its routing context, on `conn`, with a
+    /// round's `answered` questions.
     async fn call_upstream(
         &self,
-        session: &Arc<Session>,
-        id: &Value,
-        upstream: &str,
+        call: &Forwarded<'_>,
         conn: &Arc<Connection>,
-        method: &str,
-        outgoing: &Outgoing<'_>,
-        changes: &Changes<'_>,
+        answered: &[(&str, Option<Value>)],
     ) -> Result<Value, McpError> {
+        let Forwarded {
+            session,
+            id,
+            upstream,
+            method,
+            outgoing,
+            ..
+        } = *call;
+        // What the connection changes in the params.
+        let changes = &Changes {
+            progress: call.progress,
+            envelope: conn.is_modern().then_some(call.envelope),
+            answered,
+        };
         if !crate::telemetry::enabled() {
             let written = Written {
                 outgoing,
@@ -902,7 +877,14 @@ impl Dispatcher {
                 method,
             };
             return self
-                .send_upstream(session, id, upstream, conn, method, Params::Written(&written))
+                .send_upstream(
+                    session,
+                    id,
+                    upstream,
+                    conn,
+                    method,
+                    Params::Written(&written),
+                )
                 .await;
         }
         let mut params = outgoing.build(changes);
@@ -961,6 +943,20 @@ impl Dispatcher {
             .unwrap_or_else(|| json!({}))),
         }
     }
+}
+
+/// What stays the same each time a host's call is sent upstream (again after a lost upstream
+/// session, or with a round of answers).
+struct Forwarded<'a> {
+    session: &'a Arc<Session>,
+    id: &'a Value,
+    upstream: &'a str,
+    method: &'a str,
+    outgoing: &'a Outgoing<'a>,
+    /// The gateway's progress token for the upstream.
+    progress: Option<&'a str>,
+    /// The session's 2026-07-28 envelope, for a 2026-07-28 upstream.
+    envelope: &'a Map<String, Value>,
 }
 
 /// A forwarded request's params: built (a traced call adds its context to them), or written

@@ -168,8 +168,7 @@ impl Serialize for Written<'_, '_> {
             if k == o.replace.0 {
                 m.serialize_entry(k, &o.replace.1)?;
                 replaced = true;
-            } else if ch.answered.iter().any(|(a, _)| *a == k)
-                || (strip && ROUND_KEYS.contains(&k))
+            } else if ch.answered.iter().any(|(a, _)| *a == k) || (strip && ROUND_KEYS.contains(&k))
             {
                 // Written with the answers below, or taken off.
             } else if k == "arguments" && !o.fixed.is_empty() {
@@ -322,9 +321,11 @@ mod tests {
             Some(json!({"name": "gw_tool", "arguments": {"a": 1, "key": "host's"}})),
             Some(json!({"arguments": null, "name": "x", "extra": [1, {"b": null}]})),
             Some(json!({"name": "x", "arguments": "not an object"})),
-            Some(json!({"name": "x", "_meta": {"progressToken": 7, "traceparent": "00-ab-cd-01",
+            Some(
+                json!({"name": "x", "_meta": {"progressToken": 7, "traceparent": "00-ab-cd-01",
                 "tracestate": "k=v", CLIENT_INFO: {"name": "host"}, PROTOCOL_VERSION: "old",
-                "io.modelcontextprotocol/logLevel": "info"}})),
+                "io.modelcontextprotocol/logLevel": "info"}}),
+            ),
             Some(json!({"uri": "file:///a", "_meta": {PROTOCOL_VERSION: "2026-07-28"}})),
             Some(json!({"_meta": "no object", "inputResponses": {"q": 1}, "requestState": "s"})),
             Some(json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a"}})),
@@ -334,7 +335,10 @@ mod tests {
             ("uri", json!("file:///upstream")),
             ("ref", json!({"type": "ref/prompt", "name": "up"})),
         ];
-        let fixeds = [Map::new(), obj(json!({"key": "operator's", "region": "eu"}))];
+        let fixeds = [
+            Map::new(),
+            obj(json!({"key": "operator's", "region": "eu"})),
+        ];
         let env = envelope();
         let answers = [
             vec![],
@@ -373,7 +377,8 @@ mod tests {
                             for method in ["tools/call", "resources/read", "completion/complete"] {
                                 let r = o.routing(method, &ch);
                                 let meta = built.get("_meta");
-                                let s = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
+                                let s =
+                                    |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
                                 let name = match method {
                                     "tools/call" => built.get("name"),
                                     "resources/read" => built.get("uri"),
