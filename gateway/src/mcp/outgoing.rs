@@ -86,12 +86,7 @@ impl<'a> Outgoing<'a> {
 
     /// What HTTP headers repeat of the written params of a `method` request.
     pub fn routing(&'a self, method: &'a str, changes: &Changes<'a>) -> Routing<'a> {
-        let name_key = match method {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
-            _ => None,
-        };
-        let name = name_key.and_then(|k| {
+        let name = Routing::name_member(method).and_then(|k| {
             if k == self.replace.0 {
                 self.replace.1.as_str()
             } else {
@@ -102,10 +97,10 @@ impl<'a> Outgoing<'a> {
             .host
             .and_then(|h| h.get("_meta"))
             .and_then(Value::as_object);
-        let version = match changes.envelope {
-            Some(envelope) => envelope.get(PROTOCOL_VERSION).and_then(Value::as_str),
-            None => None,
-        };
+        let version = changes
+            .envelope
+            .and_then(|e| e.get(PROTOCOL_VERSION))
+            .and_then(Value::as_str);
         // A `_meta` that is no object is replaced by the envelope: no trace context then.
         let trace = |k: &str| meta?.get(k)?.as_str();
         Routing {

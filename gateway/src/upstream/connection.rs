@@ -64,6 +64,17 @@ pub struct Routing<'a> {
     pub tracestate: Option<&'a str>,
 }
 
+impl Routing<'_> {
+    /// The params member a `method` request names its target by, which a header repeats.
+    pub fn name_member(method: &str) -> Option<&'static str> {
+        match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => None,
+        }
+    }
+}
+
 /// Params that their sender writes as JSON where the request goes out, instead of handing over
 /// a `Value` built for it (see `mcp::outgoing`).
 pub trait WriteParams {
@@ -294,19 +305,11 @@ impl Connection {
         params: Option<Value>,
         ctx: Option<CallCtx>,
     ) -> Result<(i64, Reply), CallError> {
-        if self.is_closed() {
-            return Err(CallError::Closed(self.upstream.clone()));
-        }
+        let (id, rx) = self.expect_answer(ctx)?;
         let params = match self.modern_caps.get() {
             Some(caps) => Some(envelope(params, caps)),
             None => params,
         };
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        self.pending.lock().unwrap().insert(id, tx);
-        if let Some(ctx) = ctx {
-            self.calls.lock().unwrap().insert(id, ctx);
-        }
         let msg = jsonrpc::request(Value::from(id), method, params);
         if let Some(direct) = self.direct.as_ref().filter(|_| !needs_writer(method)) {
             let post = Some(direct.send(msg));
@@ -337,6 +340,25 @@ impl Connection {
             Some(d) if !needs_writer(method) && enveloped => d,
             _ => return self.send_request(method, Some(params.build()), ctx),
         };
+        let (id, rx) = self.expect_answer(ctx)?;
+        let mut body = Vec::with_capacity(256);
+        body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        let _ = serde_json::to_writer(&mut body, &id);
+        body.extend_from_slice(b",\"method\":");
+        let _ = serde_json::to_writer(&mut body, method);
+        body.extend_from_slice(b",\"params\":");
+        params.write(&mut body);
+        body.push(b'}');
+        let post = Some(direct.send_written(id, routing, body));
+        Ok((id, Reply { rx, post }))
+    }
+
+    /// A new request id, with a waiter for its answer and the call it was made for; refused
+    /// once the connection has closed.
+    fn expect_answer(
+        &self,
+        ctx: Option<CallCtx>,
+    ) -> Result<(i64, oneshot::Receiver<Value>), CallError> {
         if self.is_closed() {
             return Err(CallError::Closed(self.upstream.clone()));
         }
@@ -346,16 +368,7 @@ impl Connection {
         if let Some(ctx) = ctx {
             self.calls.lock().unwrap().insert(id, ctx);
         }
-        let mut body = Vec::with_capacity(256);
-        body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        body.extend_from_slice(id.to_string().as_bytes());
-        body.extend_from_slice(b",\"method\":");
-        let _ = serde_json::to_writer(&mut body, method);
-        body.extend_from_slice(b",\"params\":");
-        params.write(&mut body);
-        body.push(b'}');
-        let post = Some(direct.send_written(id, routing, body));
-        Ok((id, Reply { rx, post }))
+        Ok((id, rx))
     }
 
     /// Waits for the response of a request sent with [`send_request`](Self::send_request); on

@@ -54,11 +54,7 @@ fn routing_of(msg: &Value) -> Routing<'_> {
     let meta = params.and_then(|p| p.member("_meta"));
     let text = |k: &str| meta.and_then(|m| m.member(k)).and_then(Value::as_str);
     let method = jsonrpc::method(msg).unwrap_or_default();
-    let name = match method {
-        "tools/call" | "prompts/get" => params.and_then(|p| p.member("name")),
-        "resources/read" => params.and_then(|p| p.member("uri")),
-        _ => None,
-    };
+    let name = Routing::name_member(method).and_then(|k| params?.member(k));
     Routing {
         method,
         version: text(PROTOCOL_VERSION),
