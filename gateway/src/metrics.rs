@@ -237,6 +237,12 @@ impl MaybeToolError for serde_json::Value {
     }
 }
 
+impl MaybeToolError for crate::protocol::Answer {
+    fn is_tool_error(&self) -> bool {
+        crate::protocol::Answer::is_tool_error(self)
+    }
+}
+
 impl MaybeToolError for () {
     fn is_tool_error(&self) -> bool {
         false

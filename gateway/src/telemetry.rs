@@ -174,11 +174,12 @@ pub fn span_name(method: &str, target: Option<&str>) -> String {
 
 /// Marks the span failed when the answer is an error (`error.type`: the JSON-RPC code) or a
 /// tool result with `isError` (`tool_error`).
-pub fn record_outcome(span: &Span, out: &Result<Value, crate::protocol::McpError>) {
+pub fn record_outcome<T: crate::metrics::MaybeToolError>(
+    span: &Span,
+    out: &Result<T, crate::protocol::McpError>,
+) {
     let error = match out {
-        Ok(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => {
-            "tool_error".to_string()
-        }
+        Ok(r) if r.is_tool_error() => "tool_error".to_string(),
         Ok(_) => return,
         Err(e) => e.code.to_string(),
     };

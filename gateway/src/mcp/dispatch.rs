@@ -14,13 +14,13 @@ use super::session::{PendingClient, Session, LOG_LEVELS};
 use crate::audit::Auditor;
 use crate::auth::Access;
 use crate::metrics::{self, Metrics};
-use crate::protocol::{jsonrpc, McpError, Member, Method};
+use crate::protocol::{jsonrpc, Answer, McpError, Member, Method};
 use crate::routing::feedback::{LastSearch, SessionRouting};
 use crate::routing::lens::Lens;
 use crate::routing::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
 use crate::routing::virtual_servers::VirtualServer;
 use crate::routing::{Mode, ToolRouter};
-use crate::upstream::connection::{Routing, WriteParams};
+use crate::upstream::connection::{Answered, Routing, WriteParams};
 use crate::upstream::{CallCtx, Connection, ProgressRoute};
 
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
@@ -134,7 +134,7 @@ impl Dispatcher {
         id: &Value,
         method: &Method,
         params: Option<&Map<String, Value>>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         if !crate::telemetry::enabled() {
             return self.answer(session, id, method, params).await;
         }
@@ -179,7 +179,7 @@ impl Dispatcher {
         id: &Value,
         method: &Method,
         params: Option<&Map<String, Value>>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         // `call_tool` is a `tools/call` of the tool it names: same rights, same audit entry.
         let unwrapped;
         let params = if *method == Method::ToolsCall
@@ -190,7 +190,7 @@ impl Dispatcher {
         {
             unwrapped = match meta_tools::unwrap_call(params) {
                 Ok(u) => u,
-                Err(e) => return Ok(meta_tools::bad_arguments(e)),
+                Err(e) => return Ok(meta_tools::bad_arguments(e).into()),
             };
             Some(&unwrapped)
         } else {
@@ -263,15 +263,13 @@ impl Dispatcher {
         method: &Method,
         params: Option<&Map<String, Value>>,
         routed: Routed,
-        out: &Result<Value, McpError>,
+        out: &Result<Answer, McpError>,
         started: std::time::Instant,
     ) {
         let principal = session.principal();
         let (outcome, class) = match out {
             _ if routed.denied => ("denied", Some("forbidden")),
-            Ok(r) if r.member("isError").and_then(Value::as_bool) == Some(true) => {
-                ("error", Some("tool_error"))
-            }
+            Ok(r) if r.is_tool_error() => ("error", Some("tool_error")),
             Ok(_) => ("ok", None),
             Err(e) => ("error", Some(crate::audit::error_class(e.code))),
         };
@@ -311,15 +309,15 @@ impl Dispatcher {
         method: &Method,
         params: Option<&Map<String, Value>>,
         routed: &mut Routed,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         let lens = self.session_lens(session);
         if let Some((kind, field)) = method.list_field() {
-            return self.list(kind, field, params, &lens);
+            return self.list(kind, field, params, &lens).map(Answer::from);
         }
         match method {
-            Method::Ping => Ok(json!({})),
+            Method::Ping => Ok(json!({}).into()),
             Method::Initialize => Err(McpError::invalid_request("session is already initialized")),
-            Method::LoggingSetLevel => self.set_level(session, params),
+            Method::LoggingSetLevel => self.set_level(session, params).map(Answer::from),
             Method::ToolsCall | Method::PromptsGet => {
                 self.get_named(session, id, method, params, &lens, routed)
                     .await
@@ -369,7 +367,7 @@ impl Dispatcher {
         params: Option<&Map<String, Value>>,
         lens: &Lens,
         routed: &mut Routed,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         let kind = if *method == Method::ToolsCall {
             EntryKind::Tool
         } else {
@@ -380,7 +378,10 @@ impl Dispatcher {
             .and_then(Value::as_str)
             .ok_or_else(|| McpError::invalid_params("name is required"))?;
         if kind == EntryKind::Tool && name == SEARCH_TOOLS {
-            return self.search_tools(session, lens, params).await;
+            return self
+                .search_tools(session, lens, params)
+                .await
+                .map(Answer::from);
         }
         // A virtual server may show a tool under a name of its own.
         let name = match kind {
@@ -422,7 +423,7 @@ impl Dispatcher {
             .await?;
         if kind == EntryKind::Tool {
             if let Some(cap) = self.hub.upstreams.result_text_cap(&upstream) {
-                trim_result_texts(&mut result, cap);
+                trim_result_texts(&mut result, cap)?;
             }
         }
         Ok(result)
@@ -437,7 +438,7 @@ impl Dispatcher {
         params: Option<&Map<String, Value>>,
         lens: &Lens,
         routed: &mut Routed,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         let uri = params
             .and_then(|p| p.get("uri"))
             .and_then(Value::as_str)
@@ -474,13 +475,14 @@ impl Dispatcher {
         }
         if *method != Method::ResourcesRead && self.hub.upstreams.is_modern(&upstream) {
             // 2026-07-28 has no subscribe method: the subscription is the gateway's.
-            return Ok(json!({}));
+            return Ok(json!({}).into());
         }
         let mut result = self
             .forward(session, id, &upstream, method.as_str(), outgoing)
             .await?;
         if uri != original {
-            if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) {
+            let built = result.built_mut()?;
+            if let Some(contents) = built.get_mut("contents").and_then(Value::as_array_mut) {
                 for c in contents {
                     if c.get("uri").and_then(Value::as_str) == Some(original.as_str()) {
                         c["uri"] = Value::from(uri.clone());
@@ -498,7 +500,7 @@ impl Dispatcher {
         id: &Value,
         params: Option<&Map<String, Value>>,
         lens: &Lens,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         let r = params
             .and_then(|p| p.get("ref"))
             .ok_or_else(|| McpError::invalid_params("ref is required"))?;
@@ -655,7 +657,7 @@ impl Dispatcher {
         upstream: &str,
         method: &str,
         outgoing: Outgoing<'_>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         let ups = &self.hub.upstreams;
         // A 2026-07-28 host declares capabilities per request; its shared per-session
         // connections are opened with everything the gateway can relay.
@@ -750,7 +752,7 @@ impl Dispatcher {
         let mut rounds = 0;
         while again && !session.modern && is_input_required(&result) && rounds < MAX_INPUT_ROUNDS {
             rounds += 1;
-            let r = result.expect("input required is a result");
+            let r = result.expect("input required is a result").into_value()?;
             let answers = self.ask_host(session, id, &r).await?;
             answered = vec![
                 ("inputResponses", Some(Value::Object(answers))),
@@ -855,7 +857,7 @@ impl Dispatcher {
         call: &Forwarded<'_>,
         conn: &Arc<Connection>,
         answered: &[(&str, Option<Value>)],
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         let Forwarded {
             session,
             id,
@@ -919,7 +921,7 @@ impl Dispatcher {
         conn: &Arc<Connection>,
         method: &str,
         params: Params<'_>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Answer, McpError> {
         let ups = &self.hub.upstreams;
         let ctx = CallCtx {
             session: session.id.clone(),
@@ -932,15 +934,20 @@ impl Dispatcher {
         session.track_inflight(id, conn.clone(), uid);
         let out = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
         session.untrack_inflight(id);
-        let resp = out?;
+        let resp = match out? {
+            Answered::Result(passed) => return Ok(Answer::Passed(passed)),
+            Answered::Message(m) => m,
+        };
         match McpError::from_response(&resp) {
             Some(e) => Err(e),
             // Taken out, not copied: it is the whole tool result.
-            None => Ok(match resp {
-                Value::Object(mut m) => m.remove("result"),
-                _ => None,
-            }
-            .unwrap_or_else(|| json!({}))),
+            None => Ok(Answer::Built(
+                match resp {
+                    Value::Object(mut m) => m.remove("result"),
+                    _ => None,
+                }
+                .unwrap_or_else(|| json!({})),
+            )),
         }
     }
 }
@@ -1007,8 +1014,8 @@ fn take_replayable(e: &mut McpError) -> bool {
     found
 }
 
-fn is_input_required(r: &Result<Value, McpError>) -> bool {
-    matches!(r, Ok(v) if v.member("resultType").and_then(Value::as_str) == Some("input_required"))
+fn is_input_required(r: &Result<Answer, McpError>) -> bool {
+    matches!(r, Ok(a) if a.is_input_required())
 }
 
 /// How logs, traces and the audit log name a session: a 2025 session id is a credential, so
@@ -1026,9 +1033,14 @@ fn session_ref(session: &Session) -> String {
 
 /// Cuts every text item of a tool result to `cap` bytes (at a character boundary), saying so at
 /// the end of the text: a model that reads a cut text should know it is not the whole.
-fn trim_result_texts(result: &mut Value, cap: usize) {
+fn trim_result_texts(result: &mut Answer, cap: usize) -> Result<(), McpError> {
+    // A text is shorter than the result that holds it: a short passed result needs no look.
+    if matches!(result, Answer::Passed(p) if p.text().len() <= cap) {
+        return Ok(());
+    }
+    let result = result.built_mut()?;
     let Some(items) = result.get_mut("content").and_then(Value::as_array_mut) else {
-        return;
+        return Ok(());
     };
     for item in items {
         if item.get("type").and_then(Value::as_str) != Some("text") {
@@ -1051,6 +1063,7 @@ fn trim_result_texts(result: &mut Value, cap: usize) {
             s.len()
         ));
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1059,18 +1072,26 @@ mod trim_tests {
 
     #[test]
     fn long_tool_texts_are_cut_at_a_character_boundary_and_say_so() {
-        let mut r = json!({"content": [
-            {"type": "text", "text": "héllo wörld"},
-            {"type": "text", "text": "ok"},
-            {"type": "image", "data": "AAAA"}
-        ]});
-        trim_result_texts(&mut r, 2);
-        let cut = r["content"][0]["text"].as_str().unwrap();
-        assert!(
-            cut.starts_with("h\n[trimmed by the gateway: 1 of 13 bytes"),
-            "{cut}"
-        );
-        assert_eq!(r["content"][1]["text"], "ok");
-        assert_eq!(r["content"][2]["data"], "AAAA");
+        let text = r#"{"content":[{"type":"text","text":"héllo wörld"},{"type":"text","text":"ok"},{"type":"image","data":"AAAA"}]}"#;
+        let passed = || {
+            let raw = serde_json::value::RawValue::from_string(text.into()).unwrap();
+            Answer::Passed(crate::protocol::answer::Passed::new(&raw).unwrap())
+        };
+        // Built or passed through, a result is cut the same way.
+        for mut r in [Answer::Built(serde_json::from_str(text).unwrap()), passed()] {
+            trim_result_texts(&mut r, 2).unwrap();
+            let r = r.into_value().unwrap();
+            let cut = r["content"][0]["text"].as_str().unwrap();
+            assert!(
+                cut.starts_with("h\n[trimmed by the gateway: 1 of 13 bytes"),
+                "{cut}"
+            );
+            assert_eq!(r["content"][1]["text"], "ok");
+            assert_eq!(r["content"][2]["data"], "AAAA");
+        }
+        // A passed result no longer than the cap holds no text to cut: it stays as it came.
+        let mut r = passed();
+        trim_result_texts(&mut r, text.len()).unwrap();
+        assert!(matches!(&r, Answer::Passed(p) if p.text() == text));
     }
 }

@@ -17,7 +17,7 @@ pub struct Flight {
     /// The host's id of the first round (upstream messages are routed under it).
     pub(super) downstream_id: Value,
     pub(super) method: Method,
-    pub(super) result: oneshot::Receiver<Result<Value, McpError>>,
+    pub(super) result: oneshot::Receiver<Result<crate::protocol::Answer, McpError>>,
     pub(super) asks: mpsc::UnboundedReceiver<Ask>,
     /// Questions sent to the host and not yet answered, by their `inputRequests` key.
     pub(super) pending: BTreeMap<String, Ask>,

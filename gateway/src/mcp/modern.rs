@@ -27,7 +27,7 @@ use crate::protocol::envelope::{
     decode_header, CLIENT_CAPS, LOG_LEVEL, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION,
     SERVER_INFO, SESSION_HEADER, VERSION_HEADER,
 };
-use crate::protocol::{jsonrpc, McpError, Method, Revision};
+use crate::protocol::{jsonrpc, Answer, McpError, Method, Reply, Revision};
 use crate::state::AppState;
 /// How long a call waits for the host's retry with the answers before it is given up.
 const PARK_FOR: Duration = Duration::from_secs(300);
@@ -330,7 +330,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
     // Runs in the request's own task while the answer can still be plain JSON (see
     // `reply::answer_in_place`).
     let work = async move {
-        loop {
+        Reply::from(loop {
             if !flight.pending.is_empty() {
                 break input_required(&state, &id, flight, call);
             }
@@ -339,7 +339,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                     state.hub.close_request(&flight.session.id);
                     let out = out.unwrap_or_else(|_| Err(McpError::internal("the call ended without a result")));
                     reply::count(&state.dispatcher.metrics, &flight.method, &out);
-                    break match out {
+                    break match out.and_then(Answer::into_value) {
                         Ok(mut r) => {
                             if r.get("resultType").is_none() {
                                 r["resultType"] = json!("complete");
@@ -370,7 +370,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                     }
                 }
             }
-        }
+        })
     };
     reply::answer_in_place(session, downstream_id, work, true).await
 }

@@ -17,7 +17,7 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use tracing::Instrument;
 
 use super::session::{Session, StreamEvent};
-use crate::protocol::{jsonrpc, McpError, Method, Revision};
+use crate::protocol::{Answer, McpError, Method, Reply, Revision};
 
 /// How long a call may take before its answer becomes an SSE stream with keep-alives.
 const JSON_WINDOW: Duration = Duration::from_secs(1);
@@ -60,7 +60,7 @@ pub fn server_info() -> Value {
 pub async fn answer_in_place(
     session: Arc<Session>,
     request_id: Value,
-    work: impl Future<Output = Value> + Send + 'static,
+    work: impl Future<Output = Reply> + Send + 'static,
     modern: bool,
 ) -> Response {
     let (stream_no, mut rx) = session.open_stream(&request_id);
@@ -71,7 +71,7 @@ pub async fn answer_in_place(
         request_id,
     };
     enum First {
-        Done(Value),
+        Done(Reply),
         /// Not done: a message for the host came first (`Some`), or the window passed.
         Stream(Option<StreamEvent>),
     }
@@ -110,7 +110,7 @@ pub async fn answer_in_place(
 /// A request's work while the request's task runs it; dropped unfinished, it finishes in a task
 /// of its own and closes its stream with the response.
 struct Work {
-    future: Option<Pin<Box<dyn Future<Output = Value> + Send>>>,
+    future: Option<Pin<Box<dyn Future<Output = Reply> + Send>>>,
     session: Arc<Session>,
     stream_no: u64,
     request_id: Value,
@@ -141,8 +141,10 @@ impl Drop for Work {
 }
 
 /// The HTTP status of a 2026-07-28 answer: an error's own, else 200.
-fn status_of(message: &Value) -> StatusCode {
-    McpError::from_response(message).map_or(StatusCode::OK, |e| e.http_status(Revision::Stateless))
+fn status_of(reply: &Reply) -> StatusCode {
+    reply
+        .error()
+        .map_or(StatusCode::OK, |e| e.http_status(Revision::Stateless))
 }
 
 fn json_answer(status: StatusCode, body: String) -> Response {
@@ -173,11 +175,8 @@ pub fn sse_of_messages(messages: impl Stream<Item = Value> + Send + 'static) -> 
         .into_response()
 }
 
-pub fn reply(id: Value, out: Result<Value, McpError>) -> Value {
-    match out {
-        Ok(r) => jsonrpc::result(id, r),
-        Err(e) => e.to_message(id),
-    }
+pub fn reply(id: Value, out: Result<Answer, McpError>) -> Reply {
+    Reply::new(id, out)
 }
 
 /// Counts a host request by method and outcome.
@@ -211,7 +210,7 @@ mod tests {
         let r = answer_in_place(
             s.clone(),
             json!(1),
-            async { json!({"id": 1, "result": {}}) },
+            async { Reply::from(json!({"id": 1, "result": {}})) },
             false,
         )
         .await;
@@ -223,7 +222,7 @@ mod tests {
     /// A 2026-07-28 error answered in place carries the error's HTTP status.
     #[tokio::test]
     async fn a_quick_2026_error_keeps_its_status() {
-        let missing = McpError::method_not_found("x/y").to_message(json!(1));
+        let missing = Reply::from(McpError::method_not_found("x/y").to_message(json!(1)));
         let expected = status_of(&missing);
         assert_ne!(expected, StatusCode::OK);
         let r = answer_in_place(session(), json!(1), async move { missing }, true).await;
@@ -240,7 +239,7 @@ mod tests {
                 Some(&json!(1)),
                 &json!({"method": "notifications/progress"}),
             );
-            json!({"id": 1, "result": {}})
+            Reply::from(json!({"id": 1, "result": {}}))
         };
         let r = answer_in_place(s, json!(1), work, false).await;
         assert!(content_type(&r).starts_with("text/event-stream"));
@@ -253,7 +252,7 @@ mod tests {
         let work = async move {
             let _ = wait.await;
             let _ = done.send(());
-            json!({"id": 1, "result": {}})
+            Reply::from(json!({"id": 1, "result": {}}))
         };
         let mut answer = Box::pin(answer_in_place(session(), json!(1), work, false));
         assert!(futures::poll!(&mut answer).is_pending(), "running in place");

@@ -9,11 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use crate::auth::Principal;
-use crate::protocol::Revision;
+use crate::protocol::{Reply, Revision};
 use crate::upstream::Connection;
 
 /// Events kept per stream for resumption.
@@ -394,11 +395,11 @@ impl Session {
         }
     }
 
-    fn push(s: &mut Streams, stream: u64, msg: &Value, last: bool) {
+    fn push(s: &mut Streams, stream: u64, msg: &impl Serialize, last: bool) {
         let buf = s.bufs.entry(stream).or_default();
         let seq = buf.next_seq;
         buf.next_seq += 1;
-        let data: Arc<str> = Arc::from(msg.to_string());
+        let data: Arc<str> = Arc::from(serde_json::to_string(msg).unwrap_or_default());
         buf.events.push_back((seq, data.clone()));
         if buf.events.len() > BUFFER_EVENTS {
             buf.events.pop_front();
@@ -432,7 +433,7 @@ impl Session {
     }
 
     /// Sends the final response on a POST stream and closes it.
-    pub fn finish_stream(&self, stream: u64, request_id: &Value, response: &Value) {
+    pub fn finish_stream(&self, stream: u64, request_id: &Value, response: &Reply) {
         let mut s = self.streams.lock().unwrap();
         Self::push(&mut s, stream, response, true);
         if let Some(b) = s.bufs.get_mut(&stream) {
@@ -554,7 +555,7 @@ mod tests {
         let first = rx.try_recv().unwrap();
         drop(rx);
         s.send_related(Some(&json!(1)), &json!({"a": 2}));
-        s.finish_stream(n, &json!(1), &json!({"id": 1}));
+        s.finish_stream(n, &json!(1), &json!({"id": 1}).into());
         let mut resumed = s.attach(Some(&first.id)).unwrap();
         let got: Vec<_> = std::iter::from_fn(|| resumed.try_recv().ok())
             .map(|e| e.data.to_string())

@@ -17,7 +17,7 @@ use super::reply::{
 use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
-use crate::protocol::{jsonrpc, McpError, Member, Method, Revision};
+use crate::protocol::{jsonrpc, Answer, McpError, Member, Method, Revision};
 use crate::routing::Endpoint;
 use crate::state::AppState;
 
@@ -219,7 +219,7 @@ fn log_call(
     metrics: &crate::metrics::Metrics,
     session: &Session,
     method: &Method,
-    out: &Result<Value, McpError>,
+    out: &Result<Answer, McpError>,
     started: std::time::Instant,
 ) {
     count(metrics, method, out);

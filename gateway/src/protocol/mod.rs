@@ -9,7 +9,9 @@
 //! | [`envelope`] | `_meta` keys and HTTP headers |
 //! | [`member`] | one member of a JSON object, small objects without hashing ([`Member`]) |
 //! | [`error`] | [`McpError`]: code, message, data, HTTP status, conversions |
+//! | [`answer`] | a call's result, built or passed through as the upstream's text; the host's [`Reply`] |
 
+pub mod answer;
 pub mod envelope;
 pub mod error;
 pub mod jsonrpc;
@@ -17,6 +19,7 @@ pub mod member;
 pub mod method;
 pub mod revision;
 
+pub use answer::{Answer, Reply};
 pub use error::McpError;
 pub use member::Member;
 pub use method::Method;

@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::protocol::answer::Passed;
 use crate::protocol::{jsonrpc, McpError};
 
 /// A message to send upstream.
@@ -42,7 +43,28 @@ pub struct TransportParts {
 
 /// Sending one request on its own (see [`TransportParts::direct`]): it resolves to the answer
 /// when that came straight back, else `None` and the answer arrives on the transport's `rx`.
-pub type DirectPost = Pin<Box<dyn Future<Output = Option<Value>> + Send>>;
+pub type DirectPost = Pin<Box<dyn Future<Output = Option<Answered>> + Send>>;
+
+/// The answer to a request sent upstream: its response message, or, straight from the POST of
+/// a written request, its result passed through as the upstream's text.
+#[derive(Debug)]
+pub enum Answered {
+    Message(Value),
+    Result(Passed),
+}
+
+impl Answered {
+    /// The answer as a response message to request `id`.
+    pub fn into_message(self, id: i64) -> Value {
+        match self {
+            Self::Message(m) => m,
+            Self::Result(p) => match p.into_value() {
+                Ok(r) => jsonrpc::result(Value::from(id), r),
+                Err(e) => e.to_message(Value::from(id)),
+            },
+        }
+    }
+}
 
 /// Sends one request on its own (see [`TransportParts::direct`]).
 pub trait DirectSend: Send + Sync {
@@ -96,7 +118,7 @@ pub struct Reply {
 
 impl Reply {
     /// The answer, or `None` when the connection closed first.
-    async fn answer(&mut self) -> Option<Value> {
+    async fn answer(&mut self) -> Option<Answered> {
         if let Some(post) = self.post.as_mut() {
             tokio::select! {
                 biased;
@@ -106,10 +128,10 @@ impl Reply {
                         return straight;
                     }
                 }
-                routed = &mut self.rx => return routed.ok(),
+                routed = &mut self.rx => return routed.ok().map(Answered::Message),
             }
         }
-        (&mut self.rx).await.ok()
+        (&mut self.rx).await.ok().map(Answered::Message)
     }
 }
 
@@ -295,7 +317,8 @@ impl Connection {
         timeout: Duration,
     ) -> Result<Value, CallError> {
         let (id, reply) = self.send_request(method, params, ctx)?;
-        self.wait(id, reply, timeout).await
+        let answer = self.wait(id, reply, timeout).await?;
+        Ok(answer.into_message(id))
     }
 
     /// Sends a request; returns its upstream id and how its response comes.
@@ -378,7 +401,7 @@ impl Connection {
         id: i64,
         mut reply: Reply,
         timeout: Duration,
-    ) -> Result<Value, CallError> {
+    ) -> Result<Answered, CallError> {
         let out = match tokio::time::timeout(timeout, reply.answer()).await {
             Ok(Some(resp)) => Ok(resp),
             Ok(None) => Err(CallError::Closed(self.upstream.clone())),
@@ -508,15 +531,26 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicBool;
 
+    fn message(a: Option<Answered>) -> Option<Value> {
+        match a? {
+            Answered::Message(m) => Some(m),
+            Answered::Result(p) => panic!("a passed result: {}", p.text()),
+        }
+    }
+
     #[tokio::test]
     async fn an_answer_straight_from_the_post_needs_no_router() {
         let (_tx, rx) = oneshot::channel();
-        let post: DirectPost = Box::pin(async { Some(serde_json::json!({"id": 1})) });
+        let post: DirectPost =
+            Box::pin(async { Some(Answered::Message(serde_json::json!({"id": 1}))) });
         let mut reply = Reply {
             rx,
             post: Some(post),
         };
-        assert_eq!(reply.answer().await, Some(serde_json::json!({"id": 1})));
+        assert_eq!(
+            message(reply.answer().await),
+            Some(serde_json::json!({"id": 1}))
+        );
     }
 
     #[tokio::test]
@@ -552,6 +586,9 @@ mod tests {
             post: Some(post),
         };
         tx.send(serde_json::json!({"id": 2})).unwrap();
-        assert_eq!(reply.answer().await, Some(serde_json::json!({"id": 2})));
+        assert_eq!(
+            message(reply.answer().await),
+            Some(serde_json::json!({"id": 2}))
+        );
     }
 }

@@ -15,8 +15,11 @@ use sse_stream::SseStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::connection::{DirectPost, DirectSend, Inbound, Outbound, Routing, TransportParts};
+use super::connection::{
+    Answered, DirectPost, DirectSend, Inbound, Outbound, Routing, TransportParts,
+};
 use super::{limits, post, UpstreamError};
+use crate::protocol::answer::Passed;
 use crate::protocol::envelope::{
     encode_header, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION, SESSION_HEADER, VERSION_HEADER,
 };
@@ -291,13 +294,18 @@ struct Direct(Arc<Shared>);
 impl DirectSend for Direct {
     fn send(&self, msg: Value) -> DirectPost {
         let s = self.0.clone();
-        Box::pin(async move { post(&s, msg).await })
+        Box::pin(async move { post(&s, msg).await.map(Answered::Message) })
     }
 
     fn send_written(&self, id: i64, routing: Routing<'_>, body: Vec<u8>) -> DirectPost {
         let s = self.0.clone();
         let head = Head::of(&routing);
-        Box::pin(async move { post_body(&s, Some(id), false, &head, body).await })
+        let post = Post {
+            id: Some(id),
+            is_init: false,
+            pass: true,
+        };
+        Box::pin(async move { post_body(&s, post, &head, body).await })
     }
 }
 
@@ -314,17 +322,30 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
     let head = Head::of(&routing_of(&msg));
     let body = serde_json::to_vec(&msg).unwrap_or_default();
     drop(msg);
-    post_body(s, id, is_init, &head, body).await
+    let post = Post {
+        id,
+        is_init,
+        pass: false,
+    };
+    match post_body(s, post, &head, body).await? {
+        Answered::Message(m) => Some(m),
+        // Not asked for (`pass: false`); as a message all the same.
+        passed => id.map(|id| passed.into_message(id)),
+    }
 }
 
-/// Posts one message, written: request `id` (`None`: a notification or an answer).
-async fn post_body(
-    s: &Shared,
+/// What a POST carries: request `id` (`None`: a notification or an answer), perhaps the
+/// `initialize` request; `pass`: its result may come back passed (see [`Passed`]).
+#[derive(Clone, Copy)]
+struct Post {
     id: Option<i64>,
     is_init: bool,
-    head: &Head,
-    body: Vec<u8>,
-) -> Option<Value> {
+    pass: bool,
+}
+
+/// Posts one message, written.
+async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option<Answered> {
+    let Post { id, is_init, pass } = post;
     let headers = || {
         let mut h = s.headers_for(head);
         h.insert(
@@ -396,6 +417,7 @@ async fn post_body(
     if ctype.starts_with("text/event-stream") {
         let mut read = Read {
             id,
+            pass,
             answered: false,
             last_event: None,
             answer: None,
@@ -436,6 +458,13 @@ async fn post_body(
                 return None;
             }
         };
+        // The whole answer of a call, its result passed to the host as the upstream wrote it.
+        if let Some(p) = id
+            .filter(|_| pass)
+            .and_then(|id| Passed::from_response(&body, id))
+        {
+            return Some(Answered::Result(p));
+        }
         match serde_json::from_slice::<Value>(&body) {
             Ok(Value::Array(msgs)) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
             Ok(m) => {
@@ -443,7 +472,7 @@ async fn post_body(
                     remember_version(s, &m);
                 }
                 if is_answer_to(&m, id) {
-                    return Some(m);
+                    return Some(Answered::Message(m));
                 }
                 s.deliver(m, id)
             }
@@ -472,10 +501,12 @@ fn is_answer_to(msg: &Value, id: Option<i64>) -> bool {
 /// Where a POST's response stream (and its resumptions) stands.
 struct Read {
     id: Option<i64>,
+    /// The answer's result may be passed (see [`Post`]).
+    pass: bool,
     answered: bool,
     last_event: Option<String>,
     /// The answer, when it came before anything else (see [`post`]).
-    answer: Option<Value>,
+    answer: Option<Answered>,
     /// Whether anything was delivered on `inbound` yet: after that, the answer goes the same
     /// way, so that it never overtakes the messages that came before it.
     delivered: bool,
@@ -502,6 +533,14 @@ async fn read_stream(s: &Shared, resp: post::Response, r: &mut Read) {
         let Some(data) = ev.data.filter(|d| !d.trim().is_empty()) else {
             continue;
         };
+        if let Some(p) =
+            r.id.filter(|_| r.pass && !r.delivered)
+                .and_then(|id| Passed::from_response(data.as_bytes(), id))
+        {
+            r.answered = true;
+            r.answer = Some(Answered::Result(p));
+            return;
+        }
         let Ok(msg) = serde_json::from_str::<Value>(&data) else {
             tracing::warn!(url = %crate::config::redact_userinfo(&s.url), "non-JSON SSE event ignored");
             continue;
@@ -512,7 +551,7 @@ async fn read_stream(s: &Shared, resp: post::Response, r: &mut Read) {
             }
             r.answered = true;
             if !r.delivered {
-                r.answer = Some(msg);
+                r.answer = Some(Answered::Message(msg));
                 return;
             }
         }

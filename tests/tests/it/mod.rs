@@ -11,6 +11,7 @@ mod failures;
 mod hardening;
 mod notifications;
 mod operations;
+mod passthrough;
 mod real_peers;
 mod registry_suite;
 mod replicas;

@@ -1,0 +1,314 @@
+//! A call's result on its way back to the host: built by the gateway ([`Answer::Built`]), or an
+//! upstream's result passed through as the upstream's own JSON text ([`Passed`]), which is
+//! neither parsed into a tree nor written again; and the response that carries either to the
+//! host ([`Reply`]).
+
+use std::borrow::Cow;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::McpError;
+
+/// An upstream's result kept as its JSON text, with the two members the gateway reads of it.
+#[derive(Debug)]
+pub struct Passed {
+    text: Box<RawValue>,
+    tool_error: bool,
+    input_required: bool,
+}
+
+/// What the gateway reads of a result; every other member is skipped, not built.
+#[derive(Deserialize)]
+struct Read<'a> {
+    #[serde(rename = "isError", default)]
+    is_error: Option<bool>,
+    #[serde(rename = "resultType", default, borrow)]
+    result_type: Option<Cow<'a, str>>,
+}
+
+impl Passed {
+    /// `text` as a passed result: when it is an object whose `isError` and `resultType` read
+    /// plainly. Anything else (`None`) goes the built way, which reads it as it always did.
+    pub fn new(text: &RawValue) -> Option<Self> {
+        // A derived struct also reads an array, by position: only an object is a result.
+        if !text.get().starts_with('{') {
+            return None;
+        }
+        let read: Read = serde_json::from_str(text.get()).ok()?;
+        Some(Self {
+            text: text.to_owned(),
+            tool_error: read.is_error == Some(true),
+            input_required: read.result_type.as_deref() == Some("input_required"),
+        })
+    }
+
+    /// The result of `body` when `body` is exactly a JSON-RPC response to request `id` with a
+    /// result that reads plainly (see [`new`](Self::new)); anything else (`None`: a batch, an
+    /// error, another id, members a response does not have) goes the built way.
+    pub fn from_response(body: &[u8], id: i64) -> Option<Self> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Response<'a> {
+            jsonrpc: &'a str,
+            id: i64,
+            #[serde(borrow)]
+            result: &'a RawValue,
+        }
+        // A derived struct also reads an array by position: a batch is not one response.
+        if body.trim_ascii_start().first() != Some(&b'{') {
+            return None;
+        }
+        let r: Response = serde_json::from_slice(body).ok()?;
+        if r.jsonrpc != "2.0" || r.id != id {
+            return None;
+        }
+        Self::new(r.result)
+    }
+
+    /// The result's JSON text.
+    pub fn text(&self) -> &str {
+        self.text.get()
+    }
+
+    /// The result as a tree. Reading a raw value has no depth limit and a tree has one, so a
+    /// result nested deeper than serde_json builds is an error here.
+    pub fn into_value(self) -> Result<Value, McpError> {
+        serde_json::from_str(self.text.get()).map_err(|e| {
+            McpError::internal(format!("the upstream's result could not be read: {e}"))
+        })
+    }
+}
+
+/// The result of a call the gateway answers.
+#[derive(Debug)]
+pub enum Answer {
+    Built(Value),
+    Passed(Passed),
+}
+
+impl From<Value> for Answer {
+    fn from(v: Value) -> Self {
+        Self::Built(v)
+    }
+}
+
+impl Answer {
+    /// A tool's own failure (`isError: true`).
+    pub fn is_tool_error(&self) -> bool {
+        match self {
+            Self::Built(v) => v.get("isError").and_then(Value::as_bool) == Some(true),
+            Self::Passed(p) => p.tool_error,
+        }
+    }
+
+    /// A 2026-07-28 `InputRequiredResult`: the upstream asks questions before it answers.
+    pub fn is_input_required(&self) -> bool {
+        match self {
+            Self::Built(v) => v.get("resultType").and_then(Value::as_str) == Some("input_required"),
+            Self::Passed(p) => p.input_required,
+        }
+    }
+
+    /// The result as a tree, for the few paths that read or change more of it.
+    pub fn into_value(self) -> Result<Value, McpError> {
+        match self {
+            Self::Built(v) => Ok(v),
+            Self::Passed(p) => p.into_value(),
+        }
+    }
+}
+
+impl Answer {
+    /// The result as a tree to change, built from a passed text first.
+    pub fn built_mut(&mut self) -> Result<&mut Value, McpError> {
+        if let Self::Passed(_) = self {
+            let Self::Passed(p) = std::mem::replace(self, Self::Built(Value::Null)) else {
+                unreachable!("matched above")
+            };
+            *self = Self::Built(p.into_value()?);
+        }
+        match self {
+            Self::Built(v) => Ok(v),
+            Self::Passed(_) => unreachable!("built above"),
+        }
+    }
+}
+
+impl Serialize for Answer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Built(v) => v.serialize(s),
+            Self::Passed(p) => p.text.serialize(s),
+        }
+    }
+}
+
+/// The response to a host's request: a JSON-RPC message built whole, or a passed result under
+/// the host's id, written around the upstream's text.
+#[derive(Debug)]
+pub enum Reply {
+    Message(Value),
+    Passed { id: Value, result: Passed },
+}
+
+impl From<Value> for Reply {
+    fn from(v: Value) -> Self {
+        Self::Message(v)
+    }
+}
+
+impl Reply {
+    /// The response to request `id` with `out`.
+    pub fn new(id: Value, out: Result<Answer, McpError>) -> Self {
+        match out {
+            Ok(Answer::Passed(result)) => Self::Passed { id, result },
+            Ok(Answer::Built(r)) => Self::Message(super::jsonrpc::result(id, r)),
+            Err(e) => Self::Message(e.to_message(id)),
+        }
+    }
+
+    /// The error this response carries, if it is an error response.
+    pub fn error(&self) -> Option<McpError> {
+        match self {
+            Self::Message(m) => McpError::from_response(m),
+            Self::Passed { .. } => None,
+        }
+    }
+}
+
+impl Serialize for Reply {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Message(m) => m.serialize(s),
+            Self::Passed { id, result } => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("jsonrpc", "2.0")?;
+                m.serialize_entry("id", id)?;
+                m.serialize_entry("result", &result.text)?;
+                m.end()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_string()).unwrap()
+    }
+
+    #[test]
+    fn a_passed_result_reads_as_its_tree_does() {
+        // Each result as the built way reads it: the tree's `isError` and `resultType`.
+        for text in [
+            r#"{"content":[{"type":"text","text":"hi"}]}"#,
+            r#"{"content":[],"isError":true}"#,
+            r#"{"content":[],"isError":false}"#,
+            r#"{"isError":null}"#,
+            r#"{"resultType":"input_required","inputRequests":{}}"#,
+            r#"{"resultType":"complete"}"#,
+            r#"{"resultType":"input_\u0072equired"}"#,
+            r#"{"nested":{"isError":true,"resultType":"input_required"}}"#,
+            r#"{"content":[{"type":"text","text":"\"isError\":true"}]}"#,
+        ] {
+            let built = Answer::Built(serde_json::from_str(text).unwrap());
+            let passed = Answer::Passed(Passed::new(&raw(text)).expect(text));
+            assert_eq!(passed.is_tool_error(), built.is_tool_error(), "{text}");
+            assert_eq!(
+                passed.is_input_required(),
+                built.is_input_required(),
+                "{text}"
+            );
+            // The host gets the upstream's own text.
+            assert_eq!(serde_json::to_string(&passed).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn what_does_not_read_plainly_goes_the_built_way() {
+        for text in [
+            r#"[true,"input_required"]"#,
+            r#""text""#,
+            r#"{"isError":"true"}"#,
+            r#"{"isError":true,"isError":false}"#,
+            r#"{"resultType":7}"#,
+        ] {
+            assert!(Passed::new(&raw(text)).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn only_the_plain_response_to_the_request_is_passed() {
+        let ok = br#" {"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#;
+        assert_eq!(
+            Passed::from_response(ok, 7).unwrap().text(),
+            r#"{"content":[]}"#
+        );
+        for (body, why) in [
+            (
+                &br#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#[..],
+                "another id",
+            ),
+            (
+                br#"{"jsonrpc":"1.0","id":8,"result":{}}"#,
+                "not JSON-RPC 2.0",
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":8,"error":{"code":1,"message":"m"}}"#,
+                "an error",
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":8,"result":{},"error":{}}"#,
+                "result and error",
+            ),
+            (br#"{"jsonrpc":"2.0","id":"8","result":{}}"#, "a string id"),
+            (br#"["2.0",8,{}]"#, "an array"),
+            (br#"[{"jsonrpc":"2.0","id":8,"result":{}}]"#, "a batch"),
+            (
+                br#"{"jsonrpc":"2.0","id":8,"result":[]}"#,
+                "a result that is no object",
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":8,"result":{}} x"#,
+                "trailing text",
+            ),
+            (
+                br#"{"jsonrpc":"2.0","method":"m","id":8,"result":{}}"#,
+                "a request's member",
+            ),
+        ] {
+            assert!(Passed::from_response(body, 8).is_none(), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_reply_writes_the_host_id_around_the_passed_text() {
+        let result = Passed::new(&raw(r#"{"content":[],"b":1.50,"a":"\u00e9"}"#)).unwrap();
+        let reply = Reply::new(json!("req-1"), Ok(Answer::Passed(result)));
+        assert!(reply.error().is_none());
+        assert_eq!(
+            serde_json::to_string(&reply).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"req-1","result":{"content":[],"b":1.50,"a":"\u00e9"}}"#
+        );
+        let built = Reply::new(json!(2), Ok(Answer::Built(json!({"content": []}))));
+        assert_eq!(
+            serde_json::to_value(&built).unwrap(),
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}})
+        );
+        let failed = Reply::new(json!(3), Err(McpError::invalid_params("no")));
+        assert_eq!(failed.error().map(|e| e.code), Some(-32602));
+    }
+
+    #[test]
+    fn a_result_deeper_than_a_tree_is_an_error_when_built() {
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+        let p = Passed::new(&raw(&deep)).expect("an object that reads plainly");
+        assert!(p.into_value().is_err());
+    }
+}
