@@ -330,16 +330,24 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
     // Runs in the request's own task while the answer can still be plain JSON (see
     // `reply::answer_in_place`).
     let work = async move {
-        Reply::from(loop {
+        loop {
             if !flight.pending.is_empty() {
-                break input_required(&state, &id, flight, call);
+                break Reply::from(input_required(&state, &id, flight, call));
             }
             tokio::select! {
                 out = &mut flight.result => {
                     state.hub.close_request(&flight.session.id);
                     let out = out.unwrap_or_else(|_| Err(McpError::internal("the call ended without a result")));
                     reply::count(&state.dispatcher.metrics, &flight.method, &out);
-                    break match out.and_then(Answer::into_value) {
+                    let out = match out {
+                        // Most results only lack `resultType`: it is written into the passed
+                        // text instead of building the tree.
+                        Ok(Answer::Passed(p)) if flight.method != Method::ResourcesRead => {
+                            break Reply::new(id.clone(), Ok(Answer::Passed(p.completed())));
+                        }
+                        out => out.and_then(Answer::into_value),
+                    };
+                    break Reply::from(match out {
                         Ok(mut r) => {
                             if r.get("resultType").is_none() {
                                 r["resultType"] = json!("complete");
@@ -357,7 +365,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                             jsonrpc::result(id.clone(), r)
                         }
                         Err(e) => e.to_message(id.clone()),
-                    };
+                    });
                 }
                 Some(ask) = flight.asks.recv() => {
                     let mut got = vec![ask];
@@ -370,7 +378,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                     }
                 }
             }
-        })
+        }
     };
     reply::answer_in_place(session, downstream_id, work, true).await
 }

@@ -18,6 +18,8 @@ pub struct Passed {
     text: Box<RawValue>,
     tool_error: bool,
     input_required: bool,
+    /// Whether the result says its `resultType` (2026-07-28).
+    typed: bool,
 }
 
 /// What the gateway reads of a result; every other member is skipped, not built.
@@ -42,6 +44,7 @@ impl Passed {
             text: text.to_owned(),
             tool_error: read.is_error == Some(true),
             input_required: read.result_type.as_deref() == Some("input_required"),
+            typed: read.result_type.is_some(),
         })
     }
 
@@ -71,6 +74,27 @@ impl Passed {
     /// The result's JSON text.
     pub fn text(&self) -> &str {
         self.text.get()
+    }
+
+    /// The result as a 2026-07-28 host must get it: with a `resultType`, `complete` unless the
+    /// upstream said otherwise (a 2025 upstream says none).
+    pub fn completed(self) -> Self {
+        if self.typed {
+            return self;
+        }
+        const MEMBER: &str = "\"resultType\":\"complete\"";
+        // An object's text starts with `{` (checked when it was passed) and ends with `}`.
+        let Some(body) = self.text.get().trim_end().strip_suffix('}') else {
+            return self;
+        };
+        let body = body.trim_end();
+        let sep = if body.len() == 1 { "" } else { "," };
+        let text = format!("{body}{sep}{MEMBER}}}");
+        Self {
+            text: RawValue::from_string(text).expect("an object with one member more"),
+            typed: true,
+            ..self
+        }
     }
 
     /// The result as a tree. Reading a raw value has no depth limit and a tree has one, so a
@@ -284,6 +308,36 @@ mod tests {
             ),
         ] {
             assert!(Passed::from_response(body, 8).is_none(), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_completed_result_says_complete_unless_it_says_its_type() {
+        for (text, completed) in [
+            (
+                r#"{"content":[]}"#,
+                r#"{"content":[],"resultType":"complete"}"#,
+            ),
+            ("{}", r#"{"resultType":"complete"}"#),
+            ("{ \n}", r#"{"resultType":"complete"}"#),
+            (r#"{"a":1 }"#, r#"{"a":1,"resultType":"complete"}"#),
+            (
+                r#"{"resultType":"complete"}"#,
+                r#"{"resultType":"complete"}"#,
+            ),
+            (
+                r#"{"resultType":"other","a":{}}"#,
+                r#"{"resultType":"other","a":{}}"#,
+            ),
+        ] {
+            let p = Passed::new(&raw(text)).unwrap().completed();
+            assert_eq!(p.text(), completed, "{text}");
+            // What a tree would make of it.
+            let mut built: Value = serde_json::from_str(text).unwrap();
+            if built.get("resultType").is_none() {
+                built["resultType"] = json!("complete");
+            }
+            assert_eq!(p.into_value().unwrap(), built, "{text}");
         }
     }
 

@@ -60,11 +60,13 @@ async fn upstream_results_pass_through_and_are_still_read() {
         "[database]\nurl = \"{}\"\n\n\
          [[upstreams]]\nname = \"conf\"\ntransport = \"http\"\nurl = \"{fixture_url}\"\n\n\
          [[upstreams]]\nname = \"ev\"\ntransport = \"http\"\nurl = \"http://127.0.0.1:{port}/mcp\"\n\
-         max_result_text_bytes = 40\n",
+         max_result_text_bytes = 40\n\n\
+         [[upstreams]]\nname = \"evfull\"\ntransport = \"http\"\n\
+         url = \"http://127.0.0.1:{port}/mcp\"\n",
         super::sqlite_url(&dir)
     ))
     .await;
-    gw.wait_up(&["conf", "ev"]).await;
+    gw.wait_up(&["conf", "ev", "evfull"]).await;
     let c = RawClient::initialize(&gw.mcp, json!({})).await;
 
     // The whole response: the host's own id, the upstream's result unchanged (a 2026-07-28
@@ -120,16 +122,35 @@ async fn upstream_results_pass_through_and_are_still_read() {
     let row = audited(&gw, "conf__test_simple_text").await;
     assert_eq!(row["outcome"], "ok", "{row}");
 
-    // A 2026-07-28 host gets the fields its revision requires added to the passed result.
-    let resp: Value = reqwest::Client::new()
-        .post(&gw.mcp)
+    // A 2026-07-28 host gets `resultType` in every result: as the 2026-07-28 upstream says it,
+    // and added to the 2025 upstream's (`evfull`, the same server without a text cap, whose
+    // result is not rebuilt for the cap).
+    for (name, arguments, text) in [
+        (
+            "conf__test_simple_text",
+            json!({}),
+            "This is a simple text response for testing.",
+        ),
+        ("evfull__echo", json!({"message": "new"}), "Echo: new"),
+    ] {
+        let resp = call_2026(&gw.mcp, name, arguments).await;
+        assert_eq!(resp["id"], 9, "{resp}");
+        assert_eq!(resp["result"]["resultType"], "complete", "{resp}");
+        assert_eq!(resp["result"]["content"][0]["text"], text, "{resp}");
+    }
+}
+
+/// A `tools/call` of a 2026-07-28 host (no session), its response as JSON.
+async fn call_2026(mcp: &str, name: &str, arguments: Value) -> Value {
+    reqwest::Client::new()
+        .post(mcp)
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", "tools/call")
-        .header("mcp-name", "conf__test_simple_text")
+        .header("mcp-name", name)
         .json(
             &json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
-            "name": "conf__test_simple_text", "arguments": {},
+            "name": name, "arguments": arguments,
             "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                       "io.modelcontextprotocol/clientCapabilities": {}}}}),
         )
@@ -138,11 +159,5 @@ async fn upstream_results_pass_through_and_are_still_read() {
         .unwrap()
         .json()
         .await
-        .unwrap();
-    assert_eq!(resp["id"], 9, "{resp}");
-    assert_eq!(resp["result"]["resultType"], "complete", "{resp}");
-    assert_eq!(
-        resp["result"]["content"][0]["text"], "This is a simple text response for testing.",
-        "{resp}"
-    );
+        .unwrap()
 }
