@@ -111,12 +111,12 @@ pub trait WriteParams {
 /// How the answer to a sent request comes: through the connection's router, and for a request
 /// sent directly, perhaps straight from its POST, which the waiter drives. Dropped before the
 /// POST finished (nobody waits, or the waiter went away), the POST goes on in a task of its own.
-pub struct Reply {
+pub struct Waiter {
     rx: oneshot::Receiver<Value>,
     post: Option<DirectPost>,
 }
 
-impl Reply {
+impl Waiter {
     /// The answer, or `None` when the connection closed first.
     async fn answer(&mut self) -> Option<Answered> {
         if let Some(post) = self.post.as_mut() {
@@ -135,7 +135,7 @@ impl Reply {
     }
 }
 
-impl Drop for Reply {
+impl Drop for Waiter {
     fn drop(&mut self) {
         if let (Some(post), Ok(rt)) = (self.post.take(), tokio::runtime::Handle::try_current()) {
             rt.spawn(post);
@@ -327,7 +327,7 @@ impl Connection {
         method: &str,
         params: Option<Value>,
         ctx: Option<CallCtx>,
-    ) -> Result<(i64, Reply), CallError> {
+    ) -> Result<(i64, Waiter), CallError> {
         let (id, rx) = self.expect_answer(ctx)?;
         let params = match self.modern_caps.get() {
             Some(caps) => Some(envelope(params, caps)),
@@ -336,13 +336,13 @@ impl Connection {
         let msg = jsonrpc::request(Value::from(id), method, params);
         if let Some(direct) = self.direct.as_ref().filter(|_| !needs_writer(method)) {
             let post = Some(direct.send(msg));
-            return Ok((id, Reply { rx, post }));
+            return Ok((id, Waiter { rx, post }));
         }
         if self.tx.send(Outbound { msg }).is_err() {
             self.forget(id);
             return Err(CallError::Closed(self.upstream.clone()));
         }
-        Ok((id, Reply { rx, post: None }))
+        Ok((id, Waiter { rx, post: None }))
     }
 
     /// Sends a request whose params `params` writes: straight into the body of its POST where
@@ -353,7 +353,7 @@ impl Connection {
         method: &str,
         params: &dyn WriteParams,
         ctx: Option<CallCtx>,
-    ) -> Result<(i64, Reply), CallError> {
+    ) -> Result<(i64, Waiter), CallError> {
         let routing = params.routing();
         // A request to a 2026-07-28 upstream must carry the envelope, which `send_request` adds
         // where it is missing: written params that do not set it go that way.
@@ -373,7 +373,7 @@ impl Connection {
         params.write(&mut body);
         body.push(b'}');
         let post = Some(direct.send_written(id, routing, body));
-        Ok((id, Reply { rx, post }))
+        Ok((id, Waiter { rx, post }))
     }
 
     /// A new request id, with a waiter for its answer and the call it was made for; refused
@@ -399,7 +399,7 @@ impl Connection {
     pub async fn wait(
         &self,
         id: i64,
-        mut reply: Reply,
+        mut reply: Waiter,
         timeout: Duration,
     ) -> Result<Answered, CallError> {
         let out = match tokio::time::timeout(timeout, reply.answer()).await {
@@ -543,7 +543,7 @@ mod tests {
         let (_tx, rx) = oneshot::channel();
         let post: DirectPost =
             Box::pin(async { Some(Answered::Message(serde_json::json!({"id": 1}))) });
-        let mut reply = Reply {
+        let mut reply = Waiter {
             rx,
             post: Some(post),
         };
@@ -563,7 +563,7 @@ mod tests {
             flag.store(true, Ordering::SeqCst);
             None
         });
-        drop(Reply {
+        drop(Waiter {
             rx,
             post: Some(post),
         });
@@ -581,7 +581,7 @@ mod tests {
     async fn an_answer_through_the_router_wins_over_a_post_still_reading() {
         let (tx, rx) = oneshot::channel();
         let post: DirectPost = Box::pin(std::future::pending());
-        let mut reply = Reply {
+        let mut reply = Waiter {
             rx,
             post: Some(post),
         };
