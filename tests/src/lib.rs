@@ -758,3 +758,24 @@ pub fn connections_to(port: u16) -> usize {
     }
     n
 }
+
+/// One request of a 2026-07-28 host (no session) to `mcp`: `params` get the revision's `_meta`
+/// (no client capabilities) and the headers repeat the method and `name` (the tool, prompt or
+/// URI). The response as JSON.
+pub async fn request_2026(mcp: &str, method: &str, name: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                             "io.modelcontextprotocol/clientCapabilities": {}});
+    reqwest::Client::new()
+        .post(mcp)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .json(&json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}

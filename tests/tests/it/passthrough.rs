@@ -133,31 +133,10 @@ async fn upstream_results_pass_through_and_are_still_read() {
         ),
         ("evfull__echo", json!({"message": "new"}), "Echo: new"),
     ] {
-        let resp = call_2026(&gw.mcp, name, arguments).await;
+        let params = json!({"name": name, "arguments": arguments});
+        let resp = gateway_tests::request_2026(&gw.mcp, "tools/call", name, params).await;
         assert_eq!(resp["id"], 9, "{resp}");
         assert_eq!(resp["result"]["resultType"], "complete", "{resp}");
         assert_eq!(resp["result"]["content"][0]["text"], text, "{resp}");
     }
-}
-
-/// A `tools/call` of a 2026-07-28 host (no session), its response as JSON.
-async fn call_2026(mcp: &str, name: &str, arguments: Value) -> Value {
-    reqwest::Client::new()
-        .post(mcp)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", name)
-        .json(
-            &json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
-            "name": name, "arguments": arguments,
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}}}}),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }

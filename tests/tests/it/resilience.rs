@@ -255,24 +255,9 @@ async fn tool_errors_meta_tool_arguments_and_2026_reads() {
     );
 
     // A 2026-07-28 host reading from a 2025-only upstream gets the caching fields it requires.
-    let resp: Value = reqwest::Client::new()
-        .post(&gw.mcp)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "resources/read")
-        .header("mcp-name", "demo://resource/dynamic/text/1")
-        .json(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {
-            "uri": "demo://resource/dynamic/text/1",
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}}}}),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let uri = "demo://resource/dynamic/text/1";
+    let resp =
+        gateway_tests::request_2026(&gw.mcp, "resources/read", uri, json!({"uri": uri})).await;
     let result = &resp["result"];
     assert!(result["contents"].is_array(), "{resp}");
     assert!(result["ttlMs"].is_u64(), "{resp}");
