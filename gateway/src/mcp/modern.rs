@@ -27,7 +27,7 @@ use crate::protocol::envelope::{
     decode_header, CLIENT_CAPS, LOG_LEVEL, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION,
     SERVER_INFO, SESSION_HEADER, VERSION_HEADER,
 };
-use crate::protocol::{jsonrpc, Answer, McpError, Method, Reply, Revision};
+use crate::protocol::{jsonrpc, Answer, McpError, Member, Method, Reply, Revision};
 use crate::state::AppState;
 /// How long a call waits for the host's retry with the answers before it is given up.
 const PARK_FOR: Duration = Duration::from_secs(300);
@@ -48,14 +48,14 @@ pub fn is_modern(headers: &HeaderMap, msg: &Value) -> bool {
 /// The checks of the revision, in the SDKs' order: the `_meta` envelope (-32602), the routing
 /// headers against the body (-32020), then the version (-32022).
 fn check_envelope(headers: &HeaderMap, method: &Method, params: &Value) -> Result<(), McpError> {
-    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+    let Some(meta) = params.member("_meta").and_then(Value::as_object) else {
         return Err(McpError::invalid_params(format!(
             "params._meta must carry {PROTOCOL_VERSION} and {CLIENT_CAPS} (2026-07-28); \
              for a 2025 revision, send initialize first and then the Mcp-Session-Id header"
         )));
     };
     for key in [PROTOCOL_VERSION, CLIENT_CAPS] {
-        if !meta.contains_key(key) {
+        if meta.member(key).is_none() {
             return Err(McpError::invalid_params(format!(
                 "params._meta is missing {key}"
             )));
@@ -63,7 +63,7 @@ fn check_envelope(headers: &HeaderMap, method: &Method, params: &Value) -> Resul
     }
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
     let mismatch = |what: &str| McpError::new(jsonrpc::HEADER_MISMATCH, what.to_string());
-    let Some(version) = meta[PROTOCOL_VERSION].as_str() else {
+    let Some(version) = meta.member(PROTOCOL_VERSION).and_then(Value::as_str) else {
         return Err(McpError::invalid_params(format!(
             "{PROTOCOL_VERSION} must be a string"
         )));
@@ -83,7 +83,10 @@ fn check_envelope(headers: &HeaderMap, method: &Method, params: &Value) -> Resul
         Method::ResourcesRead => Some("uri"),
         _ => None,
     };
-    if let Some(body) = name_key.and_then(|k| params.get(k)).and_then(Value::as_str) {
+    if let Some(body) = name_key
+        .and_then(|k| params.member(k))
+        .and_then(Value::as_str)
+    {
         if header(NAME_HEADER).and_then(decode_header).as_deref() != Some(body) {
             return Err(mismatch(
                 "the Mcp-Name header is missing or differs from the request's name",
@@ -178,7 +181,12 @@ async fn serve(req: Request, method: &Method, msg: Value) -> Result<Response, Mc
     if !method.is_stateless() {
         return Err(McpError::method_not_found(method.as_str()));
     }
-    let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
+    // Taken out of the message, not copied: nothing else of it is read.
+    let params = match msg {
+        Value::Object(mut m) => m.remove("params"),
+        _ => None,
+    }
+    .unwrap_or_else(|| json!({}));
     if !params.is_object() {
         return Err(McpError::params_not_object());
     }
@@ -222,7 +230,7 @@ async fn call(req: Request, method: Method, params: Value) -> Result<Response, M
         id,
     } = req;
     if let Some(token) = params
-        .get("requestState")
+        .member("requestState")
         .and_then(Value::as_str)
         .filter(|t| request_state::is_ours(t))
     {
@@ -261,10 +269,13 @@ async fn call(req: Request, method: Method, params: Value) -> Result<Response, M
              replica stopped): call again without requestState",
         ));
     }
-    let meta = &params["_meta"];
-    let caps = meta.get(CLIENT_CAPS).cloned().unwrap_or_else(|| json!({}));
+    let meta = params.member("_meta");
+    let caps = meta
+        .and_then(|m| m.member(CLIENT_CAPS))
+        .cloned()
+        .unwrap_or_else(|| json!({}));
     let level = meta
-        .get(LOG_LEVEL)
+        .and_then(|m| m.member(LOG_LEVEL))
         .and_then(Value::as_str)
         .map(str::to_string);
     let (session, asks) = state.hub.open_request(caps, level, principal, scope);

@@ -93,7 +93,7 @@ pub async fn answer_in_place(
                 } else {
                     StatusCode::OK
                 };
-                let body = serde_json::to_string(&response).unwrap_or_default();
+                let body = response.to_json();
                 return json_answer(status, body);
             }
             // Messages for the host went out first: the response follows them on the stream.

@@ -194,6 +194,18 @@ impl Reply {
         }
     }
 
+    /// The response as JSON text, written into a buffer of about its size (a passed result's
+    /// length is known).
+    pub fn to_json(&self) -> String {
+        let size = match self {
+            Self::Passed { result, .. } => result.text().len() + 48,
+            Self::Message(_) => 128,
+        };
+        let mut out = Vec::with_capacity(size);
+        let _ = serde_json::to_writer(&mut out, self);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
     /// The error this response carries, if it is an error response.
     pub fn error(&self) -> Option<McpError> {
         match self {
@@ -346,8 +358,9 @@ mod tests {
         let result = Passed::new(&raw(r#"{"content":[],"b":1.50,"a":"\u00e9"}"#)).unwrap();
         let reply = Reply::new(json!("req-1"), Ok(Answer::Passed(result)));
         assert!(reply.error().is_none());
+        assert_eq!(serde_json::to_string(&reply).unwrap(), reply.to_json());
         assert_eq!(
-            serde_json::to_string(&reply).unwrap(),
+            reply.to_json(),
             r#"{"jsonrpc":"2.0","id":"req-1","result":{"content":[],"b":1.50,"a":"\u00e9"}}"#
         );
         let built = Reply::new(json!(2), Ok(Answer::Built(json!({"content": []}))));
