@@ -14,11 +14,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Map, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tracing::Instrument;
 
-use super::flight::Flight;
+use super::flight::{Flight, Running};
 use super::listener::Listener;
 use super::reply;
 use super::request_state::{self, Claim};
@@ -279,18 +279,16 @@ async fn call(req: Request, method: Method, params: Value) -> Result<Response, M
         .and_then(Value::as_str)
         .map(str::to_string);
     let (session, asks) = state.hub.open_request(caps, level, principal, scope);
-    let (tx, result) = oneshot::channel();
     let task_state = state.clone();
     let task_session = session.clone();
     let task_id = id.clone();
     let task_method = method.clone();
-    tokio::spawn(
+    let result = Running::new(
         async move {
-            let out = task_state
+            task_state
                 .dispatcher
                 .dispatch(&task_session, &task_id, &task_method, params.as_object())
-                .await;
-            let _ = tx.send(out);
+                .await
         }
         .in_current_span(),
     );
@@ -348,7 +346,6 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
             tokio::select! {
                 out = &mut flight.result => {
                     state.hub.close_request(&flight.session.id);
-                    let out = out.unwrap_or_else(|_| Err(McpError::internal("the call ended without a result")));
                     reply::count(&state.dispatcher.metrics, &flight.method, &out);
                     let out = match out {
                         // Most results only lack `resultType`: it is written into the passed
@@ -379,6 +376,10 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                     });
                 }
                 Some(ask) = flight.asks.recv() => {
+                    // More questions may come on the upstream's answer stream, which the call
+                    // reads: it goes on in a task of its own while they are gathered (and while
+                    // the call is parked).
+                    flight.result.detach();
                     let mut got = vec![ask];
                     let until = tokio::time::Instant::now() + ASK_GATHER;
                     while let Ok(Some(more)) = tokio::time::timeout_at(until, flight.asks.recv()).await {
@@ -395,7 +396,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
 }
 
 /// Parks the call and builds the result that asks the host its questions.
-fn input_required(state: &AppState, id: &Value, flight: Flight, call: Option<String>) -> Value {
+fn input_required(state: &AppState, id: &Value, mut flight: Flight, call: Option<String>) -> Value {
     let requests: Map<String, Value> = flight
         .pending
         .iter()
@@ -408,6 +409,8 @@ fn input_required(state: &AppState, id: &Value, flight: Flight, call: Option<Str
         expires: now_secs() + PARK_FOR.as_secs(),
     };
     let token = request_state::seal(state.hub.codec.state_key(), &claim);
+    // Parked, nobody polls the call (detached already when its questions came).
+    flight.result.detach();
     state.hub.park(call, flight, PARK_FOR);
     jsonrpc::result(
         id.clone(),
