@@ -353,7 +353,17 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                         Ok(Answer::Passed(p)) if flight.method != Method::ResourcesRead => {
                             break Reply::new(id.clone(), Ok(Answer::Passed(p.completed())));
                         }
-                        out => out.and_then(Answer::into_value),
+                        // Members are added below: a result that is no object (the
+                        // upstream's defect) is an error, not a panic.
+                        out => out.and_then(Answer::into_value).and_then(|r| {
+                            if r.is_object() {
+                                Ok(r)
+                            } else {
+                                Err(McpError::internal(
+                                    "the upstream answered a result that is not a JSON object",
+                                ))
+                            }
+                        }),
                     };
                     break Reply::from(match out {
                         Ok(mut r) => {

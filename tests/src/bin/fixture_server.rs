@@ -1,7 +1,8 @@
 //! A small stdio MCP server for failure tests: `echo`, `hang` (never answers), `crash` (exits
 //! mid-call), `sleep`, `pid`, `add_tool` (adds a tool, or changes its description, and sends `tools/list_changed`),
 //! `cancellations` (the request ids the client cancelled so far), `ask_name` (asks the client
-//! with `elicitation/create` mid-call, the 2025 way, and greets whom it names), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
+//! with `elicitation/create` mid-call, the 2025 way, and greets whom it names), `not_an_object`
+//! (a defective result: a string, not an object), and a tool definition with fields the typed SDKs drop (`execution`, `_meta`), so
 //! byte-faithful passthrough can be checked. Raw JSON on purpose: it must not normalise anything.
 
 use std::io::{BufRead, Write};
@@ -25,7 +26,8 @@ fn tools() -> Value {
         { "name": "sleep", "description": "Answers after `ms` milliseconds", "inputSchema": { "type": "object", "properties": { "ms": { "type": "integer" } } } },
         { "name": "add_tool", "description": "Adds a tool named `name` (or replaces its description)", "inputSchema": { "type": "object", "properties": { "name": { "type": "string" }, "description": { "type": "string" } } } },
         { "name": "cancellations", "description": "Request ids cancelled so far", "inputSchema": { "type": "object" } },
-        { "name": "ask_name", "description": "Asks the user's name, then greets them", "inputSchema": { "type": "object" } }
+        { "name": "ask_name", "description": "Asks the user's name, then greets them", "inputSchema": { "type": "object" } },
+        { "name": "not_an_object", "description": "Answers a result that is not an object", "inputSchema": { "type": "object" } }
     ])
 }
 
@@ -130,6 +132,7 @@ fn main() {
                 "pid" => {
                     json!({ "content": [{ "type": "text", "text": std::process::id().to_string() }] })
                 }
+                "not_an_object" => json!("just text"),
                 other => {
                     let e = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message": format!("unknown tool {other}") } });
                     let _ = writeln!(out, "{e}");

@@ -175,3 +175,28 @@ async fn mcp_servers_file_from_the_config_is_served() {
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "imported");
 }
+
+/// An upstream whose result is not a JSON object (its own defect) gets a 2026-07-28 host a
+/// JSON-RPC error. The gateway added `resultType` by indexing the result as an object, which
+/// panicked the request's task: the host's connection closed without an answer.
+#[tokio::test]
+async fn a_result_that_is_no_object_is_an_error_for_a_2026_host() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    let call = |name: &'static str, arguments: serde_json::Value| {
+        let params = json!({"name": name, "arguments": arguments});
+        gateway_tests::request_2026(&gw.mcp, "tools/call", name, params)
+    };
+    let r = call("fx__not_an_object", json!({})).await;
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not a JSON object")),
+        "{r}"
+    );
+    // The gateway goes on answering.
+    let r = call("fx__echo", json!({"message": "still here"})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "still here", "{r}");
+}
