@@ -230,13 +230,6 @@ pub trait MaybeToolError {
     fn is_tool_error(&self) -> bool;
 }
 
-impl MaybeToolError for serde_json::Value {
-    fn is_tool_error(&self) -> bool {
-        use crate::protocol::Member;
-        self.member("isError").and_then(serde_json::Value::as_bool) == Some(true)
-    }
-}
-
 impl MaybeToolError for crate::protocol::Answer {
     fn is_tool_error(&self) -> bool {
         crate::protocol::Answer::is_tool_error(self)

@@ -693,7 +693,6 @@ impl Dispatcher {
         }
         // What a round of questions adds to the host's params (`None`: takes away).
         let mut answered: Vec<(&str, Option<Value>)> = Vec::new();
-        let envelope = session.envelope();
         let call = Forwarded {
             session,
             id,
@@ -701,7 +700,6 @@ impl Dispatcher {
             method,
             outgoing: &outgoing,
             progress: progress_key.as_deref(),
-            envelope: &envelope,
         };
         let started = std::time::Instant::now();
         let tool = (method == "tools/call")
@@ -866,10 +864,12 @@ impl Dispatcher {
             outgoing,
             ..
         } = *call;
-        // What the connection changes in the params.
+        // What the connection changes in the params: the session's envelope is taken only for
+        // a 2026-07-28 upstream (a replay may land on a connection of the other revision).
+        let envelope = conn.is_modern().then(|| session.envelope());
         let changes = &Changes {
             progress: call.progress,
-            envelope: conn.is_modern().then_some(call.envelope),
+            envelope: envelope.as_deref(),
             answered,
         };
         if !crate::telemetry::enabled() {
@@ -962,8 +962,6 @@ struct Forwarded<'a> {
     outgoing: &'a Outgoing<'a>,
     /// The gateway's progress token for the upstream.
     progress: Option<&'a str>,
-    /// The session's 2026-07-28 envelope, for a 2026-07-28 upstream.
-    envelope: &'a Map<String, Value>,
 }
 
 /// A forwarded request's params: built (a traced call adds its context to them), or written

@@ -31,17 +31,17 @@ impl Running {
 
     /// Goes on in a task of its own (see [`Running`]).
     pub(super) fn detach(&mut self) {
-        if let Self::InPlace(_) = self {
-            let (tx, rx) = oneshot::channel();
-            let Self::InPlace(work) = std::mem::replace(self, Self::Detached(rx)) else {
-                unreachable!("matched above")
-            };
-            tokio::spawn(
-                async move {
-                    let _ = tx.send(work.await);
-                }
-                .in_current_span(),
-            );
+        let (tx, rx) = oneshot::channel();
+        match std::mem::replace(self, Self::Detached(rx)) {
+            Self::InPlace(work) => {
+                tokio::spawn(
+                    async move {
+                        let _ = tx.send(work.await);
+                    }
+                    .in_current_span(),
+                );
+            }
+            detached => *self = detached,
         }
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::McpError;
+use super::{McpError, Member};
 
 /// An upstream's result kept as its JSON text, with the two members the gateway reads of it.
 #[derive(Debug)]
@@ -99,7 +99,7 @@ impl Passed {
 
     /// The result as a tree. Reading a raw value has no depth limit and a tree has one, so a
     /// result nested deeper than serde_json builds is an error here.
-    pub fn into_value(self) -> Result<Value, McpError> {
+    pub fn to_value(&self) -> Result<Value, McpError> {
         serde_json::from_str(self.text.get()).map_err(|e| {
             McpError::internal(format!("the upstream's result could not be read: {e}"))
         })
@@ -123,7 +123,7 @@ impl Answer {
     /// A tool's own failure (`isError: true`).
     pub fn is_tool_error(&self) -> bool {
         match self {
-            Self::Built(v) => v.get("isError").and_then(Value::as_bool) == Some(true),
+            Self::Built(v) => v.member("isError").and_then(Value::as_bool) == Some(true),
             Self::Passed(p) => p.tool_error,
         }
     }
@@ -131,7 +131,9 @@ impl Answer {
     /// A 2026-07-28 `InputRequiredResult`: the upstream asks questions before it answers.
     pub fn is_input_required(&self) -> bool {
         match self {
-            Self::Built(v) => v.get("resultType").and_then(Value::as_str) == Some("input_required"),
+            Self::Built(v) => {
+                v.member("resultType").and_then(Value::as_str) == Some("input_required")
+            }
             Self::Passed(p) => p.input_required,
         }
     }
@@ -140,32 +142,18 @@ impl Answer {
     pub fn into_value(self) -> Result<Value, McpError> {
         match self {
             Self::Built(v) => Ok(v),
-            Self::Passed(p) => p.into_value(),
+            Self::Passed(p) => p.to_value(),
         }
     }
-}
 
-impl Answer {
     /// The result as a tree to change, built from a passed text first.
     pub fn built_mut(&mut self) -> Result<&mut Value, McpError> {
-        if let Self::Passed(_) = self {
-            let Self::Passed(p) = std::mem::replace(self, Self::Built(Value::Null)) else {
-                unreachable!("matched above")
-            };
-            *self = Self::Built(p.into_value()?);
+        if let Self::Passed(p) = self {
+            *self = Self::Built(p.to_value()?);
         }
         match self {
             Self::Built(v) => Ok(v),
             Self::Passed(_) => unreachable!("built above"),
-        }
-    }
-}
-
-impl Serialize for Answer {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Built(v) => v.serialize(s),
-            Self::Passed(p) => p.text.serialize(s),
         }
     }
 }
@@ -262,7 +250,10 @@ mod tests {
                 "{text}"
             );
             // The host gets the upstream's own text.
-            assert_eq!(serde_json::to_string(&passed).unwrap(), text);
+            assert_eq!(
+                Reply::new(json!(1), Ok(passed)).to_json(),
+                format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#)
+            );
         }
     }
 
@@ -349,7 +340,7 @@ mod tests {
             if built.get("resultType").is_none() {
                 built["resultType"] = json!("complete");
             }
-            assert_eq!(p.into_value().unwrap(), built, "{text}");
+            assert_eq!(p.to_value().unwrap(), built, "{text}");
         }
     }
 
@@ -376,6 +367,6 @@ mod tests {
     fn a_result_deeper_than_a_tree_is_an_error_when_built() {
         let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
         let p = Passed::new(&raw(&deep)).expect("an object that reads plainly");
-        assert!(p.into_value().is_err());
+        assert!(p.to_value().is_err());
     }
 }

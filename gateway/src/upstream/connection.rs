@@ -58,7 +58,7 @@ impl Answered {
     pub fn into_message(self, id: i64) -> Value {
         match self {
             Self::Message(m) => m,
-            Self::Result(p) => match p.into_value() {
+            Self::Result(p) => match p.to_value() {
                 Ok(r) => jsonrpc::result(Value::from(id), r),
                 Err(e) => e.to_message(Value::from(id)),
             },
