@@ -779,3 +779,15 @@ pub async fn request_2026(mcp: &str, method: &str, name: &str, mut params: Value
         .await
         .unwrap()
 }
+
+/// A response body as JSON: plain JSON, or the data of an SSE answer's last event (the
+/// response, after what came before it).
+pub fn response_json(text: &str) -> Value {
+    let body = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .rfind(|d| !d.is_empty())
+        .unwrap_or(text);
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"))
+}

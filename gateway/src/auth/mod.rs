@@ -303,18 +303,8 @@ mod tests {
     #[tokio::test]
     async fn a_pat_principal_is_shared_until_its_roles_or_record_change() {
         use registry::EntryKind;
-        let (reg, _dir) = crate::testing::sqlite_registry().await;
-        let registry: Arc<dyn Registry> = Arc::new(reg);
+        let (auth, registry, roles, _dir) = pat_auth().await;
         let spec = |tools: &[&str]| serde_json::json!({"name": "r", "tools": tools});
-        registry.put_role("r", &spec(&["a"]), "test").await.unwrap();
-        let roles = Arc::new(RoleBook::new());
-        roles.reload(registry.as_ref()).await.unwrap();
-        let auth = Authenticator::new(
-            required(),
-            roles.clone(),
-            registry.clone(),
-            reqwest::Client::new(),
-        );
         let request = pat::NewToken {
             name: "t".into(),
             owner: "ann".into(),
@@ -347,6 +337,29 @@ mod tests {
         assert!(auth.authenticate(Some(&token)).await.is_err());
     }
 
+    /// An authenticator that requires a token, with role `r` (tool `a`) in its registry; the
+    /// registry and the role book behind it.
+    async fn pat_auth() -> (
+        Authenticator,
+        Arc<dyn Registry>,
+        Arc<RoleBook>,
+        crate::testing::Scratch,
+    ) {
+        let (reg, dir) = crate::testing::sqlite_registry().await;
+        let registry: Arc<dyn Registry> = Arc::new(reg);
+        let role = serde_json::json!({"name": "r", "tools": ["a"]});
+        registry.put_role("r", &role, "test").await.unwrap();
+        let roles = Arc::new(RoleBook::new());
+        roles.reload(registry.as_ref()).await.unwrap();
+        let auth = Authenticator::new(
+            required(),
+            roles.clone(),
+            registry.clone(),
+            reqwest::Client::new(),
+        );
+        (auth, registry, roles, dir)
+    }
+
     /// Authentication required, PATs only.
     fn required() -> AuthConfig {
         AuthConfig {
@@ -366,19 +379,7 @@ mod tests {
     /// missed notifications), leaves no principal behind: not kept until restart.
     #[tokio::test]
     async fn a_token_refused_for_good_leaves_no_principal_behind() {
-        let (reg, _dir) = crate::testing::sqlite_registry().await;
-        let registry: Arc<dyn Registry> = Arc::new(reg);
-        registry
-            .put_role(
-                "r",
-                &serde_json::json!({"name": "r", "tools": ["a"]}),
-                "test",
-            )
-            .await
-            .unwrap();
-        let roles = Arc::new(RoleBook::new());
-        roles.reload(registry.as_ref()).await.unwrap();
-        let auth = Authenticator::new(required(), roles, registry.clone(), reqwest::Client::new());
+        let (auth, registry, _roles, _dir) = pat_auth().await;
         // One that lives for half a second, one that is revoked.
         let soon = Some(registry::now_ms() + 500);
         let (expiring, expiring_id) =

@@ -16,20 +16,7 @@ async fn call(c: &RawClient, id: &str, name: &str, arguments: Value) -> Value {
                      "params": {"name": name, "arguments": arguments}});
     let resp = c.post(&msg).await;
     assert_eq!(resp.status(), 200);
-    let ctype = resp.headers()["content-type"].to_str().unwrap().to_string();
-    let text = resp.text().await.unwrap();
-    // A plain call answers plain JSON; from an SSE answer, the last event's data.
-    let body = if ctype.starts_with("text/event-stream") {
-        text.lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .map(str::trim)
-            .rfind(|d| !d.is_empty())
-            .unwrap_or_default()
-            .to_string()
-    } else {
-        text
-    };
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"))
+    gateway_tests::response_json(&resp.text().await.unwrap())
 }
 
 /// The newest audit row of `target`, once written (the writer batches).

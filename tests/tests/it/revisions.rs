@@ -83,15 +83,10 @@ impl Host {
             .await
             .unwrap();
         let status = r.status().as_u16();
-        let text = r.text().await.unwrap();
-        // An SSE answer: its last data line is the response.
-        let body = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .rfind(|d| !d.trim().is_empty())
-            .map(str::to_string)
-            .unwrap_or(text);
-        (status, serde_json::from_str(&body).unwrap())
+        (
+            status,
+            gateway_tests::response_json(&r.text().await.unwrap()),
+        )
     }
 }
 

@@ -186,14 +186,7 @@ async fn requests_and_upstream_calls_are_traced_with_the_mcp_conventions() {
         .send()
         .await
         .unwrap();
-    let body = resp.text().await.unwrap();
-    let data = body
-        .lines()
-        .find_map(|l| l.strip_prefix("data:"))
-        .unwrap_or(&body)
-        .trim()
-        .to_string();
-    let answer: Value = serde_json::from_str(&data).unwrap();
+    let answer = gateway_tests::response_json(&resp.text().await.unwrap());
     let received: Value =
         serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
     for how in ["header", "meta"] {
