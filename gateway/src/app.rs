@@ -87,18 +87,29 @@ fn origin_refused(config: &Config, headers: &header::HeaderMap) -> Option<Respon
 /// In front of the MCP endpoints, in one layer (each layer costs a boxed clone of the route
 /// per request): the origin and host check, the caller, and the endpoint's scope.
 async fn guard_mcp(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    if let Some(refused) = origin_refused(&state.config, req.headers()) {
-        return refused;
+    match admit_mcp(&state, req.headers(), req.uri().path()).await {
+        Ok((principal, endpoint)) => {
+            req.extensions_mut().insert(principal);
+            req.extensions_mut().insert(endpoint);
+            next.run(req).await
+        }
+        Err(refused) => refused,
     }
-    if let Err(refused) = crate::auth::middleware::authenticate(&state, &mut req).await {
-        return refused;
+}
+
+/// Whether a request to an MCP endpoint at `path` may go on, and as whom: the origin and host
+/// check, the caller, and the endpoint's scope (a virtual server nobody defined is 404).
+pub(crate) async fn admit_mcp(
+    state: &AppState,
+    headers: &header::HeaderMap,
+    path: &str,
+) -> Result<(Arc<crate::auth::Principal>, crate::routing::Endpoint), Response> {
+    if let Some(refused) = origin_refused(&state.config, headers) {
+        return Err(refused);
     }
-    if let Some(refused) =
-        crate::routing::endpoint::enter_scope(&state.dispatcher.routing, &mut req)
-    {
-        return refused;
-    }
-    next.run(req).await
+    let principal = crate::auth::middleware::principal(state, headers).await?;
+    let endpoint = crate::routing::endpoint::scope_of(&state.dispatcher.routing, path)?;
+    Ok((principal, endpoint))
 }
 
 /// The admin API answers loopback peers only unless `server.admin_remote`; with authentication
@@ -152,18 +163,32 @@ fn forbidden(message: &str) -> Response {
 async fn observe(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
     let route = req.extensions().get::<MatchedPath>().cloned();
     let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
+    let span = traced_span(&req, route);
     let started = std::time::Instant::now();
-    let resp = match traced_span(&req, route) {
-        None => next.run(req).await,
-        Some(span) => {
-            let resp = next.run(req).instrument(span.clone()).await;
-            span.record("http.response.status_code", resp.status().as_u16());
-            if resp.status().is_server_error() {
-                span.record("otel.status_code", "ERROR");
-            }
-            resp
+    let resp = next
+        .run(req)
+        .instrument(span.clone().unwrap_or_else(tracing::Span::none))
+        .await;
+    observed(&metrics, route, started, span, &resp);
+    resp
+}
+
+/// Counts a response under `route` and records it on `span`, the request's server span when
+/// it is traced. (A function called after the await rather than an `async fn` around it: an
+/// `async fn` holds the future it is given twice over in its own size.)
+pub(crate) fn observed(
+    metrics: &Metrics,
+    route: &str,
+    started: std::time::Instant,
+    span: Option<tracing::Span>,
+    resp: &Response,
+) {
+    if let Some(span) = span {
+        span.record("http.response.status_code", resp.status().as_u16());
+        if resp.status().is_server_error() {
+            span.record("otel.status_code", "ERROR");
         }
-    };
+    }
     metrics
         .http_requests
         .with_label_values(&[route, resp.status().as_str()])
@@ -172,11 +197,10 @@ async fn observe(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) 
         .http_duration
         .with_label_values(&[route])
         .observe(started.elapsed().as_secs_f64());
-    resp
 }
 
 /// The server span for `req`, when traces are exported and it is not a probe or a scrape.
-fn traced_span(req: &Request, route: &str) -> Option<tracing::Span> {
+pub(crate) fn traced_span(req: &Request, route: &str) -> Option<tracing::Span> {
     let path = req.uri().path();
     if !crate::telemetry::enabled() || matches!(path, "/healthz" | "/readyz" | "/metrics") {
         return None;
@@ -333,7 +357,7 @@ pub fn service(
         // a body that says why. Innermost, so that a body sent without a length that runs over
         // is a length error the extractor recognises (413), not a wrapped one (400).
         .layer(RequestBodyLimitLayer::new(config.server.max_body_bytes))
-        .service(router(state))
+        .service(crate::hot_path::McpFirst::new(state.clone(), router(state)))
 }
 
 /// The routes, each behind what guards and observes it.

@@ -32,6 +32,7 @@ pub mod config;
 pub mod console;
 pub mod exchange;
 pub mod followers;
+pub mod hot_path;
 pub mod log_format;
 pub mod mcp;
 pub mod memory;

@@ -113,27 +113,26 @@ async fn principal_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Princ
     Ok(p)
 }
 
-/// In front of `/mcp`: every request names its principal.
+/// In front of the routing API: every request names its principal.
 pub async fn require_principal(
     State(state): State<AppState>,
     mut req: Request,
     next: Next,
 ) -> Response {
-    match authenticate(&state, &mut req).await {
-        Ok(()) => next.run(req).await,
+    match principal(&state, req.headers()).await {
+        Ok(p) => {
+            req.extensions_mut().insert(p);
+            next.run(req).await
+        }
         Err(refused) => refused,
     }
 }
 
-/// Puts the caller into the request's extensions, or says why it may not call.
-pub async fn authenticate(state: &AppState, req: &mut Request) -> Result<(), Response> {
-    match principal_of(state, req.headers()).await {
-        Ok(p) => {
-            req.extensions_mut().insert(p);
-            Ok(())
-        }
-        Err(e) => Err(refuse(state, req.headers(), &e)),
-    }
+/// The caller of a request, or the response that says why it may not call.
+pub async fn principal(state: &AppState, headers: &HeaderMap) -> Result<Arc<Principal>, Response> {
+    principal_of(state, headers)
+        .await
+        .map_err(|e| refuse(state, headers, &e))
 }
 
 /// In front of the admin API: the admin right.

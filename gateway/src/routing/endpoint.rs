@@ -1,6 +1,5 @@
 //! Which endpoint a request came to: `/mcp` or a virtual server's `/mcp/v/{name}`.
 
-use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
@@ -16,23 +15,20 @@ pub struct Endpoint {
 
 pub const VIRTUAL_PREFIX: &str = "/mcp/v/";
 
-/// Puts the request's [`Endpoint`] into its extensions, or returns the refusal: a virtual
-/// server nobody defined is 404.
-pub fn enter_scope(routing: &ToolRouter, req: &mut Request) -> Option<Response> {
-    let scope = req
-        .uri()
-        .path()
+/// The [`Endpoint`] a request's `path` addresses, or the refusal: a virtual server nobody
+/// defined is 404.
+pub fn scope_of(routing: &ToolRouter, path: &str) -> Result<Endpoint, Response> {
+    let scope = path
         .strip_prefix(VIRTUAL_PREFIX)
         .map(|n| n.trim_end_matches('/').to_string());
     if let Some(name) = &scope {
         if routing.virtual_servers.get(name).is_none() {
-            return Some(
+            return Err(
                 McpError::invalid_request(format!("unknown virtual server: {name}"))
                     .with_status(StatusCode::NOT_FOUND)
                     .into_response(),
             );
         }
     }
-    req.extensions_mut().insert(Endpoint { scope });
-    None
+    Ok(Endpoint { scope })
 }
