@@ -108,7 +108,8 @@ pub(crate) async fn admit_mcp(
         return Err(refused);
     }
     let principal = crate::auth::middleware::principal(state, headers).await?;
-    let endpoint = crate::routing::endpoint::scope_of(&state.dispatcher.routing, path)?;
+    let endpoint = crate::routing::endpoint::scope_of(&state.dispatcher.routing, path)
+        .map_err(IntoResponse::into_response)?;
     Ok((principal, endpoint))
 }
 

@@ -1,7 +1,6 @@
 //! Which endpoint a request came to: `/mcp` or a virtual server's `/mcp/v/{name}`.
 
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 
 use super::ToolRouter;
 use crate::protocol::McpError;
@@ -17,7 +16,7 @@ pub const VIRTUAL_PREFIX: &str = "/mcp/v/";
 
 /// The [`Endpoint`] a request's `path` addresses, or the refusal: a virtual server nobody
 /// defined is 404.
-pub fn scope_of(routing: &ToolRouter, path: &str) -> Result<Endpoint, Response> {
+pub fn scope_of(routing: &ToolRouter, path: &str) -> Result<Endpoint, McpError> {
     let scope = path
         .strip_prefix(VIRTUAL_PREFIX)
         .map(|n| n.trim_end_matches('/').to_string());
@@ -25,8 +24,7 @@ pub fn scope_of(routing: &ToolRouter, path: &str) -> Result<Endpoint, Response> 
         if routing.virtual_servers.get(name).is_none() {
             return Err(
                 McpError::invalid_request(format!("unknown virtual server: {name}"))
-                    .with_status(StatusCode::NOT_FOUND)
-                    .into_response(),
+                    .with_status(StatusCode::NOT_FOUND),
             );
         }
     }
