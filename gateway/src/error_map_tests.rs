@@ -209,6 +209,13 @@ async fn session_revisions_refuse_at_the_transport_with_a_status_and_answer_requ
             json!(10),
         ),
         (
+            "params null",
+            post("/mcp", &s, rpc(10, "tools/list", Value::Null)),
+            StatusCode::OK,
+            INVALID_PARAMS,
+            json!(10),
+        ),
+        (
             "unknown tool",
             post(
                 "/mcp",

@@ -338,7 +338,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
     let downstream_id = flight.downstream_id.clone();
     // Runs in the request's own task while the answer can still be plain JSON (see
     // `reply::answer_in_place`).
-    let work = async move {
+    let work = Box::pin(async move {
         loop {
             if !flight.pending.is_empty() {
                 break Reply::from(input_required(&state, &id, flight, call));
@@ -401,7 +401,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
                 }
             }
         }
-    };
+    });
     reply::answer_in_place(session, downstream_id, work, true).await
 }
 

@@ -57,15 +57,20 @@ pub fn server_info() -> Value {
 /// or when the host's request goes away (a disconnect does not cancel a call: a 2025 host may
 /// resume the stream). `modern`: a 2026-07-28 request, whose JSON error answer carries the
 /// error's HTTP status and whose stream has no priming event.
+///
+/// `work` comes boxed: boxed where it is made, a call's future (several kilobytes) is copied
+/// once, where taking it by value copied it into this future, into its span's wrapper and into
+/// the box, and made every future holding this one that much larger (docs/benchmarks.md,
+/// thirteenth round).
 pub async fn answer_in_place(
     session: Arc<Session>,
     request_id: Value,
-    work: impl Future<Output = Reply> + Send + 'static,
+    work: Pending,
     modern: bool,
 ) -> Response {
     let (stream_no, mut rx) = session.open_stream(&request_id);
     let mut work = Work {
-        future: Some(Box::pin(work.in_current_span())),
+        future: Some(work.in_current_span()),
         session: session.clone(),
         stream_no,
         request_id,
@@ -107,10 +112,13 @@ pub async fn answer_in_place(
     }
 }
 
+/// A request's work, boxed where it is made (see [`answer_in_place`]).
+pub type Pending = Pin<Box<dyn Future<Output = Reply> + Send>>;
+
 /// A request's work while the request's task runs it; dropped unfinished, it finishes in a task
 /// of its own and closes its stream with the response.
 struct Work {
-    future: Option<Pin<Box<dyn Future<Output = Reply> + Send>>>,
+    future: Option<tracing::instrument::Instrumented<Pending>>,
     session: Arc<Session>,
     stream_no: u64,
     request_id: Value,
@@ -210,7 +218,7 @@ mod tests {
         let r = answer_in_place(
             s.clone(),
             json!(1),
-            async { Reply::from(json!({"id": 1, "result": {}})) },
+            Box::pin(async { Reply::from(json!({"id": 1, "result": {}})) }),
             false,
         )
         .await;
@@ -225,7 +233,7 @@ mod tests {
         let missing = Reply::from(McpError::method_not_found("x/y").to_message(json!(1)));
         let expected = status_of(&missing);
         assert_ne!(expected, StatusCode::OK);
-        let r = answer_in_place(session(), json!(1), async move { missing }, true).await;
+        let r = answer_in_place(session(), json!(1), Box::pin(async move { missing }), true).await;
         assert_eq!(content_type(&r), "application/json");
         assert_eq!(r.status(), expected);
     }
@@ -241,7 +249,7 @@ mod tests {
             );
             Reply::from(json!({"id": 1, "result": {}}))
         };
-        let r = answer_in_place(s, json!(1), work, false).await;
+        let r = answer_in_place(s, json!(1), Box::pin(work), false).await;
         assert!(content_type(&r).starts_with("text/event-stream"));
     }
 
@@ -254,7 +262,7 @@ mod tests {
             let _ = done.send(());
             Reply::from(json!({"id": 1, "result": {}}))
         };
-        let mut answer = Box::pin(answer_in_place(session(), json!(1), work, false));
+        let mut answer = Box::pin(answer_in_place(session(), json!(1), Box::pin(work), false));
         assert!(futures::poll!(&mut answer).is_pending(), "running in place");
         drop(answer);
         go.send(()).unwrap();

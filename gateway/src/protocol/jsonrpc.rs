@@ -53,7 +53,8 @@ pub fn kind(msg: &Value) -> Kind {
     }
 }
 
-fn is_valid_id(id: &Value) -> bool {
+/// A request's id: a string or an integer.
+pub fn is_valid_id(id: &Value) -> bool {
     id.is_string() || id.is_i64() || id.is_u64()
 }
 
