@@ -384,6 +384,8 @@ pub fn router(state: AppState) -> Router {
                 .post(transport::post)
                 .delete(transport::delete),
         )
+        // `POST /mcp` does not come through here (`hot_path`): what guards MCP requests goes
+        // into `admit_mcp`, which both call, not into another route layer.
         .route_layer(middleware::from_fn_with_state(state.clone(), guard_mcp));
     let guarded = Router::new()
         .route(

@@ -3,6 +3,7 @@
 //! | module | holds |
 //! |---|---|
 //! | [`app`] | the router and its layers, start-up, shutdown |
+//! | [`hot_path`] | `POST /mcp`, every host call, served in front of the router |
 //! | [`state`] | what handlers share ([`AppState`]) and the parts they take alone |
 //! | [`mcp`] | the downstream endpoint: transport, sessions, dispatch, routing |
 //! | [`upstream`] | connections to upstream servers (stdio, Streamable HTTP, legacy SSE) |
