@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::MatchedPath;
 use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -358,6 +358,9 @@ pub fn service(
         // a body that says why. Innermost, so that a body sent without a length that runs over
         // is a length error the extractor recognises (413), not a wrapped one (400).
         .layer(RequestBodyLimitLayer::new(config.server.max_body_bytes))
+        // That limit is the only one: axum's body extractors have their own default (2 MB),
+        // which refused bodies between it and `server.max_body_bytes` (4 MiB by default).
+        .layer(DefaultBodyLimit::disable())
         .service(crate::hot_path::McpFirst::new(state.clone(), router(state)))
 }
 

@@ -133,3 +133,41 @@ async fn malformed_unknown_oversized_and_foreign_requests_are_refused() {
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
     assert_eq!(c.request("ping", json!({})).await["result"], json!({}));
 }
+
+/// `server.max_body_bytes` is the body limit, whatever it is set to: axum's extractor has a
+/// default of its own (2 MB), which refused bodies between that and the configured limit (the
+/// default 4 MB) with 413.
+#[tokio::test]
+async fn a_body_under_the_configured_limit_is_read_past_two_megabytes() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let message = "x".repeat(3 << 20);
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "fx__echo", "arguments": {"message": message}}),
+        )
+        .await;
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("xxxx"),
+        "{}",
+        &r.to_string()[..200.min(r.to_string().len())]
+    );
+    // Past the configured limit (4 MiB by default) it is refused, naming the limit.
+    c.http = reqwest::Client::new();
+    let r = c.post_bytes(vec![b' '; (4 << 20) + 1]).await;
+    assert_eq!(r.status(), 413);
+    let body: Value = r.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("4194304"),
+        "{body}"
+    );
+}
