@@ -67,10 +67,6 @@ pub fn method(msg: &Value) -> Option<&str> {
     msg.member("method").and_then(Value::as_str)
 }
 
-pub fn params(msg: &Value) -> Option<&Map<String, Value>> {
-    msg.member("params").and_then(Value::as_object)
-}
-
 /// A message from its members in this order. The values are moved in: `json!` would copy each
 /// one through the serializer, a whole tool result per answer.
 fn message<const N: usize>(members: [(&str, Option<Value>); N]) -> Value {
