@@ -3,7 +3,7 @@
 //! Through the router, that request had its path matched, the matched path and the URL
 //! parameters inserted into its extensions, the route cloned and boxed once per route layer
 //! (`observe`, `guard_mcp`) and its headers cloned by the handler's extractor: about 9,000
-//! instructions and a dozen allocations per call that decide nothing (docs/benchmarks.md,
+//! instructions and 28 of the call's 121 allocations that decide nothing (docs/benchmarks.md,
 //! thirteenth round). Here the same steps run in the same order with the same code: counted
 //! and traced under the route `/mcp` ([`crate::app::observed`]), admitted
 //! ([`crate::app::admit_mcp`]), the body read by axum's own `Bytes` extractor (the same limits
