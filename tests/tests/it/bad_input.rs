@@ -140,8 +140,7 @@ async fn malformed_unknown_oversized_and_foreign_requests_are_refused() {
 #[tokio::test]
 async fn a_body_under_the_configured_limit_is_read_past_two_megabytes() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = super::fixture_gateway(&dir).await;
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
     let message = "x".repeat(3 << 20);
     let r = c

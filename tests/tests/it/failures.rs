@@ -182,8 +182,7 @@ async fn mcp_servers_file_from_the_config_is_served() {
 #[tokio::test]
 async fn a_result_that_is_no_object_is_an_error_for_a_2026_host() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = super::fixture_gateway(&dir).await;
     let call = |name: &'static str, arguments: serde_json::Value| {
         let params = json!({"name": name, "arguments": arguments});
         gateway_tests::request_2026(&gw.mcp, "tools/call", name, params)

@@ -38,6 +38,13 @@ pub fn fixture_config(db: &str, extra: &str) -> String {
     )
 }
 
+/// A gateway in front of the fixture alone (its SQLite file in `dir`), once `fx` is up.
+pub async fn fixture_gateway(dir: &std::path::Path) -> gateway_tests::Gateway {
+    let gw = gateway_tests::Gateway::start(&fixture_config(&sqlite_url(dir), "")).await;
+    gw.wait_up(&["fx"]).await;
+    gw
+}
+
 pub fn sqlite_url(dir: &std::path::Path) -> String {
     format!("sqlite://{}/gw.db?mode=rwc", dir.display())
 }

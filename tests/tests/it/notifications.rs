@@ -5,14 +5,13 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use gateway_tests::{Gateway, RawClient};
+use gateway_tests::RawClient;
 use serde_json::{json, Value};
 
 #[tokio::test]
 async fn upstream_list_changed_reaches_open_sessions() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = super::fixture_gateway(&dir).await;
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
     let mut stream = Box::pin(c.listen().await);
     let r = c
@@ -40,8 +39,7 @@ async fn upstream_list_changed_reaches_open_sessions() {
 #[tokio::test]
 async fn host_cancellation_reaches_the_upstream() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = super::fixture_gateway(&dir).await;
     let c = RawClient::initialize(&gw.mcp, json!({})).await;
     let url = gw.mcp.clone();
     let session = c.session.clone();

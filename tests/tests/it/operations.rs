@@ -100,8 +100,7 @@ async fn health_readiness_metrics_and_request_ids() {
 #[tokio::test]
 async fn sigterm_lets_calls_in_flight_finish_and_ends_streams() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = super::fixture_gateway(&dir).await;
     let c = RawClient::initialize(&gw.mcp, json!({})).await;
     let mut listening = Box::pin(c.listen().await);
     let url = gw.mcp.clone();

@@ -97,8 +97,7 @@ async fn dropped_call_stream_is_resumed_with_last_event_id() {
 #[tokio::test]
 async fn a_host_that_goes_away_before_the_answer_does_not_cancel_the_call() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = super::fixture_gateway(&dir).await;
     let c = RawClient::initialize(&gw.mcp, json!({})).await;
 
     // The host sends the call and then drops its connection hard (a reset, as a crashed host
@@ -151,8 +150,7 @@ async fn a_host_that_goes_away_before_the_answer_does_not_cancel_the_call() {
 #[tokio::test]
 async fn a_resume_of_a_stream_never_issued_is_refused() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&super::fixture_config(&super::sqlite_url(&dir), "")).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = super::fixture_gateway(&dir).await;
     let c = RawClient::initialize(&gw.mcp, json!({})).await;
     for made_up in ["999_0", "123456_7"] {
         let resp = c
