@@ -181,12 +181,7 @@ async fn serve(req: Request, method: &Method, msg: Value) -> Result<Response, Mc
     if !method.is_stateless() {
         return Err(McpError::method_not_found(method.as_str()));
     }
-    // Taken out of the message, not copied: nothing else of it is read.
-    let params = match msg {
-        Value::Object(mut m) => m.remove("params"),
-        _ => None,
-    }
-    .unwrap_or_else(|| json!({}));
+    let params = jsonrpc::take_params(msg).unwrap_or_else(|| json!({}));
     if !params.is_object() {
         return Err(McpError::params_not_object());
     }

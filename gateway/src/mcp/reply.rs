@@ -17,7 +17,7 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use tracing::Instrument;
 
 use super::session::{Session, StreamEvent};
-use crate::protocol::{Answer, McpError, Method, Reply, Revision};
+use crate::protocol::{McpError, Method, Reply, Revision};
 
 /// How long a call may take before its answer becomes an SSE stream with keep-alives.
 const JSON_WINDOW: Duration = Duration::from_secs(1);
@@ -181,10 +181,6 @@ pub fn sse_of_messages(messages: impl Stream<Item = Value> + Send + 'static) -> 
     Sse::new(messages.map(|m| Ok::<_, Infallible>(Event::default().data(m.to_string()))))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
-}
-
-pub fn reply(id: Value, out: Result<Answer, McpError>) -> Reply {
-    Reply::new(id, out)
 }
 
 /// Counts a host request by method and outcome.

@@ -11,13 +11,11 @@ use axum::Json;
 use serde_json::{json, Map, Value};
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
-use super::reply::{
-    answer_in_place, capabilities, count, reply, server_info, sse_response, INSTRUCTIONS,
-};
+use super::reply::{answer_in_place, capabilities, count, server_info, sse_response, INSTRUCTIONS};
 use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
-use crate::protocol::{jsonrpc, Answer, McpError, Method, Revision};
+use crate::protocol::{jsonrpc, Answer, McpError, Method, Reply, Revision};
 use crate::routing::Endpoint;
 use crate::state::AppState;
 
@@ -117,11 +115,7 @@ pub async fn post(
         }
         _ => {
             let id = jsonrpc::id(&msg);
-            let params = match msg {
-                Value::Object(mut m) => m.remove("params"),
-                _ => None,
-            };
-            let params = match params {
+            let params = match jsonrpc::take_params(msg) {
                 None => None,
                 Some(Value::Object(p)) => Some(p),
                 Some(_) => return Ok(params_not_object(&state, &session, &method, id)),
@@ -158,11 +152,7 @@ impl<'a> SessionRequest<'a> {
         if !headers.contains_key(SESSION_HEADER) {
             return None;
         }
-        // A derived struct also reads an array, by position: a batch is not one request.
-        if body.trim_ascii_start().first() != Some(&b'{') {
-            return None;
-        }
-        let r: Self = serde_json::from_slice(body).ok()?;
+        let r: Self = jsonrpc::read_object(body)?;
         (r.jsonrpc == "2.0" && jsonrpc::is_valid_id(&r.id) && r.method != "initialize").then_some(r)
     }
 }
@@ -177,7 +167,7 @@ fn params_not_object(state: &AppState, session: &Session, method: &Method, id: V
         &out,
         std::time::Instant::now(),
     );
-    Json(reply(id, out)).into_response()
+    Json(Reply::new(id, out)).into_response()
 }
 
 fn initialize(
@@ -256,7 +246,7 @@ async fn request(
             .dispatch(&session, &id, &method, params.as_ref())
             .await;
         log_call(&state.dispatcher.metrics, &session, &method, &out, started);
-        return Json(reply(id, out)).into_response();
+        return Json(Reply::new(id, out)).into_response();
     }
     let work_session = session.clone();
     let work_id = id.clone();
@@ -272,7 +262,7 @@ async fn request(
             &out,
             started,
         );
-        reply(work_id, out)
+        Reply::new(work_id, out)
     });
     answer_in_place(session, id, work, false).await
 }

@@ -35,11 +35,7 @@ impl Passed {
     /// `text` as a passed result: when it is an object whose `isError` and `resultType` read
     /// plainly. Anything else (`None`) goes the built way, which reads it as it always did.
     pub fn new(text: &RawValue) -> Option<Self> {
-        // A derived struct also reads an array, by position: only an object is a result.
-        if !text.get().starts_with('{') {
-            return None;
-        }
-        let read: Read = serde_json::from_str(text.get()).ok()?;
+        let read: Read = super::jsonrpc::read_object(text.get().as_bytes())?;
         Some(Self {
             text: text.to_owned(),
             tool_error: read.is_error == Some(true),
@@ -60,11 +56,7 @@ impl Passed {
             #[serde(borrow)]
             result: &'a RawValue,
         }
-        // A derived struct also reads an array by position: a batch is not one response.
-        if body.trim_ascii_start().first() != Some(&b'{') {
-            return None;
-        }
-        let r: Response = serde_json::from_slice(body).ok()?;
+        let r: Response = super::jsonrpc::read_object(body)?;
         if r.jsonrpc != "2.0" || r.id != id {
             return None;
         }

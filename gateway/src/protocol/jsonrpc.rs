@@ -67,6 +67,24 @@ pub fn method(msg: &Value) -> Option<&str> {
     msg.member("method").and_then(Value::as_str)
 }
 
+/// A message's params, taken out of it (nothing else of it is read after).
+pub fn take_params(msg: Value) -> Option<Value> {
+    match msg {
+        Value::Object(mut m) => m.remove("params"),
+        _ => None,
+    }
+}
+
+/// `body` read as a `T` when it is a JSON object: a derived struct also reads an array, by
+/// position, so a batch or a result that is no object is not mistaken for one. `None` for
+/// anything `T` does not read.
+pub fn read_object<'a, T: serde::Deserialize<'a>>(body: &'a [u8]) -> Option<T> {
+    if body.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
+    serde_json::from_slice(body).ok()
+}
+
 /// A message from its members in this order. The values are moved in: `json!` would copy each
 /// one through the serializer, a whole tool result per answer.
 fn message<const N: usize>(members: [(&str, Option<Value>); N]) -> Value {
