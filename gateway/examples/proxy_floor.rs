@@ -1,7 +1,7 @@
 //! The floor of the gateway's own stack, a reference target for `scripts/bench-wrk --floor`.
 //!
 //! It serves HTTP with the gateway's own accept loop (`server::serve`: the same hyper settings,
-//! connection limit and tasks), forwards each request's body to one upstream URL through the
+//! connection limit and worker threads), forwards each request's body to one upstream URL through the
 //! gateway's own HTTP/1 pool (`upstream::h1`, the connection driven by the calling task) and
 //! answers with the upstream's status, content type, session id and body, all under the
 //! gateway's allocator. What it leaves out is everything the gateway is for: no JSON,
@@ -59,7 +59,8 @@ async fn main() -> anyhow::Result<()> {
         max_connections: 10_000,
         header_read_timeout: Duration::from_secs(30),
     };
-    gateway::server::serve(listener, app, limits, std::future::pending()).await;
+    let workers = gateway::workers::Workers::per_core()?;
+    gateway::server::serve(listener, &workers, app, limits, std::future::pending()).await;
     Ok(())
 }
 

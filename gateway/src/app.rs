@@ -582,7 +582,10 @@ impl Application {
             ),
             header_read_timeout: state.config.server.header_read_timeout,
         };
-        let server = crate::server::serve(self.listener, app, limits, async move {
+        // Kept to the end: tasks that calls started on a worker (an upstream's session, a GET
+        // stream) run on its runtime until the upstreams are closed below.
+        let workers = crate::workers::Workers::per_core()?;
+        let server = crate::server::serve(self.listener, &workers, app, limits, async move {
             shutdown.await;
             stopping.send_replace(true);
             // GET streams never end on their own; in-flight POSTs are left to finish.
@@ -604,6 +607,7 @@ impl Application {
         }
         state.dispatcher.audit.close().await;
         state.hub.upstreams.stop_all();
+        drop(workers);
         tracing::info!("stopped");
         Ok(())
     }

@@ -47,6 +47,7 @@ pub mod server;
 pub mod state;
 pub mod telemetry;
 pub mod upstream;
+pub mod workers;
 
 #[cfg(test)]
 mod error_map_tests;

@@ -19,6 +19,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower::{Service, ServiceExt};
 
+use crate::workers::Workers;
+
 /// Connection limits and timeouts (`[server]` in the config).
 #[derive(Debug, Clone, Copy)]
 pub struct ConnectionLimits {
@@ -64,6 +66,7 @@ pub fn effective_cap(configured: usize, fd_limit: Option<u64>) -> usize {
 /// open connections (the caller bounds that wait).
 pub async fn serve<S>(
     listener: TcpListener,
+    workers: &Workers,
     app: S,
     limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()>,
@@ -112,9 +115,17 @@ pub async fn serve<S>(
                 req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
                 req
             });
-        let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(svc));
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
+        let Ok(stream) = stream.into_std() else {
+            continue;
+        };
+        let http = http.clone();
+        let watcher = graceful.watcher();
+        workers.next().spawn(async move {
+            let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
+                return;
+            };
+            let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(svc));
+            let conn = watcher.watch(conn);
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, %peer, "connection ended with an error");
             }

@@ -37,6 +37,9 @@ type Io = TokioIo<TcpStream>;
 struct Conn {
     send: http1::SendRequest<Full<Bytes>>,
     io: http1::Connection<Io, Full<Bytes>>,
+    /// The worker thread that opened it ([`crate::workers::slot`]): its socket is registered
+    /// with that thread's runtime, which is woken for its I/O, so it is reused there only.
+    slot: usize,
 }
 
 impl Conn {
@@ -64,8 +67,9 @@ pub struct Pool {
     /// `host:port`, as connected to and sent in `Host`.
     authority: String,
     host: http::HeaderValue,
-    /// Last in, first out: the most recently used connection is the likeliest to be open.
-    idle: Mutex<Vec<(Conn, Instant)>>,
+    /// Idle connections by the worker that opened them ([`Conn::slot`]); in each, last in,
+    /// first out: the most recently used connection is the likeliest to be open.
+    idle: Mutex<Vec<Vec<(Conn, Instant)>>>,
 }
 
 /// The pools of every origin, so that all connections to one upstream share one.
@@ -107,8 +111,9 @@ pub enum Error {
 
 impl Pool {
     fn take_idle(&self) -> Option<Conn> {
+        let slot = crate::workers::slot();
         loop {
-            let (mut conn, since) = self.idle.lock().unwrap().pop()?;
+            let (mut conn, since) = self.idle.lock().unwrap().get_mut(slot)?.pop()?;
             if since.elapsed() < IDLE_FOR && conn.ready() {
                 return Some(conn);
             }
@@ -119,7 +124,11 @@ impl Pool {
         if !conn.ready() {
             return;
         }
-        let mut idle = self.idle.lock().unwrap();
+        let mut slots = self.idle.lock().unwrap();
+        if slots.len() <= conn.slot {
+            slots.resize_with(conn.slot + 1, Vec::new);
+        }
+        let idle = &mut slots[conn.slot];
         // The oldest are first: drop those idle too long, and the surplus.
         let stale = idle
             .iter()
@@ -139,7 +148,11 @@ impl Pool {
         let (send, io) = http1::handshake(TokioIo::new(stream))
             .await
             .map_err(Error::Request)?;
-        Ok(Conn { send, io })
+        Ok(Conn {
+            send,
+            io,
+            slot: crate::workers::slot(),
+        })
     }
 
     /// Sends `req` (origin-form URI) and waits for the answer's head; its body drives the
@@ -175,7 +188,7 @@ impl Pool {
     ) -> Result<http::Response<Driven>, Unsent> {
         let mut open = true;
         let resp = {
-            let Conn { send, io } = &mut conn;
+            let Conn { send, io, .. } = &mut conn;
             // Queued here; the connection writes it when driven.
             let mut answer = std::pin::pin!(send.try_send_request(req));
             futures::future::poll_fn(|cx| {
@@ -347,7 +360,7 @@ mod tests {
         let (a, b) = tokio::join!(text(&pool, "/stream", ""), text(&pool, "/echo", "b"));
         assert_eq!((a.as_str(), b.as_str()), ("0;1;2;", "b"));
         assert_eq!(accepted.load(Ordering::SeqCst), 2);
-        assert_eq!(pool.idle.lock().unwrap().len(), 2);
+        assert_eq!(pool.idle.lock().unwrap()[0].len(), 2);
     }
 
     #[tokio::test]
