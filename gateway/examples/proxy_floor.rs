@@ -59,7 +59,7 @@ async fn main() -> anyhow::Result<()> {
         max_connections: 10_000,
         header_read_timeout: Duration::from_secs(30),
     };
-    let workers = gateway::workers::Workers::per_core()?;
+    let workers = gateway::workers::Workers::start(gateway::workers::cores())?;
     gateway::server::serve(listener, &workers, app, limits, std::future::pending()).await;
     Ok(())
 }

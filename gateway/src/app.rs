@@ -584,7 +584,7 @@ impl Application {
         };
         // Kept to the end: tasks that calls started on a worker (an upstream's session, a GET
         // stream) run on its runtime until the upstreams are closed below.
-        let workers = crate::workers::Workers::per_core()?;
+        let workers = crate::workers::Workers::start(state.config.server.workers)?;
         let server = crate::server::serve(self.listener, &workers, app, limits, async move {
             shutdown.await;
             stopping.send_replace(true);

@@ -33,6 +33,11 @@ pub fn slot() -> usize {
     SLOT.with(Cell::get)
 }
 
+/// The cores this process may use: the default number of workers.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// The worker threads, and the next one to hand a connection to.
 pub struct Workers {
     handles: Vec<tokio::runtime::Handle>,
@@ -78,11 +83,6 @@ impl Workers {
             next: AtomicUsize::new(0),
             _stop: stops,
         })
-    }
-
-    /// One worker per core the process may use.
-    pub fn per_core() -> std::io::Result<Self> {
-        Self::start(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
     /// The runtime of the next worker, in turn.

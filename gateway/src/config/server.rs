@@ -36,6 +36,8 @@ pub(super) struct RawServer {
     upstream_ping_secs: Option<u64>,
     /// A second address for `/metrics`, `/healthz` and `/readyz` alone.
     ops_listen: Option<String>,
+    /// Threads serving client connections (default: one per core).
+    workers: Option<usize>,
 }
 
 /// The validated `[server]` section.
@@ -76,6 +78,9 @@ pub struct ServerConfig {
     /// Where `/metrics`, `/healthz` and `/readyz` are served instead of `listen`, so that
     /// scrapers and probes use a port that is not exposed to hosts; `None`: on `listen`.
     pub ops_listen: Option<SocketAddr>,
+    /// Threads serving client connections, each with its own connections
+    /// ([`crate::workers`]).
+    pub workers: usize,
 }
 
 /// Zero would be a panic (an interval of 0), a server that accepts nothing or a limit that
@@ -95,6 +100,7 @@ impl ServerConfig {
             ("request_timeout_secs", raw.request_timeout_secs),
             ("session_idle_secs", raw.session_idle_secs),
             ("max_connections", raw.max_connections.map(|v| v as u64)),
+            ("workers", raw.workers.map(|v| v as u64)),
             ("header_read_timeout_secs", raw.header_read_timeout_secs),
             ("body_read_timeout_secs", raw.body_read_timeout_secs),
             (
@@ -175,6 +181,7 @@ impl ServerConfig {
                 n => Some(Duration::from_secs(n)),
             },
             ops_listen,
+            workers: raw.workers.unwrap_or_else(crate::workers::cores),
         })
     }
 }

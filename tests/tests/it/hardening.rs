@@ -516,6 +516,7 @@ async fn zero_limits_are_refused_with_the_setting_named() {
             "server.session_idle_secs",
         ),
         ("[server]\nmax_connections = 0\n", "server.max_connections"),
+        ("[server]\nworkers = 0\n", "server.workers"),
         ("[audit]\nqueue = 0\n", "audit.queue"),
     ] {
         let path = dir.join("zero.toml");
