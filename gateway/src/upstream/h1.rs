@@ -363,6 +363,27 @@ mod tests {
         assert_eq!(pool.idle.lock().unwrap()[0].len(), 2);
     }
 
+    /// A connection's socket belongs to the runtime of the worker that opened it: another
+    /// worker opens its own instead of taking it, and the opener reuses it.
+    #[tokio::test]
+    async fn each_worker_reuses_only_the_connections_it_opened() {
+        let (url, accepted) = server().await;
+        let pool = Pools::default().pool_for(&url.parse().unwrap()).unwrap();
+        let workers = crate::workers::Workers::start(2).unwrap();
+        let (first, second) = (workers.next().clone(), workers.next().clone());
+        for (worker, expected) in [(&first, 1), (&second, 2), (&first, 2), (&second, 2)] {
+            let pool = pool.clone();
+            let answer = worker
+                .spawn(async move { text(&pool, "/echo", "hi").await })
+                .await
+                .unwrap();
+            assert_eq!(answer, "hi");
+            assert_eq!(accepted.load(Ordering::SeqCst), expected);
+        }
+        let idle = pool.idle.lock().unwrap();
+        assert_eq!(idle.iter().map(Vec::len).collect::<Vec<_>>(), [0, 1, 1]);
+    }
+
     #[tokio::test]
     async fn closed_and_abandoned_connections_are_not_reused() {
         let (url, accepted) = server().await;
