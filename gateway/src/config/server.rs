@@ -111,6 +111,8 @@ impl ServerConfig {
             positive(&format!("server.{name}"), v)?;
         }
         let max_body = vars.number("MAX_BODY_BYTES")?;
+        let workers = vars.number("WORKERS")?;
+        positive(&format!("{ENV_PREFIX}WORKERS"), workers)?;
         let request_timeout = vars.number("REQUEST_TIMEOUT_SECS")?;
         positive(&format!("{ENV_PREFIX}MAX_BODY_BYTES"), max_body)?;
         positive(
@@ -181,7 +183,10 @@ impl ServerConfig {
                 n => Some(Duration::from_secs(n)),
             },
             ops_listen,
-            workers: raw.workers.unwrap_or_else(crate::workers::cores),
+            workers: workers
+                .map(|n| n as usize)
+                .or(raw.workers)
+                .unwrap_or_else(crate::workers::cores),
         })
     }
 }
