@@ -1,5 +1,6 @@
-//! The HTTP/1 server under the router: an accept loop with a connection cap, hyper's header-read
-//! timeout (which also closes idle keep-alive connections) and graceful shutdown. axum's own
+//! The HTTP/1 server under the router: an accept loop with a connection cap that hands each
+//! connection to a worker thread ([`crate::workers`]), hyper's header-read timeout (which also
+//! closes idle keep-alive connections) and graceful shutdown. axum's own
 //! `serve` sets no timer, so a client that sends half a request keeps its socket forever; enough
 //! of them exhaust the file descriptors and the gateway stops answering anyone.
 
@@ -115,14 +116,24 @@ pub async fn serve<S>(
                 req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
                 req
             });
-        let Ok(stream) = stream.into_std() else {
-            continue;
+        // Its socket moves to the worker's own runtime: left registered with this one, every
+        // read and write would be signalled through this thread.
+        let stream = match stream.into_std() {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, %peer, "connection dropped: not handed to a worker");
+                continue;
+            }
         };
         let http = http.clone();
         let watcher = graceful.watcher();
         workers.next().spawn(async move {
-            let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
-                return;
+            let stream = match tokio::net::TcpStream::from_std(stream) {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, %peer, "connection dropped: not registered");
+                    return;
+                }
             };
             let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(svc));
             let conn = watcher.watch(conn);

@@ -90,14 +90,6 @@ impl Workers {
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         &self.handles[i % self.handles.len()]
     }
-
-    pub fn len(&self) -> usize {
-        self.handles.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.handles.is_empty()
-    }
 }
 
 #[cfg(test)]
