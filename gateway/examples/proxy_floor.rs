@@ -1,10 +1,10 @@
 //! The floor of the gateway's own stack, a reference target for `scripts/bench-wrk --floor`.
 //!
 //! It serves HTTP with the gateway's own accept loop (`server::serve`: the same hyper settings,
-//! connection limit and worker threads), forwards each request's body to one upstream URL through the
-//! gateway's own HTTP/1 pool (`upstream::h1`, the connection driven by the calling task) and
-//! answers with the upstream's status, content type, session id and body, all under the
-//! gateway's allocator. What it leaves out is everything the gateway is for: no JSON,
+//! connection limit and worker threads), forwards each request's body to one upstream URL
+//! through the gateway's own HTTP/1 pool (`upstream::h1`, the connection driven by the calling
+//! task) and answers with the upstream's status, content type, session id and body, all under
+//! the gateway's allocator. What it leaves out is everything the gateway is for: no JSON,
 //! sessions, layers, access checks, metrics or audit log. A call through it costs what any
 //! gateway built on this stack must pay at least, so the gap between it and the gateway is the
 //! gateway's own work, and the gap between it and nginx is the stack's (docs/benchmarks.md).

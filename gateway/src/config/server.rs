@@ -92,6 +92,13 @@ pub(super) fn positive(name: &str, v: Option<u64>) -> Result<(), String> {
     }
 }
 
+/// A number from the environment that must be > 0 if set, refused with the variable's name.
+fn positive_var(vars: &Overrides, key: &str) -> Result<Option<u64>, String> {
+    let v = vars.number(key)?;
+    positive(&format!("{ENV_PREFIX}{key}"), v)?;
+    Ok(v)
+}
+
 impl ServerConfig {
     pub(super) fn from_raw(raw: RawServer, vars: Overrides) -> Result<Self, String> {
         for (name, v) in [
@@ -110,15 +117,9 @@ impl ServerConfig {
         ] {
             positive(&format!("server.{name}"), v)?;
         }
-        let max_body = vars.number("MAX_BODY_BYTES")?;
-        let workers = vars.number("WORKERS")?;
-        positive(&format!("{ENV_PREFIX}WORKERS"), workers)?;
-        let request_timeout = vars.number("REQUEST_TIMEOUT_SECS")?;
-        positive(&format!("{ENV_PREFIX}MAX_BODY_BYTES"), max_body)?;
-        positive(
-            &format!("{ENV_PREFIX}REQUEST_TIMEOUT_SECS"),
-            request_timeout,
-        )?;
+        let max_body = positive_var(&vars, "MAX_BODY_BYTES")?;
+        let request_timeout = positive_var(&vars, "REQUEST_TIMEOUT_SECS")?;
+        let workers = positive_var(&vars, "WORKERS")?;
         let listen = vars
             .get("LISTEN")
             .or(raw.listen)
