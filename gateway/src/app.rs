@@ -124,11 +124,29 @@ async fn guard_admin(
     if let Some(refused) = admin_peer_refused(&state.config, peer) {
         return refused;
     }
+    if let Some(refused) = unaudited_change_refused(&state, &req) {
+        return refused;
+    }
     if state.auth.required() {
         return crate::auth::middleware::require_admin(State(state), req, next).await;
     }
     req.extensions_mut().insert(state.auth.anonymous());
     next.run(req).await
+}
+
+/// An admin change is refused while the audit log cannot record it, except revoking a token:
+/// taking access away must never wait for the audit log.
+fn unaudited_change_refused(state: &AppState, req: &Request) -> Option<Response> {
+    let reads = matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    );
+    let revokes = *req.method() == axum::http::Method::DELETE
+        && req.uri().path().starts_with("/admin/v1/tokens/");
+    if reads || revokes || state.dispatcher.audit.admit().is_ok() {
+        return None;
+    }
+    Some(crate::admin::error::AdminError::AuditUnavailable.into_response())
 }
 
 /// The admin surface answers loopback peers only, unless `server.admin_remote`.
@@ -261,6 +279,7 @@ async fn readyz(
     State(registry): State<Arc<dyn Registry>>,
     State(hub): State<Arc<Hub>>,
     State(routing): State<Arc<ToolRouter>>,
+    State(audit): State<Arc<Auditor>>,
 ) -> Response {
     let db = registry.ping().await.is_ok();
     let upstreams = hub.upstreams.health();
@@ -274,15 +293,17 @@ async fn readyz(
     // Ready once every upstream has had its first connection attempt (the catalog is loaded).
     // Down upstreams are reported, not fatal: the gateway still serves the others.
     let loading = named("connecting");
+    let audit = audit.writable();
     let body = json!({
         "database": if db { "ok" } else { "unavailable" },
+        "audit": if audit { "ok" } else { "unwritable" },
         "catalog": if loading.is_empty() { "loaded" } else { "loading" },
         "upstreams_connecting": loading,
         "upstreams_down": named("down"),
         // Lexical-only routing (no model) is reported, not fatal.
         "routing": routing.status(),
     });
-    let status = if db && loading.is_empty() {
+    let status = if db && audit && loading.is_empty() {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE

@@ -5,7 +5,13 @@
 //! Nothing is dropped: the queue is bounded and a full queue makes callers wait (backpressure);
 //! a failed write is retried until it succeeds; shutdown waits for the queue to drain (up to
 //! `audit.shutdown_flush_secs`, after which the unwritten entries exist only in the log lines).
+//!
+//! While writes fail (a full disk, a database gone), the log counts as unwritable: `/readyz`
+//! fails, and calls that must be audited are refused before they are served
+//! ([`Auditor::admit`]; `audit.when_unwritable` may let them fill the queue first). The first
+//! write that succeeds makes it writable again.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -13,13 +19,17 @@ use registry::{AuditEntry, Registry};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::config::AuditConfig;
+use crate::config::{AuditConfig, WhenUnwritable};
 use crate::metrics::Metrics;
+use crate::protocol::McpError;
 
 pub struct Auditor {
     tx: RwLock<Option<mpsc::Sender<AuditEntry>>>,
     writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
     config: AuditConfig,
+    /// Whether the last write succeeded.
+    writable: Arc<AtomicBool>,
+    metrics: Arc<Metrics>,
 }
 
 const REDACTED: &str = "[REDACTED]";
@@ -33,7 +43,12 @@ impl Auditor {
     pub fn start(registry: Arc<dyn Registry>, config: AuditConfig, metrics: Arc<Metrics>) -> Self {
         let (tx, mut rx) = mpsc::channel::<AuditEntry>(config.queue);
         let batch = config.batch;
+        let writable = Arc::new(AtomicBool::new(true));
+        metrics.audit_writable.set(1);
+        let state = writable.clone();
+        let counters = metrics.clone();
         let writer = tokio::spawn(async move {
+            let metrics = counters;
             let mut buf = Vec::with_capacity(batch);
             while rx.recv_many(&mut buf, batch).await > 0 {
                 // Under load entries arrive one by one: a moment's wait fills the batch, and one
@@ -56,10 +71,18 @@ impl Auditor {
                     match registry.append_audit(&buf).await {
                         Ok(()) => {
                             metrics.audit_written.inc_by(buf.len() as u64);
+                            if !state.swap(true, Ordering::AcqRel) {
+                                metrics.audit_writable.set(1);
+                                tracing::info!("audit log writable again");
+                            }
                             break;
                         }
                         Err(e) => {
                             metrics.audit_write_errors.inc();
+                            if state.swap(false, Ordering::AcqRel) {
+                                metrics.audit_writable.set(0);
+                                tracing::error!(error = %e, "audit log unwritable: audited calls are refused (audit.when_unwritable) and /readyz fails until a write succeeds");
+                            }
                             let delay = backoff.next_delay();
                             tracing::warn!(error = %e, entries = buf.len(), retry_in = ?delay, "audit write failed; retrying");
                             tokio::time::sleep(delay).await;
@@ -74,7 +97,37 @@ impl Auditor {
             tx: RwLock::new(Some(tx)),
             writer: Mutex::new(Some(writer)),
             config,
+            writable,
+            metrics,
         }
+    }
+
+    /// Whether the audit log takes rows (its last write succeeded).
+    pub fn writable(&self) -> bool {
+        self.writable.load(Ordering::Acquire)
+    }
+
+    /// Whether a call that must be audited may be served now: always while the log is
+    /// writable; while it is not, never (`refuse`, the default) or while the queue has room
+    /// (`buffer`).
+    pub fn admit(&self) -> Result<(), McpError> {
+        if self.writable() {
+            return Ok(());
+        }
+        let room = match self.config.when_unwritable {
+            WhenUnwritable::Refuse => false,
+            WhenUnwritable::Buffer => self
+                .tx
+                .read()
+                .unwrap()
+                .as_ref()
+                .is_some_and(|tx| tx.capacity() > 0),
+        };
+        if room {
+            return Ok(());
+        }
+        self.metrics.audit_refused.inc();
+        Err(McpError::audit_unavailable())
     }
 
     /// Records an entry; waits while the queue is full.
@@ -211,6 +264,7 @@ pub fn error_class(code: i64) -> &'static str {
         j::METHOD_NOT_FOUND => "method_not_found",
         j::UPSTREAM_UNAVAILABLE => "upstream_unavailable",
         j::UPSTREAM_TIMEOUT => "upstream_timeout",
+        j::AUDIT_UNAVAILABLE => "audit_unavailable",
         j::MISSING_CLIENT_CAPABILITY => "missing_capability",
         j::INTERNAL_ERROR => "internal",
         _ => "upstream_error",
@@ -233,6 +287,7 @@ mod tests {
             queue: 1,
             batch: 2,
             shutdown_flush: Duration::from_secs(30),
+            when_unwritable: WhenUnwritable::Refuse,
         };
         let auditor = Arc::new(Auditor::start(
             reg.clone(),

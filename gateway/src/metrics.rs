@@ -29,6 +29,10 @@ pub struct Metrics {
     pub audit_write_errors: prometheus::IntCounter,
     /// Audit entries waiting to be written.
     pub audit_queue: IntGauge,
+    /// 1 while the audit log takes rows, 0 while its writes fail.
+    pub audit_writable: IntGauge,
+    /// Calls refused because the audit log could not take their rows.
+    pub audit_refused: prometheus::IntCounter,
     upstream_up: IntGaugeVec,
     upstream_restarts: IntCounterVec,
     sessions: IntGauge,
@@ -76,6 +80,16 @@ impl Metrics {
         .unwrap();
         let audit_queue =
             IntGauge::new("audit_queue_entries", "Audit entries waiting to be written").unwrap();
+        let audit_writable = IntGauge::new(
+            "audit_writable",
+            "1 while the audit log takes rows, 0 while its writes fail",
+        )
+        .unwrap();
+        let audit_refused = prometheus::IntCounter::new(
+            "audit_refused_calls_total",
+            "Calls refused because the audit log could not be written (audit.when_unwritable)",
+        )
+        .unwrap();
         let upstream_up = IntGaugeVec::new(
             Opts::new("upstream_up", "1 when the upstream is connected"),
             &["upstream"],
@@ -128,6 +142,8 @@ impl Metrics {
             Box::new(audit_written.clone()),
             Box::new(audit_write_errors.clone()),
             Box::new(audit_queue.clone()),
+            Box::new(audit_writable.clone()),
+            Box::new(audit_refused.clone()),
             Box::new(upstream_up.clone()),
             Box::new(upstream_restarts.clone()),
             Box::new(sessions.clone()),
@@ -155,6 +171,8 @@ impl Metrics {
             audit_written,
             audit_write_errors,
             audit_queue,
+            audit_writable,
+            audit_refused,
             upstream_up,
             upstream_restarts,
             sessions,

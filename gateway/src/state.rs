@@ -62,4 +62,5 @@ substate!(
     auth: Arc<Authenticator>,
     dispatcher.metrics: Arc<Metrics>,
     dispatcher.routing: Arc<ToolRouter>,
+    dispatcher.audit: Arc<crate::audit::Auditor>,
 );

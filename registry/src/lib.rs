@@ -29,6 +29,7 @@ pub mod routing;
 pub mod routing_store;
 pub mod sql;
 pub mod store;
+mod tx;
 mod upstreams;
 pub mod view;
 

@@ -18,6 +18,8 @@ pub enum AdminError {
     Conflict(String),
     #[error("database unavailable, try again later")]
     Unavailable,
+    #[error("the audit log cannot be written; changes are refused until it can, try again later")]
+    AuditUnavailable,
     #[error("internal error")]
     Internal,
 }
@@ -48,6 +50,7 @@ impl AdminError {
             AdminError::NotFound(_) => "not_found",
             AdminError::Conflict(_) => "conflict",
             AdminError::Unavailable => "unavailable",
+            AdminError::AuditUnavailable => "audit_unavailable",
             AdminError::Internal => "internal",
         }
     }
@@ -59,7 +62,9 @@ impl IntoResponse for AdminError {
             AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
             AdminError::Conflict(_) => StatusCode::CONFLICT,
-            AdminError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            AdminError::Unavailable | AdminError::AuditUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             AdminError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         };
         let code = self.code();

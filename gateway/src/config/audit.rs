@@ -14,6 +14,18 @@ pub(super) struct RawAudit {
     queue: Option<usize>,
     batch: Option<usize>,
     shutdown_flush_secs: Option<u64>,
+    when_unwritable: Option<WhenUnwritable>,
+}
+
+/// What happens to calls that must be audited while the audit log cannot be written (a full
+/// disk, a database that went away).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WhenUnwritable {
+    /// Refuse them at once with a JSON-RPC error (`-32002`): nothing is served unaudited.
+    Refuse,
+    /// Serve them while their rows fit in the queue (`audit.queue`), then refuse.
+    Buffer,
 }
 
 /// Audit log settings.
@@ -29,6 +41,8 @@ pub struct AuditConfig {
     pub batch: usize,
     /// How long shutdown waits for the last entries to be written.
     pub shutdown_flush: Duration,
+    /// What happens to audited calls while the log cannot be written.
+    pub when_unwritable: WhenUnwritable,
 }
 
 const DEFAULT_REDACT: [&str; 9] = [
@@ -58,6 +72,7 @@ impl AuditConfig {
             queue: raw.queue.unwrap_or(65_536),
             batch: raw.batch.unwrap_or(500),
             shutdown_flush: Duration::from_secs(raw.shutdown_flush_secs.unwrap_or(30)),
+            when_unwritable: raw.when_unwritable.unwrap_or(WhenUnwritable::Refuse),
         })
     }
 }

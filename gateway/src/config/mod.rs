@@ -32,7 +32,7 @@ pub mod secret;
 pub mod server;
 pub mod upstream;
 
-pub use audit::AuditConfig;
+pub use audit::{AuditConfig, WhenUnwritable};
 pub use auth::{AuthConfig, AuthMode, IssuerConfig, RateLimit, RoleMapping};
 pub use curation::{Curation, ToolCuration, ToolOverride};
 pub use database::DatabaseConfig;

@@ -54,6 +54,16 @@ fn unknown(kind: EntryKind, name: &str) -> McpError {
     ))
 }
 
+/// The error for a resource URI refused before any lookup; a URI refused for its dot segments
+/// names its normal form, to be sent instead.
+fn uri_refused(uri: &str, why: &super::uri::Refused) -> McpError {
+    let mut data = json!({ "uri": uri });
+    if let super::uri::Refused::NotNormal(n) = why {
+        data["normal"] = Value::from(n.as_str());
+    }
+    McpError::invalid_params(format!("resource uri {uri:?} {}", why.reason())).with_data(data)
+}
+
 /// The error of a call to what an upstream that is restarting or unreachable served: worth a
 /// retry, unlike an unknown name.
 fn unavailable(upstream: &str, detail: &str) -> McpError {
@@ -208,13 +218,27 @@ impl Dispatcher {
                     normalised = p;
                     Some(&normalised)
                 }
-                Err(e) => {
-                    refused = Some(e);
-                    params
+                Err(why) => {
+                    refused = Some(uri_refused(uri, &why));
+                    match why {
+                        // Audited as what it would have reached; never forwarded.
+                        super::uri::Refused::NotNormal(n) => {
+                            let mut p = params.cloned().unwrap_or_default();
+                            p.insert("uri".into(), Value::from(n));
+                            normalised = p;
+                            Some(&normalised)
+                        }
+                        _ => params,
+                    }
                 }
             },
             _ => params,
         };
+        // A call whose row the audit log cannot take is not served (its refusal is counted
+        // and logged, not audited: that is what cannot be written).
+        if method.is_audited() {
+            self.audit.admit()?;
+        }
         let started = std::time::Instant::now();
         let mut routed = Routed::default();
         let out = match refused {
@@ -237,8 +261,8 @@ impl Dispatcher {
         }
     }
 
-    /// A URI as the catalog knows it, or else normalised (see [`super::uri`]).
-    fn checked_uri(&self, uri: &str) -> Result<String, McpError> {
+    /// A URI as the catalog knows it, or else checked (see [`super::uri`]).
+    fn checked_uri(&self, uri: &str) -> Result<String, super::uri::Refused> {
         if self
             .hub
             .upstreams
@@ -248,13 +272,7 @@ impl Dispatcher {
         {
             return Ok(uri.to_string());
         }
-        super::uri::normalize(uri).map_err(|_| {
-            McpError::invalid_params(format!(
-                "resource uri {uri:?} has an encoded or backslash separator or a dot segment \
-                 that cannot be resolved"
-            ))
-            .with_data(json!({ "uri": uri }))
-        })
+        super::uri::check(uri)
     }
 
     async fn record(
@@ -520,7 +538,9 @@ impl Dispatcher {
                 let raw = r.get("uri").and_then(Value::as_str).unwrap_or_default();
                 let uri = &match view.resolve(EntryKind::ResourceTemplate, raw) {
                     Some(_) => raw.to_string(),
-                    None => self.checked_uri(raw)?,
+                    None => self
+                        .checked_uri(raw)
+                        .map_err(|why| uri_refused(raw, &why))?,
                 };
                 let found = view
                     .resolve(EntryKind::ResourceTemplate, uri)

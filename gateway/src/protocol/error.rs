@@ -72,6 +72,16 @@ impl McpError {
         .with_data(json!({ "upstream": upstream, "retry": true }))
     }
 
+    /// A call refused because the audit log cannot take its row: worth a retry.
+    pub fn audit_unavailable() -> Self {
+        Self::new(
+            AUDIT_UNAVAILABLE,
+            "the audit log cannot be written (database full or unreachable); calls are refused \
+             until it can (audit.when_unwritable); retry shortly",
+        )
+        .with_data(json!({ "retry": true }))
+    }
+
     /// The HTTP status of an answer carrying this error. 2026-07-28 gives errors a status by code
     /// (its table); the 2025 revisions answer a request's error with 200 inside the response.
     /// A transport-level failure has its own status in both.

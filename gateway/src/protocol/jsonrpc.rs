@@ -21,6 +21,9 @@ pub const UNSUPPORTED_VERSION: i64 = -32022;
 pub const UPSTREAM_UNAVAILABLE: i64 = -32000;
 /// An upstream did not answer within the request timeout.
 pub const UPSTREAM_TIMEOUT: i64 = -32001;
+/// The audit log cannot be written, so a call that must be audited is refused
+/// (`audit.when_unwritable`).
+pub const AUDIT_UNAVAILABLE: i64 = -32002;
 
 /// The request carries no valid credentials (HTTP 401/403 carry the detail).
 pub const UNAUTHORIZED: i64 = -32040;

@@ -51,29 +51,32 @@ async fn dot_segments_do_not_carry_a_uri_past_a_role() {
         "mcpgw://ev1/demo://resource/dynamic/text/./../../static/document/architecture.md",
         "mcpgw://ev2/demo://resource/dynamic/text/..%2F..%2Fstatic/document/architecture.md",
         "mcpgw://ev2/demo://resource/dynamic/text/..\\..\\static/document/architecture.md",
+        // WHATWG parsers (the TypeScript upstream's) strip tab, LF and CR: `.\t.` is `..`.
+        "mcpgw://ev1/demo://resource/dynamic/text/.\t./.\t./static/document/architecture.md",
+        "mcpgw://ev1/demo://resource/dynamic/text/.\n./.\r./static/document/architecture.md",
+        "mcpgw://ev1/demo://resource/dynamic/text/%2e\t%2e/..\n/static/document/architecture.md",
     ] {
         let r = c.request("resources/read", read(attempt)).await;
         assert!(
             r.get("result").is_none() && r["error"]["code"] == -32602,
-            "{attempt} must not reach a static resource: {r}"
+            "{attempt:?} must not reach a static resource: {r}"
         );
     }
-    // A dot segment that stays inside the grant is read, under its normalised URI.
+    // A dot segment is refused even inside the grant, naming the URI to send instead: the
+    // gateway forwards only URIs that every parser reads as it does.
     let r = c
         .request(
             "resources/read",
             read("mcpgw://ev2/demo://resource/dynamic/text/9/../2"),
         )
         .await;
-    assert!(
-        r["result"]["contents"][0]["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("Resource 2")),
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(
+        r["error"]["data"]["normal"], "mcpgw://ev2/demo://resource/dynamic/text/2",
         "{r}"
     );
     let want = [
-        // Audited under the normalised URI.
-        "mcpgw://ev2/demo://resource/dynamic/text/2",
+        "mcpgw://ev1/demo://resource/dynamic/text/1",
         // The refused read is audited as what it would have reached.
         "mcpgw://ev1/demo://resource/static/document/architecture.md",
     ];
@@ -92,16 +95,64 @@ async fn dot_segments_do_not_carry_a_uri_past_a_role() {
                 )
             })
             .collect::<Vec<_>>();
-        if want.iter().all(|w| targets.iter().any(|t| t.ends_with(w))) {
+        if want.iter().all(|w| targets.iter().any(|t| t.ends_with(w))) && targets.len() >= 10 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     assert!(targets.contains(&format!("ok {}", want[0])), "{targets:?}");
     assert!(
-        targets.contains(&format!("denied {}", want[1])),
+        targets.contains(&format!("error {}", want[1])),
         "{targets:?}"
     );
+    // One read succeeded: every other row says it did not.
+    assert_eq!(
+        targets.iter().filter(|t| t.starts_with("ok ")).count(),
+        1,
+        "{targets:?}"
+    );
+}
+
+/// Issue 37's example: a role granted the static resources reads a dynamic one through `.\t.`.
+#[tokio::test]
+async fn a_control_character_inside_dot_dot_does_not_escape_a_grant() {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[auth]\nmode = \"required\"\n\n[database]\nurl = \"{}\"\n\n\
+         [[upstreams]]\nname = \"everything\"\ntransport = \"stdio\"\ncommand = \"{}\"\n\n\
+         {ADMIN_ROLE}\n[[roles]]\nname = \"static\"\n\
+         resources = [\"mcpgw://everything/demo://resource/static/*\"]\n",
+        sqlite_url(&dir),
+        everything_bin()
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["everything"]).await;
+    let token = gw.token_for("user", &["static"]).await;
+    let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&token)).await;
+    let r = c
+        .request(
+            "resources/read",
+            json!({ "uri": "mcpgw://everything/demo://resource/static/document/architecture.md" }),
+        )
+        .await;
+    assert!(
+        r["result"]["contents"][0].is_object(),
+        "the grant holds: {r}"
+    );
+    for sep in ["\t", "\n", "\r", "\t\n", " "] {
+        let uri = format!("mcpgw://everything/demo://resource/static/.{sep}./dynamic/text/1");
+        let r = c.request("resources/read", json!({ "uri": uri })).await;
+        assert!(
+            r.get("result").is_none() && r["error"]["code"] == -32602,
+            "{uri:?} must be refused: {r}"
+        );
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("control character or whitespace")),
+            "{r}"
+        );
+    }
 }
 
 #[tokio::test]

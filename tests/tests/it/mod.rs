@@ -8,6 +8,7 @@ mod curation;
 mod database_outage;
 mod deployment;
 mod failures;
+mod full_disk;
 mod hardening;
 mod notifications;
 mod operations;
