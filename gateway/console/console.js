@@ -139,7 +139,8 @@ async function showUpstreams() {
       el("td", { class: `status-${h.status}` }, u.enabled === false ? "disabled" : h.status || ""),
       el("td", { class: "tools" }, String(h.tools ?? "")), el("td", {}, String(h.restarts ?? "")),
       el("td", { class: "error" }, h.last_error || ""),
-      el("td", {},
+      // What the config file defines is changed there: the API refuses it (409).
+      u.source === "config" ? el("td", { class: "note" }, "config file") : el("td", {},
         el("button", { type: "button", onclick: () => editUpstream(u) }, "Edit"), " ",
         el("button", { type: "button", onclick: () => guarded(() => toggleUpstream(u)) }, u.enabled === false ? "Enable" : "Disable"), " ",
         el("button", { type: "button", class: "danger", onclick: () => guarded(() => deleteUpstream(u.name)) }, "Delete")));
@@ -179,16 +180,20 @@ async function saveUpstream(event) {
   event.preventDefault();
   const f = event.target;
   const editing = f.dataset.editing;
+  // An edit changes what the form shows and keeps every other field (env, headers, oauth, cwd,
+  // timeouts...): only the settings of a transport the upstream no longer has are dropped.
   const base = editing ? specOf(upstreams.find((u) => u.name === editing)) : {};
-  for (const k of ["command", "args", "env", "inherit_env", "cwd", "url", "headers", "oauth", "tools"]) delete base[k];
   const spec = { ...base, name: field(f, "name").value.trim(), transport: field(f, "transport").value, sharing: field(f, "sharing").value };
   if (spec.transport === "stdio") {
     spec.command = field(f, "command").value.trim();
     spec.args = field(f, "args").value.split("\n").map((a) => a.trim()).filter(Boolean);
+    for (const k of ["url", "headers", "oauth"]) delete spec[k];
   } else {
     spec.url = field(f, "url").value.trim();
+    for (const k of ["command", "args", "env", "inherit_env", "cwd"]) delete spec[k];
   }
   if (field(f, "tools").value.trim()) spec.tools = JSON.parse(field(f, "tools").value);
+  else delete spec.tools;
   if (editing) await api("PUT", `/admin/v1/upstreams/${encodeURIComponent(editing)}`, spec);
   else await api("POST", "/admin/v1/upstreams", spec);
   say(`saved ${spec.name}`);
@@ -288,6 +293,7 @@ async function showVirtualServers() {
     return el("tr", {}, el("td", {}, v.name), el("td", {}, `/mcp/v/${v.name}`), el("td", {}, v.mode || "all"),
       el("td", {}, el("code", {}, JSON.stringify(settings))),
       el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+        if (!confirm(`Delete virtual server ${v.name}?`)) return;
         await api("DELETE", `/admin/v1/virtual-servers/${encodeURIComponent(v.name)}`);
         await showVirtualServers();
       }) }, "Delete")));
@@ -317,6 +323,7 @@ async function showTokens() {
     el("td", {}, t.id), el("td", {}, t.name), el("td", {}, t.owner), el("td", {}, (t.roles || []).join(", ")),
     el("td", {}, when(t.created_at)), el("td", {}, when(t.expires_at)), el("td", {}, when(t.last_used_at)), el("td", {}, when(t.revoked_at)),
     el("td", {}, t.revoked_at ? "" : el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+      if (!confirm(`Revoke token ${t.name} (${t.id}) of ${t.owner}?`)) return;
       await api("DELETE", `/admin/v1/tokens/${encodeURIComponent(t.id)}`);
       await showTokens();
     }) }, "Revoke")))));
@@ -344,8 +351,11 @@ async function showRoles() {
   fill($("#roles-table tbody"), list.map((r) => {
     const grants = { ...r };
     delete grants.name;
-    return el("tr", {}, el("td", {}, r.name), el("td", {}, el("code", {}, JSON.stringify(grants))),
+    delete grants.source;
+    return el("tr", { dataset: { role: r.name } }, el("td", {}, r.name), el("td", {}, el("code", {}, JSON.stringify(grants))),
+      r.source === "config" ? el("td", { class: "note" }, "config file") :
       el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+        if (!confirm(`Delete role ${r.name}?`)) return;
         await api("DELETE", `/admin/v1/roles/${encodeURIComponent(r.name)}`);
         await showRoles();
       }) }, "Delete")));

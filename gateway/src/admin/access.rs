@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::error::AdminError;
+use super::invariants;
 use super::trail::audited;
 use crate::auth::pat::{self, NewToken};
 use crate::auth::{Principal, RoleSpec};
@@ -134,7 +135,14 @@ pub async fn list_roles(State(state): State<AppState>) -> Result<Json<Vec<Value>
             .list_roles()
             .await?
             .into_iter()
-            .map(|r| r.spec)
+            .map(|r| {
+                // Where it is defined: `config` roles are changed in the file (the API says 409).
+                let mut spec = r.spec;
+                if let Some(o) = spec.as_object_mut() {
+                    o.insert("source".into(), Value::from(r.source));
+                }
+                spec
+            })
             .collect(),
     ))
 }
@@ -150,7 +158,12 @@ pub async fn put_role(
 ) -> Result<Json<Value>, AdminError> {
     let started = std::time::Instant::now();
     let out = async {
-        let spec: RoleSpec = serde_json::from_value(body.clone())
+        // A role read from the list and sent back carries its read-only `source`.
+        let mut spec = body.clone();
+        if let Some(o) = spec.as_object_mut() {
+            o.remove("source");
+        }
+        let spec: RoleSpec = serde_json::from_value(spec)
             .map_err(|e| AdminError::BadRequest(format!("invalid role: {e}")))?;
         spec.validate().map_err(AdminError::BadRequest)?;
         if spec.name != name {
@@ -159,6 +172,10 @@ pub async fn put_role(
                 spec.name
             )));
         }
+        if let Some(rec) = role_record(&state, &name).await? {
+            invariants::not_from_file(&state, "role", &name, &rec.source)?;
+        }
+        invariants::keeps_an_admin(&state, &name, Some(&spec)).await?;
         let value = serde_json::to_value(&spec).map_err(|_| AdminError::Internal)?;
         state.registry.put_role(&name, &value, "api").await?;
         reload(&state).await;
@@ -187,16 +204,31 @@ pub async fn delete_role(
     Path(name): Path<String>,
 ) -> Result<StatusCode, AdminError> {
     let started = std::time::Instant::now();
-    let out = state
-        .registry
-        .delete_role(&name)
-        .await
-        .map_err(AdminError::from);
-    if out.is_ok() {
+    let out = async {
+        let rec = role_record(&state, &name)
+            .await?
+            .ok_or_else(|| AdminError::NotFound(format!("role {name:?} not found")))?;
+        invariants::not_from_file(&state, "role", &name, &rec.source)?;
+        invariants::keeps_an_admin(&state, &name, None).await?;
+        state.registry.delete_role(&name).await?;
         reload(&state).await;
+        Ok(())
     }
+    .await;
     audited(&state, &p, "admin.role.delete", &name, None, started, out).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+async fn role_record(
+    state: &AppState,
+    name: &str,
+) -> Result<Option<registry::RoleRecord>, AdminError> {
+    Ok(state
+        .registry
+        .list_roles()
+        .await?
+        .into_iter()
+        .find(|r| r.name == name))
 }
 
 async fn reload(state: &AppState) {

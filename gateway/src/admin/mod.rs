@@ -6,6 +6,7 @@
 mod access;
 mod audit;
 pub mod error;
+mod invariants;
 pub mod trail;
 
 pub use error::AdminError;
@@ -264,6 +265,9 @@ async fn replace_upstream(
     name: &str,
     mut body: Value,
 ) -> Result<UpstreamView, AdminError> {
+    if let Some(rec) = state.registry.get_upstream(name).await? {
+        invariants::not_from_file(state, "upstream", name, &rec.source)?;
+    }
     keep_redacted_url(state, name, &mut body).await?;
     let spec = parse_spec(body)?;
     if spec.name != name {
@@ -357,14 +361,15 @@ async fn delete_upstream(
     Path(name): Path<String>,
 ) -> Result<StatusCode, AdminError> {
     let started = std::time::Instant::now();
-    let out = state
-        .registry
-        .delete_upstream(&name)
-        .await
-        .map_err(AdminError::from);
-    if out.is_ok() {
+    let out = async {
+        if let Some(rec) = state.registry.get_upstream(&name).await? {
+            invariants::not_from_file(&state, "upstream", &name, &rec.source)?;
+        }
+        state.registry.delete_upstream(&name).await?;
         state.hub.upstreams.stop(&name);
+        Ok(())
     }
+    .await;
     audited(
         &state,
         &p,

