@@ -471,7 +471,12 @@ impl Application {
         if !codec.shared {
             tracing::info!("no session_key: sessions are known to this process only");
         }
-        let hub = Hub::new(upstreams.clone(), registry.clone(), codec);
+        let hub = Hub::new(
+            upstreams.clone(),
+            registry.clone(),
+            codec,
+            config.server.max_sessions_per_principal,
+        );
         for rec in registry.list_upstreams().await? {
             let name = rec.name.clone();
             match UpstreamSpec::from_record(rec) {

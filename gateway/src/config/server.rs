@@ -20,6 +20,8 @@ pub(super) struct RawServer {
     max_body_bytes: Option<usize>,
     request_timeout_secs: Option<u64>,
     session_idle_secs: Option<u64>,
+    /// Sessions one principal may hold open at once; more are refused (HTTP 429).
+    max_sessions_per_principal: Option<usize>,
     list_page_size: Option<usize>,
     admin_remote: Option<bool>,
     shutdown_grace_secs: Option<u64>,
@@ -51,6 +53,8 @@ pub struct ServerConfig {
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
     pub session_idle: Duration,
+    /// Sessions one principal may hold open at once: a token cannot fill the gateway's memory.
+    pub max_sessions_per_principal: usize,
     pub list_page_size: usize,
     /// Serve the admin API to non-loopback peers (off until the admin API has authentication).
     pub admin_remote: bool,
@@ -106,6 +110,10 @@ impl ServerConfig {
             ("max_body_bytes", raw.max_body_bytes.map(|v| v as u64)),
             ("request_timeout_secs", raw.request_timeout_secs),
             ("session_idle_secs", raw.session_idle_secs),
+            (
+                "max_sessions_per_principal",
+                raw.max_sessions_per_principal.map(|v| v as u64),
+            ),
             ("max_connections", raw.max_connections.map(|v| v as u64)),
             ("workers", raw.workers.map(|v| v as u64)),
             ("header_read_timeout_secs", raw.header_read_timeout_secs),
@@ -164,6 +172,7 @@ impl ServerConfig {
                 request_timeout.or(raw.request_timeout_secs).unwrap_or(120),
             ),
             session_idle: Duration::from_secs(raw.session_idle_secs.unwrap_or(1800)),
+            max_sessions_per_principal: raw.max_sessions_per_principal.unwrap_or(1000),
             list_page_size: raw.list_page_size.unwrap_or(1000),
             admin_remote: raw.admin_remote.unwrap_or(false),
             shutdown_grace: Duration::from_secs(raw.shutdown_grace_secs.unwrap_or(20)),

@@ -18,8 +18,16 @@ use crate::protocol::{jsonrpc, Revision};
 use crate::upstream::{CallCtx, Connection, InboundSink, Upstreams};
 use registry::Registry;
 
+/// A session refused: its principal holds this many already (`server.max_sessions_per_principal`).
+#[derive(Debug)]
+pub struct SessionCap(pub usize);
+
 pub struct Hub {
     sessions: RwLock<HashMap<String, Arc<Session>>>,
+    /// Open sessions by owner, for the per-principal cap.
+    owned: Mutex<HashMap<String, usize>>,
+    /// `server.max_sessions_per_principal`.
+    max_per_principal: usize,
     /// 2026-07-28 requests in flight (and parked between rounds), for routing what upstreams
     /// send during them. Never reachable as a session.
     requests: RwLock<HashMap<String, Arc<Session>>>,
@@ -37,9 +45,12 @@ impl Hub {
         upstreams: Arc<Upstreams>,
         registry: Arc<dyn Registry>,
         codec: SessionCodec,
+        max_per_principal: usize,
     ) -> Arc<Self> {
         let hub = Arc::new(Self {
             sessions: RwLock::default(),
+            owned: Mutex::default(),
+            max_per_principal,
             requests: RwLock::default(),
             parked: Mutex::default(),
             listeners: Mutex::default(),
@@ -79,14 +90,24 @@ impl Hub {
         hub
     }
 
-    /// Creates a session; its id carries its state, encrypted.
+    /// Creates a session; its id carries its state, encrypted. Refused when its principal holds
+    /// `server.max_sessions_per_principal` already.
     pub fn create(
         &self,
         protocol_version: Revision,
         client_caps: serde_json::Value,
         principal: Arc<Principal>,
         scope: Option<String>,
-    ) -> Arc<Session> {
+    ) -> Result<Arc<Session>, SessionCap> {
+        {
+            let mut owned = self.owned.lock().unwrap();
+            let n = owned.entry(principal.key().to_string()).or_default();
+            if *n >= self.max_per_principal {
+                return Err(SessionCap(self.max_per_principal));
+            }
+            // Counted before the session exists, so that concurrent creates cannot pass the cap.
+            *n += 1;
+        }
         let state = SessionState {
             protocol_version: protocol_version.as_str().into(),
             client_caps,
@@ -99,7 +120,7 @@ impl Hub {
                 .scoped(state.scope),
         );
         self.sessions.write().unwrap().insert(id, s.clone());
-        s
+        Ok(s)
     }
 
     /// The session with this id: one this replica holds, or one another replica created that is
@@ -139,14 +160,18 @@ impl Hub {
             .scoped(state.scope),
         );
         tracing::info!(session = %short(id), "session restored from its id");
-        Some(
-            self.sessions
-                .write()
+        let mut sessions = self.sessions.write().unwrap();
+        let entry = sessions.entry(id.to_string());
+        if matches!(entry, std::collections::hash_map::Entry::Vacant(_)) {
+            // A session another replica opened counts, but is never refused: it exists already.
+            *self
+                .owned
+                .lock()
                 .unwrap()
-                .entry(id.to_string())
-                .or_insert(s)
-                .clone(),
-        )
+                .entry(s.owner.clone())
+                .or_default() += 1;
+        }
+        Some(entry.or_insert(s).clone())
     }
 
     /// The context of one 2026-07-28 request (see [`Session::stateless`]). Its per-session
@@ -262,6 +287,15 @@ impl Hub {
         let Some(s) = self.sessions.write().unwrap().remove(id) else {
             return false;
         };
+        {
+            let mut owned = self.owned.lock().unwrap();
+            if let Some(n) = owned.get_mut(&s.owner) {
+                *n -= 1;
+                if *n == 0 {
+                    owned.remove(&s.owner);
+                }
+            }
+        }
         s.close_streams();
         for (conn, uid) in s.drain_inflight() {
             conn.cancel(uid, "session ended");

@@ -19,6 +19,11 @@ use crate::upstream::Connection;
 
 /// Events kept per stream for resumption.
 const BUFFER_EVENTS: usize = 512;
+
+/// Whether a serialised message is a `notifications/*/list_changed` without params.
+fn is_list_changed(data: &str) -> bool {
+    data.len() < 96 && data.contains("/list_changed\"") && !data.contains("\"params\"")
+}
 /// Finished POST streams kept for resumption.
 const KEEP_FINISHED_STREAMS: usize = 32;
 
@@ -400,6 +405,11 @@ impl Session {
         let seq = buf.next_seq;
         buf.next_seq += 1;
         let data: Arc<str> = Arc::from(serde_json::to_string(msg).unwrap_or_default());
+        // A list change says only "list again": one kept for replay is as good as many, and an
+        // idle session under a stream of catalog changes kept 512 of them.
+        if is_list_changed(&data) {
+            buf.events.retain(|(_, d)| *d != data);
+        }
         buf.events.push_back((seq, data.clone()));
         if buf.events.len() > BUFFER_EVENTS {
             buf.events.pop_front();
@@ -545,6 +555,37 @@ mod tests {
         ] {
             assert_eq!(id_key(&id).to_value(), id);
         }
+    }
+
+    #[test]
+    fn an_idle_session_keeps_one_list_change_of_each_kind() {
+        let s = Session::new("s".into(), Revision::V2025_11_25, json!({}));
+        let mut get = s.attach(None).unwrap();
+        s.send_unsolicited(&json!({"a": 1}));
+        let seen = get.try_recv().unwrap();
+        drop(get);
+        for _ in 0..1000 {
+            for kind in ["tools", "prompts", "resources"] {
+                s.send_unsolicited(&crate::protocol::jsonrpc::notification(
+                    &format!("notifications/{kind}/list_changed"),
+                    None,
+                ));
+            }
+        }
+        s.send_unsolicited(&json!({"method": "notifications/message", "params": {}}));
+        let mut resumed = s.attach(Some(&seen.id)).unwrap();
+        let got: Vec<_> = std::iter::from_fn(|| resumed.try_recv().ok())
+            .map(|e| e.data.to_string())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}"#,
+                r#"{"method":"notifications/message","params":{}}"#,
+            ]
+        );
     }
 
     #[test]

@@ -190,7 +190,18 @@ fn initialize(
         .and_then(|p| p.get("capabilities"))
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let sid = state.hub.create(version, caps, principal, scope).id.clone();
+    let sid = match state.hub.create(version, caps, principal, scope) {
+        Ok(s) => s.id.clone(),
+        Err(super::hub::SessionCap(max)) => {
+            return McpError::invalid_request(format!(
+                "too many open sessions: this principal holds {max} \
+                 (server.max_sessions_per_principal); end one with DELETE /mcp or let idle ones \
+                 expire (server.session_idle_secs)"
+            ))
+            .with_status(axum::http::StatusCode::TOO_MANY_REQUESTS)
+            .reply(id, Revision::Stateless);
+        }
+    };
     tracing::info!(session = %super::hub::short(&sid), %version, "session initialized");
     let result = json!({
         "protocolVersion": version.as_str(),

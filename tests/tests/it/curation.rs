@@ -147,8 +147,27 @@ tools = ["every__add_to_ledger"]
         "{routed}"
     );
 
-    // The admin API replaces the curation; open sessions see the new list.
-    let tools = "/admin/v1/upstreams/every/tools";
+    // What the config file defines is changed there, not through the API.
+    let (status, body) = gw
+        .send(
+            Method::PUT,
+            "/admin/v1/upstreams/every/tools",
+            None,
+            &json!({"include": ["echo"]}),
+        )
+        .await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.to_string().contains("gateway.toml"), "{body}");
+
+    // The admin API replaces the curation of an upstream it registered; open sessions see the
+    // new list.
+    let api = json!({"name": "api", "transport": "stdio", "command": bin.display().to_string()});
+    let (status, body) = gw
+        .send(Method::POST, "/admin/v1/upstreams", None, &api)
+        .await;
+    assert_eq!(status, 201, "{body}");
+    gw.wait_up(&["api"]).await;
+    let tools = "/admin/v1/upstreams/api/tools";
     let (status, view) = gw
         .send(
             Method::PUT,
@@ -162,19 +181,20 @@ tools = ["every__add_to_ledger"]
     let mut seen = Vec::new();
     for _ in 0..100 {
         seen = names(&c.request("tools/list", json!({})).await);
-        if seen == ["every__echo", "every__get-env"] {
+        seen.retain(|n| n.starts_with("api__"));
+        if seen == ["api__echo", "api__get-env"] {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert_eq!(seen, ["every__echo", "every__get-env"]);
+    assert_eq!(seen, ["api__echo", "api__get-env"]);
     let bad = json!({"overrides": {"echo": {"name": "no spaces allowed"}}});
     assert_eq!(gw.send(Method::PUT, tools, None, &bad).await.0, 400);
     let nope = "/admin/v1/upstreams/nope/tools";
     assert_eq!(gw.send(Method::PUT, nope, None, &json!({})).await.0, 404);
 
     // A virtual server's exclusions narrow what its endpoint offers.
-    let safe = json!({"name": "safe", "upstreams": ["every"], "exclude": ["*get-env"]});
+    let safe = json!({"name": "safe", "upstreams": ["api"], "exclude": ["*get-env"]});
     let (status, body) = gw
         .send(Method::POST, "/admin/v1/virtual-servers", None, &safe)
         .await;
@@ -183,11 +203,11 @@ tools = ["every__add_to_ledger"]
         RawClient::initialize_as(&format!("{}/v/safe", gw.mcp), json!({}), Some(&admin)).await;
     assert_eq!(
         names(&v.request("tools/list", json!({})).await),
-        ["every__echo"]
+        ["api__echo"]
     );
 
     // A virtual server's own overrides: a name, a text and a fixed argument for its hosts only.
-    let say = json!({"name": "say", "upstreams": ["every"], "overrides": {"every__echo": {
+    let say = json!({"name": "say", "upstreams": ["api"], "overrides": {"api__echo": {
         "name": "say_back", "description": "Says the team's greeting back.",
         "arguments": {"message": "from the endpoint"}}}});
     let (status, body) = gw
@@ -197,7 +217,7 @@ tools = ["every__add_to_ledger"]
     let mut s =
         RawClient::initialize_as(&format!("{}/v/say", gw.mcp), json!({}), Some(&admin)).await;
     let list = s.request("tools/list", json!({})).await;
-    assert_eq!(names(&list), ["every__get-env", "say_back"]);
+    assert_eq!(names(&list), ["api__get-env", "say_back"]);
     let say = tool(&list, "say_back");
     assert_eq!(say["description"], "Says the team's greeting back.");
     assert!(
@@ -217,7 +237,7 @@ tools = ["every__add_to_ledger"]
     let r = s
         .request(
             "tools/call",
-            json!({"name": "every__echo", "arguments": {"message": "x"}}),
+            json!({"name": "api__echo", "arguments": {"message": "x"}}),
         )
         .await;
     assert!(
@@ -237,7 +257,7 @@ tools = ["every__add_to_ledger"]
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert!(
-        found_names.contains(&"say_back") && !found_names.contains(&"every__echo"),
+        found_names.contains(&"say_back") && !found_names.contains(&"api__echo"),
         "{found}"
     );
     let query = json!({"query": "echo the input back", "filters": {"virtual_server": "say"}});
@@ -253,7 +273,7 @@ tools = ["every__add_to_ledger"]
     // The plain endpoint is untouched.
     let plain = c.request("tools/list", json!({})).await;
     assert_eq!(
-        tool(&plain, "every__echo")["description"],
+        tool(&plain, "api__echo")["description"],
         "Echoes back the input string"
     );
 }

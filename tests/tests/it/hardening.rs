@@ -320,8 +320,10 @@ async fn the_connection_cap_bounds_descriptors_and_clients_get_through() {
 #[tokio::test]
 async fn tokens_seen_before_are_decided_at_once_while_postgres_is_down() {
     let pg = PgCluster::start();
+    // Calls are served while their audit rows wait in the queue ("buffer"); the default refuses
+    // them while the audit log cannot be written (full_disk.rs).
     let config = format!(
-        "[auth]\nmode = \"required\"\n\n{ADMIN_ROLE}\n[[roles]]\nname = \"user\"\nupstreams = [\"fx\"]\n\n{}",
+        "[audit]\nwhen_unwritable = \"buffer\"\n\n[auth]\nmode = \"required\"\n\n{ADMIN_ROLE}\n[[roles]]\nname = \"user\"\nupstreams = [\"fx\"]\n\n{}",
         fixture_config(&pg.url, "")
     );
     let gw = Gateway::start_secured(&config, &[]).await;

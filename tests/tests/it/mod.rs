@@ -21,6 +21,7 @@ mod resumption;
 mod revisions;
 mod routing;
 mod security;
+mod session_limits;
 mod traces;
 
 /// The fixture upstream built with these tests.

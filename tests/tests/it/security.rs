@@ -391,12 +391,24 @@ async fn roles_see_and_call_different_tools_and_denials_are_audited() {
     let gw = Gateway::start_secured(&config, &[]).await;
     gw.wait_up(&["fx"]).await;
     let mut tokens = Vec::new();
-    for (owner, role) in [("rita", "reader"), ("otto", "ops")] {
+    // Rita also holds `reader-extra`, a role of the API's that grants nothing yet.
+    let (status, body) = admin(
+        &gw,
+        reqwest::Method::PUT,
+        "/admin/v1/roles/reader-extra",
+        Some(json!({"name": "reader-extra"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    for (owner, role, roles) in [
+        ("rita", "reader", json!(["reader", "reader-extra"])),
+        ("otto", "ops", json!(["ops"])),
+    ] {
         let (status, t) = admin(
             &gw,
             reqwest::Method::POST,
             "/admin/v1/tokens",
-            Some(json!({"name": role, "owner": owner, "roles": [role]})),
+            Some(json!({"name": role, "owner": owner, "roles": roles})),
         )
         .await;
         assert_eq!(status, 201);
@@ -466,15 +478,24 @@ async fn roles_see_and_call_different_tools_and_denials_are_audited() {
     assert!(!echo["arguments"].as_str().unwrap().contains("\"k\""));
     assert!(echo["token_id"].is_string() && echo["session"].is_string());
 
-    // A role change applies at once: the reader now sees the ops tools too.
-    let (status, _) = admin(
+    // A role the config file defines is changed there; the API says where (issue 37).
+    let (status, body) = admin(
         &gw,
         reqwest::Method::PUT,
         "/admin/v1/roles/reader",
         Some(json!({"name": "reader", "tools": ["fx__echo", "fx__pid"]})),
     )
     .await;
-    assert_eq!(status, 200);
+    assert_eq!(status, 409, "{body}");
+    // A role the API defines changes at once: the reader, granted it too, sees the ops tools.
+    let (status, body) = admin(
+        &gw,
+        reqwest::Method::PUT,
+        "/admin/v1/roles/reader-extra",
+        Some(json!({"name": "reader-extra", "tools": ["fx__pid"]})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
     let now = names(&reader.request("tools/list", json!({})).await);
     assert_eq!(now, ["fx__echo", "fx__pid"]);
     // A non-admin token is refused by the admin API.
