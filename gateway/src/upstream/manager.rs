@@ -57,6 +57,9 @@ struct Entry {
     health: Mutex<Health>,
     shared: Mutex<Option<Arc<Connection>>>,
     sessions: Mutex<HashMap<String, Arc<Connection>>>,
+    /// One opening of a session's connection at a time: concurrent first calls of a session
+    /// each started a process, and all but the last were killed with their calls.
+    opening: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// The token exchangers of per-session connections (`oauth.token_exchange`), by session.
     exchangers: Mutex<HashMap<String, Arc<super::oauth::TokenSource>>>,
     /// What the upstream lists, each definition with its content hash; shared with the views.
@@ -243,6 +246,7 @@ impl Upstreams {
             spec,
             shared: Mutex::default(),
             sessions: Mutex::default(),
+            opening: Mutex::default(),
             exchangers: Mutex::default(),
             definitions: Mutex::default(),
             stop,
@@ -616,15 +620,50 @@ impl Upstreams {
         if entry.spec.sharing == Sharing::Shared {
             return Ok(shared);
         }
-        if let Some(c) = entry.sessions.lock().unwrap().get(session) {
-            if !c.is_closed() {
-                if let (Some(x), Some(s)) = (entry.exchangers.lock().unwrap().get(session), subject)
-                {
-                    x.set_subject(s);
-                }
-                return Ok(c.clone());
+        let open = || {
+            let c = entry.sessions.lock().unwrap().get(session).cloned()?;
+            if c.is_closed() {
+                return None;
             }
+            if let (Some(x), Some(s)) = (entry.exchangers.lock().unwrap().get(session), subject) {
+                x.set_subject(s);
+            }
+            Some(c)
+        };
+        if let Some(c) = open() {
+            return Ok(c);
         }
+        let gate = entry
+            .opening
+            .lock()
+            .unwrap()
+            .entry(session.to_string())
+            .or_default()
+            .clone();
+        let _opening = gate.lock().await;
+        // Another call of this session may have opened it while this one waited.
+        if let Some(c) = open() {
+            return Ok(c);
+        }
+        let conn = self
+            .open_session_connection(&entry, session, host_caps, subject)
+            .await;
+        if conn.is_ok() {
+            // Later calls find the connection; after a failure the gate stays, so that the calls
+            // waiting on it retry one at a time (end_session clears it).
+            entry.opening.lock().unwrap().remove(session);
+        }
+        conn
+    }
+
+    /// Opens `session`'s own connection to `entry` (its caller holds the session's gate).
+    async fn open_session_connection(
+        &self,
+        entry: &Arc<Entry>,
+        session: &str,
+        host_caps: Option<&Value>,
+        subject: Option<&Secret>,
+    ) -> Result<Arc<Connection>, UpstreamError> {
         let exchanger = self.exchanger(&entry.spec, subject)?;
         if let Some(x) = &exchanger {
             entry
@@ -662,6 +701,7 @@ impl Upstreams {
         let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
         for e in entries {
             e.exchangers.lock().unwrap().remove(session);
+            e.opening.lock().unwrap().remove(session);
             if let Some(c) = e.sessions.lock().unwrap().remove(session) {
                 c.shutdown();
             }

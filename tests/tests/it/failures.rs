@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use gateway_tests::{processes_matching, Gateway, RawClient};
+use gateway_tests::{processes_matching, response_json, Gateway, RawClient};
 use serde_json::json;
 
 #[tokio::test]
@@ -111,6 +111,46 @@ async fn per_session_stdio_processes_end_with_their_sessions() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("upstream processes survived the gateway's shutdown");
+}
+
+/// Issue 37, item 5: a session's first calls, sent at once, share the one process they start.
+#[tokio::test]
+async fn concurrent_first_calls_of_a_session_start_one_process() {
+    let dir = gateway_tests::scratch();
+    let marker = format!("burst-{}", uuid::Uuid::new_v4().simple());
+    let gw = Gateway::start(&super::fixture_config(
+        &super::sqlite_url(&dir),
+        &format!("args = [\"{marker}\"]\nsharing = \"per_session\""),
+    ))
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let calls = (0..10).map(|i| {
+        let req = c.post_builder(
+            serde_json::to_vec(
+                &json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",
+                "params": {"name": "fx__pid", "arguments": {}}}),
+            )
+            .unwrap(),
+        );
+        async move { response_json(&req.send().await.unwrap().text().await.unwrap()) }
+    });
+    let answers = futures::future::join_all(calls).await;
+    let pids: std::collections::BTreeSet<String> = answers
+        .iter()
+        .map(|r| {
+            r["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("every call is answered: {r}"))
+                .to_string()
+        })
+        .collect();
+    assert_eq!(pids.len(), 1, "one process served the session: {answers:?}");
+    assert_eq!(
+        processes_matching(&marker).len(),
+        2,
+        "the catalog connection and the session's"
+    );
 }
 
 #[tokio::test]
