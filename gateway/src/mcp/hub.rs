@@ -15,7 +15,7 @@ use super::session::{Ask, PendingClient, Session};
 use super::session_id::{id_hash, SessionCodec, SessionState};
 use crate::auth::Principal;
 use crate::protocol::{jsonrpc, Revision};
-use crate::upstream::{CallCtx, Connection, InboundSink, Upstreams};
+use crate::upstream::{Attribution, Connection, InboundSink, Upstreams};
 use registry::Registry;
 
 /// A session refused: its principal holds this many already (`server.max_sessions_per_principal`).
@@ -315,23 +315,27 @@ impl Hub {
         stale.iter().filter(|id| self.remove(id)).count()
     }
 
-    /// The session (and host request) an upstream message belongs to.
+    /// The session (and host request, and the upstream call) an upstream message belongs to.
     fn route(
         &self,
         conn: &Arc<Connection>,
         related: Option<i64>,
-    ) -> Option<(Arc<Session>, Option<Value>)> {
-        if let Some(CallCtx {
-            session,
-            downstream_id,
-        }) = conn.context_for(related)
-        {
-            return self.lookup(&session).map(|s| (s, Some(downstream_id)));
+    ) -> Option<(Arc<Session>, Option<Value>, Option<i64>)> {
+        match conn.attribute(related) {
+            Some(Attribution::Call(call, ctx)) => {
+                return self
+                    .lookup(&ctx.session)
+                    .map(|s| (s, Some(ctx.downstream_id), Some(call)));
+            }
+            Some(Attribution::Session(session)) => {
+                return self.lookup(&session).map(|s| (s, None, None));
+            }
+            None => {}
         }
         conn.owner
             .as_deref()
             .and_then(|o| self.get(o))
-            .map(|s| (s, None))
+            .map(|s| (s, None, None))
     }
 
     fn on_request(&self, conn: &Arc<Connection>, msg: Value, related: Option<i64>) {
@@ -340,14 +344,22 @@ impl Hub {
         if method == "ping" {
             return conn.send_raw(jsonrpc::result(id, json!({})));
         }
-        let Some((session, request)) = self.route(conn, related) else {
+        let Some((session, request, call)) = self.route(conn, related) else {
+            let (calls, sessions) = conn.calls_in_flight();
             return conn.send_raw(jsonrpc::error(
                 id,
                 jsonrpc::INTERNAL_ERROR,
-                "the gateway cannot tell which client this request is for; \
-                 configure the upstream with sharing = \"per_session\"",
+                format!(
+                    "the gateway cannot tell which client this {method} is for: {calls} calls \
+                     of {sessions} clients are in flight on this connection and its transport \
+                     does not say which one asks; give the upstream sharing = \"per_session\" \
+                     (one connection per client) or serve it over Streamable HTTP"
+                ),
             ));
         };
+        if let Some(call) = call {
+            conn.note_asking(&id, call);
+        }
         let needed = crate::protocol::method::client_capability(&method);
         if let Some(cap) = needed {
             if session.client_caps.get(cap).is_none() {
@@ -409,7 +421,7 @@ impl Hub {
                     .unwrap_or("info")
                     .to_string();
                 match self.route(conn, related) {
-                    Some((s, req)) => {
+                    Some((s, req, _)) => {
                         if s.wants_log(&level) {
                             s.send_related(req.as_ref(), &msg);
                         }
@@ -469,7 +481,7 @@ impl Hub {
                 }
             }
             _ => {
-                if let Some((s, req)) = self.route(conn, related) {
+                if let Some((s, req, _)) = self.route(conn, related) {
                     s.send_related(req.as_ref(), &msg);
                 }
             }

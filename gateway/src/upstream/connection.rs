@@ -197,6 +197,9 @@ pub struct Connection {
     modern_caps: OnceLock<Value>,
     /// In-flight calls made on behalf of a downstream session, by upstream request id.
     pub calls: Mutex<HashMap<i64, CallCtx>>,
+    /// The upstream's own requests waiting for a host's answer, by their id (as text), with
+    /// the call each was made for: a call that waits on its host is not the one asking anew.
+    asking: Mutex<HashMap<String, i64>>,
     /// Progress tokens the gateway gave upstream → (session, the host's own token).
     pub progress: Mutex<HashMap<String, ProgressRoute>>,
     /// Why the connection ended, when the gateway knows (health shows it).
@@ -224,6 +227,7 @@ impl Connection {
             init: OnceLock::new(),
             modern_caps: OnceLock::new(),
             calls: Mutex::default(),
+            asking: Mutex::default(),
             progress: Mutex::default(),
             close_reason: Mutex::default(),
         });
@@ -426,6 +430,7 @@ impl Connection {
     fn forget(&self, id: i64) {
         self.pending.lock().unwrap().remove(&id);
         self.calls.lock().unwrap().remove(&id);
+        self.asking.lock().unwrap().retain(|_, call| *call != id);
     }
 
     pub fn notify(&self, method: &str, params: Option<Value>) {
@@ -444,7 +449,22 @@ impl Connection {
 
     /// Sends a message as is (answers to the upstream's own requests).
     pub fn send_raw(&self, msg: Value) {
+        // An answer to the upstream's request: the call it was made for asks no more.
+        if msg.get("method").is_none() {
+            if let Some(id) = msg.get("id") {
+                self.asking.lock().unwrap().remove(&id.to_string());
+            }
+        }
         let _ = self.tx.send(Outbound { msg });
+    }
+
+    /// Notes that the upstream's request `upstream_id` was made for call `call` and waits for
+    /// the host's answer.
+    pub fn note_asking(&self, upstream_id: &Value, call: i64) {
+        self.asking
+            .lock()
+            .unwrap()
+            .insert(upstream_id.to_string(), call);
     }
 
     /// The upstream's declared capabilities.
@@ -456,20 +476,49 @@ impl Connection {
             .unwrap_or(Value::Null)
     }
 
-    /// The call context of the upstream's request that `related` names, or the only call in
-    /// flight (stdio and SSE give no association; with one call in flight it is unambiguous).
-    pub fn context_for(&self, related: Option<i64>) -> Option<CallCtx> {
+    /// Whom an upstream message belongs to: the call whose request `related` names, or else the
+    /// one call in flight that is not waiting on its host (stdio and SSE give no association;
+    /// a call that waits for its host's answer is not the one asking anew), or else the one
+    /// session all those calls belong to.
+    pub fn attribute(&self, related: Option<i64>) -> Option<Attribution> {
         let calls = self.calls.lock().unwrap();
-        if let Some(ctx) = related.and_then(|id| calls.get(&id)) {
-            return Some(ctx.clone());
+        if let Some((id, ctx)) = related.and_then(|id| calls.get_key_value(&id)) {
+            return Some(Attribution::Call(*id, ctx.clone()));
         }
-        let mut sessions = calls.values();
-        let first = sessions.next()?;
-        if calls.len() == 1 {
-            return Some(first.clone());
+        let asking = self.asking.lock().unwrap();
+        let mut free = calls
+            .iter()
+            .filter(|(id, _)| !asking.values().any(|c| c == *id));
+        let (id, first) = free.next()?;
+        let mut one_session = true;
+        let mut several = false;
+        for (_, other) in free {
+            several = true;
+            one_session &= other.session == first.session;
         }
-        None
+        match (several, one_session) {
+            (false, _) => Some(Attribution::Call(*id, first.clone())),
+            (true, true) => Some(Attribution::Session(first.session.clone())),
+            (true, false) => None,
+        }
     }
+
+    /// Calls in flight and the sessions they belong to, for saying why a message could not be
+    /// attributed.
+    pub fn calls_in_flight(&self) -> (usize, usize) {
+        let calls = self.calls.lock().unwrap();
+        let sessions: std::collections::HashSet<&str> =
+            calls.values().map(|c| c.session.as_str()).collect();
+        (calls.len(), sessions.len())
+    }
+}
+
+/// Whom an upstream request or notification belongs to.
+pub enum Attribution {
+    /// One call: its upstream request id and context.
+    Call(i64, CallCtx),
+    /// One session, but not which of its calls.
+    Session(String),
 }
 
 /// Adds the 2026-07-28 `_meta` envelope to request params, keeping what the caller set.

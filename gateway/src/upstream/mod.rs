@@ -24,7 +24,7 @@ pub mod post;
 pub mod sse;
 pub mod stdio;
 
-pub use connection::{CallCtx, CallError, Connection, InboundSink, ProgressRoute};
+pub use connection::{Attribution, CallCtx, CallError, Connection, InboundSink, ProgressRoute};
 pub use manager::{Health, Upstreams};
 
 /// What can go wrong reaching an upstream.

@@ -89,3 +89,69 @@ async fn host_cancellation_reaches_the_upstream() {
         .unwrap();
     assert!(answer.contains("call-1"), "{answer}");
 }
+
+/// Issue 37, item 6: on a busy shared stdio upstream (no way to tell which call asks), a
+/// question is still delivered when every call in flight belongs to one session; when calls of
+/// several sessions are in flight, the upstream is told why the gateway cannot deliver it.
+#[tokio::test]
+async fn a_shared_upstream_asks_the_one_session_whose_calls_are_in_flight() {
+    let dir = gateway_tests::scratch();
+    let gw = super::fixture_gateway(&dir).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({"elicitation": {}})).await;
+    let mut get = Box::pin(c.listen().await);
+    let post = |c: &RawClient, id: &str, tool: &str, args: Value| {
+        let req = c.post_builder(
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": tool, "arguments": args}}))
+            .unwrap(),
+        );
+        tokio::spawn(async move {
+            gateway_tests::response_json(&req.send().await.unwrap().text().await.unwrap())
+        })
+    };
+    let sleeping = post(&c, "slow", "fx__sleep", json!({"ms": 4000}));
+    // The sleep is in flight upstream before the question comes.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let asking = post(&c, "ask", "fx__ask_name", json!({}));
+    let question = loop {
+        let msg = tokio::time::timeout(Duration::from_secs(10), get.next())
+            .await
+            .expect("the question within 10 s")
+            .expect("the stream stays open");
+        if msg["method"] == "elicitation/create" {
+            break msg;
+        }
+    };
+    let r = c
+        .post(&json!({"jsonrpc": "2.0", "id": question["id"],
+            "result": {"action": "accept", "content": {"name": "Ada"}}}))
+        .await;
+    assert!(r.status().is_success());
+    let answer = asking.await.unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "Hello, Ada!",
+        "{answer}"
+    );
+
+    // Another session's question while this session's sleep runs: which one asks is unknown.
+    let sleeping_too = post(&c, "slow-2", "fx__sleep", json!({"ms": 3000}));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut other = RawClient::initialize(&gw.mcp, json!({"elicitation": {}})).await;
+    let r = other
+        .request(
+            "tools/call",
+            json!({"name": "fx__ask_name", "arguments": {}}),
+        )
+        .await;
+    // The fixture greets "nobody" when its question is refused: it was not asked of the
+    // session whose sleep runs.
+    assert_eq!(r["result"]["content"][0]["text"], "Hello, nobody!", "{r}");
+    let stray = tokio::time::timeout(Duration::from_millis(300), get.next()).await;
+    assert!(
+        !matches!(&stray, Ok(Some(m)) if m["method"] == "elicitation/create"),
+        "another session's question reached this one: {stray:?}"
+    );
+    sleeping.await.unwrap();
+    sleeping_too.await.unwrap();
+    let _ = c.request("ping", json!({})).await;
+}

@@ -65,7 +65,7 @@ impl Host {
             "arguments": {},
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
             },
         });
         for (k, v) in extra.as_object().unwrap() {
@@ -178,4 +178,85 @@ async fn request_state_is_tamper_proof_and_a_retry_continues_on_another_replica(
             .contains("no longer pending"),
         "{again}"
     );
+}
+
+/// Issue 37, item 6: a `per_session` upstream's question reaches a 2026-07-28 host (the host's
+/// requests share one upstream connection per principal, which has no session to ask on).
+#[tokio::test]
+async fn a_per_session_upstream_asks_a_2026_host_and_gets_its_answer() {
+    let dir = gateway_tests::scratch();
+    let everything = gateway_tests::peers().join("node_modules/.bin/mcp-server-everything");
+    let port = gateway_tests::free_port();
+    let _http = gateway_tests::everything("streamableHttp", port);
+    gateway_tests::wait_port(port).await;
+    let gw = Gateway::start(&format!(
+        "{}\n[[upstreams]]\nname = \"ev\"\ntransport = \"stdio\"\ncommand = \"{}\"\n\
+         sharing = \"per_session\"\n\n[[upstreams]]\nname = \"evh\"\ntransport = \"http\"\n\
+         url = \"http://127.0.0.1:{port}/mcp\"\nsharing = \"per_session\"\n",
+        super::fixture_config(&super::sqlite_url(&dir), "sharing = \"per_session\""),
+        everything.display()
+    ))
+    .await;
+    gw.wait_up(&["fx", "ev", "evh"]).await;
+    let host = Host {
+        http: reqwest::Client::new(),
+    };
+    // server-everything asks with its own SDK (TypeScript), over stdio and Streamable HTTP.
+    for (tool, args) in [
+        ("ev__trigger-elicitation-request", json!({})),
+        ("evh__trigger-elicitation-request", json!({})),
+        ("ev__trigger-sampling-request", json!({"prompt": "hi"})),
+        ("evh__trigger-sampling-request", json!({"prompt": "hi"})),
+    ] {
+        // server-everything registers this tool once its client has said `initialized`: the
+        // first call on a new upstream session can come before it.
+        let mut first = Value::Null;
+        for _ in 0..50 {
+            let (status, r) = host.call(&gw.mcp, tool, json!({ "arguments": args })).await;
+            assert_eq!(status, 200, "{r}");
+            first = r;
+            if !first.to_string().contains("not found") {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(
+            first["result"]["resultType"],
+            "input_required",
+            "{tool}: {first}\n{}",
+            gw.log()
+        );
+    }
+    for round in 0..2 {
+        let (status, first) = host.call(&gw.mcp, "fx__ask_name", json!({})).await;
+        assert_eq!(status, 200, "{first}");
+        let result = &first["result"];
+        assert_eq!(
+            result["resultType"],
+            "input_required",
+            "round {round}: {first}\n{}",
+            gw.log()
+        );
+        let (key, request) = result["inputRequests"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .next()
+            .unwrap();
+        assert_eq!(request["method"], "elicitation/create");
+        let state = result["requestState"].as_str().unwrap().to_string();
+        let answers = json!({key.clone(): {"action": "accept", "content": {"name": "Bob"}}});
+        let (status, done) = host
+            .call(
+                &gw.mcp,
+                "fx__ask_name",
+                json!({"inputResponses": answers, "requestState": state}),
+            )
+            .await;
+        assert_eq!(status, 200, "{done}");
+        assert_eq!(
+            done["result"]["content"][0]["text"], "Hello, Bob!",
+            "{done}"
+        );
+    }
 }
