@@ -69,6 +69,8 @@ pub async fn answer_in_place(
     modern: bool,
 ) -> Response {
     let (stream_no, mut rx) = session.open_stream(&request_id);
+    // Declared before `work`, so dropped after it: the call is detached, then cancelled.
+    let mut gone = CancelOnDrop(modern.then(|| session.clone()));
     let mut work = Work {
         future: Some(work.in_current_span()),
         session: session.clone(),
@@ -92,6 +94,7 @@ pub async fn answer_in_place(
     match first {
         First::Done(response) => {
             work.future = None;
+            gone.disarm();
             if session.discard_unused_stream(stream_no, &work.request_id) {
                 let status = if modern {
                     status_of(&response)
@@ -103,11 +106,11 @@ pub async fn answer_in_place(
             }
             // Messages for the host went out first: the response follows them on the stream.
             session.finish_stream(stream_no, &work.request_id, &response);
-            stream_answer(&session, stream_no, None, rx, modern)
+            stream_answer(&session, stream_no, None, rx, modern, CancelOnDrop(None))
         }
         First::Stream(event) => {
             work.detach();
-            stream_answer(&session, stream_no, event, rx, modern)
+            stream_answer(&session, stream_no, event, rx, modern, gone)
         }
     }
 }
@@ -167,13 +170,45 @@ fn stream_answer(
     first: Option<StreamEvent>,
     rx: mpsc::UnboundedReceiver<StreamEvent>,
     modern: bool,
+    mut gone: CancelOnDrop,
 ) -> Response {
     // 2026-07-28 has no resumption: no priming event.
     let priming = (!modern && session.protocol_version.primes_streams())
         .then(|| session.priming_event(stream_no));
-    let events =
-        stream::iter(priming.into_iter().chain(first)).chain(UnboundedReceiverStream::new(rx));
+    let events = stream::iter(priming.into_iter().chain(first))
+        .chain(UnboundedReceiverStream::new(rx))
+        .map(move |e| {
+            if e.last {
+                gone.disarm();
+            }
+            e
+        });
     sse_response(events)
+}
+
+/// A 2026-07-28 host cancels a call by going away: it has no session on which to send
+/// `notifications/cancelled`. Dropped while armed (the host closed the request before its
+/// answer), this cancels the upstream calls that request made, as a 2025 host's
+/// `notifications/cancelled` would. A 2025 host's disconnect is not a cancellation: it may
+/// resume the stream.
+struct CancelOnDrop(Option<Arc<Session>>);
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(session) = self.0.take() else {
+            return;
+        };
+        for (conn, uid) in session.drain_inflight() {
+            tracing::info!(upstream = %conn.upstream, "the client closed its request: call cancelled");
+            conn.cancel(uid, "the client closed the request");
+        }
+    }
 }
 
 /// An SSE stream of JSON-RPC messages without event ids (2026-07-28 `subscriptions/listen`).

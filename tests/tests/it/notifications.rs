@@ -155,3 +155,53 @@ async fn a_shared_upstream_asks_the_one_session_whose_calls_are_in_flight() {
     sleeping_too.await.unwrap();
     let _ = c.request("ping", json!({})).await;
 }
+
+/// Issue 37, item 7: a 2026-07-28 host cancels by closing its request (it has no session to
+/// send `notifications/cancelled` on): the upstream is told, under its own request id.
+#[tokio::test]
+async fn a_2026_host_that_closes_its_request_cancels_the_upstream_call() {
+    let dir = gateway_tests::scratch();
+    let gw = super::fixture_gateway(&dir).await;
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_millis(1500))
+        .build()
+        .unwrap();
+    let aborted = http
+        .post(&gw.mcp)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "fx__hang")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "fx__hang", "arguments": {},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}}),
+        )
+        .send()
+        .await;
+    // The host gives up (its client timeout closes the connection), with or without headers.
+    if let Ok(r) = aborted {
+        assert!(r.text().await.is_err(), "the hanging call never answers");
+    }
+    let mut probe = RawClient::initialize(&gw.mcp, json!({})).await;
+    let mut seen = Value::Null;
+    for _ in 0..50 {
+        let r = probe
+            .request(
+                "tools/call",
+                json!({"name": "fx__cancellations", "arguments": {}}),
+            )
+            .await;
+        seen = serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        if !seen.as_array().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        seen.as_array().unwrap().len(),
+        1,
+        "the upstream was told the call is cancelled: {seen}"
+    );
+}
