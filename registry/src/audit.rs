@@ -179,7 +179,7 @@ impl AuditStore for SqlRegistry {
             return Ok(());
         }
         let err = |e| RegistryError::from_sqlx(e, "audit log");
-        let mut tx = crate::tx::Tx::begin(self.pool()).await.map_err(err)?;
+        let mut tx = self.begin().await.map_err(err)?;
         let lock = if self.backend_name() == "postgres" {
             " FOR UPDATE"
         } else {

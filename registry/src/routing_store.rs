@@ -99,7 +99,8 @@ impl RoutingStore for SqlRegistry {
 
     async fn put_embeddings(&self, model: &str, vectors: &[(String, Vec<f32>)]) -> Result<()> {
         let now = now_ms();
-        let mut tx = crate::tx::Tx::begin(self.pool())
+        let mut tx = self
+            .begin()
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "embeddings"))?;
         for (hash, v) in vectors {

@@ -75,6 +75,35 @@ pub fn now_ms() -> i64 {
         .unwrap_or_default()
 }
 
+/// How often a SQLite registry looks for writes of other processes.
+const SQLITE_WATCH_EVERY: Duration = Duration::from_millis(250);
+
+/// SQLite has no notifications: another process that writes the file (`mcp-gateway token
+/// revoke`, `import`) is seen by `PRAGMA data_version`, which changes when a connection other
+/// than this one commits. Such a write is announced as [`Change::Lost`] (anything may have
+/// changed): remembered token verdicts are distrusted and roles, upstreams and virtual servers
+/// re-read, so a revocation from the command line takes effect within a quarter second where
+/// it waited for the token cache to expire (10 s).
+async fn watch_sqlite(pool: AnyPool, changes: tokio::sync::broadcast::Sender<Change>) {
+    let mut last: Option<i64> = None;
+    let mut every = tokio::time::interval(SQLITE_WATCH_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let Ok(row) = sqlx::query("PRAGMA data_version").fetch_one(&pool).await else {
+            continue;
+        };
+        let Ok(version) = sqlx::Row::try_get::<i64, _>(&row, 0) else {
+            continue;
+        };
+        if last.is_some_and(|l| l != version) {
+            tracing::info!("the database was written by another process: re-reading");
+            let _ = changes.send(Change::Lost);
+        }
+        last = Some(version);
+    }
+}
+
 impl SqlRegistry {
     /// Connects and runs the migrations (Postgres: under sqlx's advisory lock, so replicas that
     /// start together migrate once).
@@ -162,6 +191,8 @@ impl SqlRegistry {
                     }
                 }
             }))
+        } else if !url.contains(":memory:") && !url.contains("mode=memory") {
+            Some(tokio::spawn(watch_sqlite(pool.clone(), changes.clone())))
         } else {
             None
         };
@@ -185,6 +216,11 @@ impl SqlRegistry {
                 .map_err(|e| RegistryError::from_sqlx(e, "notify"))?;
         }
         Ok(())
+    }
+
+    /// A write transaction (see [`crate::tx`]).
+    pub(crate) async fn begin(&self) -> std::result::Result<crate::tx::Tx, sqlx::Error> {
+        crate::tx::Tx::begin(&self.pool, self.backend == "sqlite").await
     }
 
     pub(crate) fn backend_name(&self) -> &'static str {

@@ -21,12 +21,16 @@ pub(crate) struct Tx {
 }
 
 impl Tx {
-    pub(crate) async fn begin(pool: &AnyPool) -> Result<Self, sqlx::Error> {
+    /// `sqlite`: the write lock is taken at the start (`BEGIN IMMEDIATE`), where the busy
+    /// timeout applies; a deferred transaction that reads and then writes fails at once with
+    /// SQLITE_BUSY when another process (the command line) wrote in between.
+    pub(crate) async fn begin(pool: &AnyPool, sqlite: bool) -> Result<Self, sqlx::Error> {
         let mut tx = Tx {
             conn: pool.acquire().await?,
             committed: false,
         };
-        sqlx::query("BEGIN").execute(&mut *tx.conn).await?;
+        let begin = if sqlite { "BEGIN IMMEDIATE" } else { "BEGIN" };
+        sqlx::query(begin).execute(&mut *tx.conn).await?;
         Ok(tx)
     }
 

@@ -142,7 +142,8 @@ impl Registry for SqlRegistry {
     }
 
     async fn delete_upstream(&self, name: &str) -> Result<()> {
-        let mut tx = crate::tx::Tx::begin(&self.pool)
+        let mut tx = self
+            .begin()
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "upstream"))?;
         sqlx::query("DELETE FROM catalog_entries WHERE upstream = $1")
@@ -186,7 +187,8 @@ impl Registry for SqlRegistry {
             // A later duplicate of a key replaces an earlier one, as a host would see it.
             wanted.insert(key.to_string(), (def, content_hash(def)));
         }
-        let mut tx = crate::tx::Tx::begin(&self.pool)
+        let mut tx = self
+            .begin()
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "catalog"))?;
         let rows = sqlx::query(

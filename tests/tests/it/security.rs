@@ -817,3 +817,49 @@ fn jwt_claims(token: &str) -> Value {
         .unwrap();
     serde_json::from_slice(&bytes).unwrap()
 }
+
+/// Issue 37, item 9: `mcp-gateway token revoke` writes the SQLite file from another process;
+/// the running gateway refuses the token at once (it used to trust it for 10 s more).
+#[tokio::test]
+async fn a_token_revoked_from_the_command_line_is_refused_at_once_on_sqlite() {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "{}{ROLES}\n[auth]\nmode = \"required\"\n",
+        fixture_config(&sqlite_url(&dir), "")
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["fx"]).await;
+    let token = gw.token_for("ann", &["reader"]).await;
+    let id = token.split('_').nth(1).unwrap().to_string();
+    let (status, _, _) = call_as(&gw.mcp, Some(&token), "tools/list", json!({})).await;
+    assert_eq!(status, 200, "the token works and is remembered");
+    let out = Command::new(gateway_tests::gateway_bin())
+        .arg("--config")
+        .arg(gw.dir.join("gateway.toml"))
+        .args(["token", "revoke", &id])
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let revoked = std::time::Instant::now();
+    let mut status = 200;
+    while revoked.elapsed() < Duration::from_secs(10) {
+        status = call_as(&gw.mcp, Some(&token), "tools/list", json!({}))
+            .await
+            .0;
+        if status == 401 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, 401);
+    assert!(
+        revoked.elapsed() < Duration::from_secs(2),
+        "refused within a moment, not after the 10 s a verdict is remembered: {:?}",
+        revoked.elapsed()
+    );
+}
