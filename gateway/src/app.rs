@@ -47,14 +47,25 @@ pub struct Application {
 /// DNS-rebinding protection: a browser page of a foreign origin (or a foreign Host name) must
 /// not reach the gateway.
 async fn guard_origin(State(config): State<Arc<Config>>, req: Request, next: Next) -> Response {
-    match origin_refused(&config, req.headers()) {
+    match origin_refused(&config, req.headers(), false) {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    }
+}
+
+/// Probes and metrics: the same check, except that any IP address is accepted as Host (the
+/// kubelet and Prometheus address a pod by its IP). A DNS name must be allowed: a rebinding page
+/// read the tool and upstream names in `/metrics` and `/readyz`.
+async fn guard_ops(State(config): State<Arc<Config>>, req: Request, next: Next) -> Response {
+    match origin_refused(&config, req.headers(), true) {
         Some(refused) => refused,
         None => next.run(req).await,
     }
 }
 
 /// Why a browser page or a rebound DNS name may not use this request, if it may not.
-fn origin_refused(config: &Config, headers: &header::HeaderMap) -> Option<Response> {
+/// `any_ip`: any IP address is accepted as Host (probes and metrics).
+fn origin_refused(config: &Config, headers: &header::HeaderMap, any_ip: bool) -> Option<Response> {
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
         if !origin_allowed(&config.server.allowed_origins, origin) {
             return Some(forbidden(&format!("origin {origin:?} is not allowed")));
@@ -74,7 +85,11 @@ fn origin_refused(config: &Config, headers: &header::HeaderMap) -> Option<Respon
                 .and_then(|u| u.split("://").nth(1))
                 .is_some_and(|h| h.trim_end_matches('/') == host)
         };
-        if !is_loopback_host(host) && !advertised() && !allowed(&config.server.allowed_hosts, host)
+        let by_ip = any_ip && crate::origins::is_ip_host(host);
+        if !is_loopback_host(host)
+            && !by_ip
+            && !advertised()
+            && !allowed(&config.server.allowed_hosts, host)
         {
             return Some(forbidden(&format!(
                 "host {host:?} is not allowed; add it to server.allowed_hosts"
@@ -104,7 +119,7 @@ pub(crate) async fn admit_mcp(
     headers: &header::HeaderMap,
     path: &str,
 ) -> Result<(Arc<crate::auth::Principal>, crate::routing::Endpoint), Response> {
-    if let Some(refused) = origin_refused(&state.config, headers) {
+    if let Some(refused) = origin_refused(&state.config, headers, false) {
         return Err(refused);
     }
     let principal = crate::auth::middleware::principal(state, headers).await?;
@@ -246,7 +261,25 @@ async fn metrics(
     State(metrics): State<Arc<Metrics>>,
     State(hub): State<Arc<Hub>>,
     State(registry): State<Arc<dyn Registry>>,
-) -> impl IntoResponse {
+    State(config): State<Arc<Config>>,
+    headers: header::HeaderMap,
+) -> Response {
+    if let Some(want) = &config.server.metrics_token {
+        let sent = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let want = want.expose().as_bytes();
+        if sent.len() != want.len() || !crate::auth::pat::same_bytes(sent.as_bytes(), want) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer realm=\"metrics\"")],
+                "metrics need the bearer token of server.metrics_token\n",
+            )
+                .into_response();
+        }
+    }
     let snapshot = crate::metrics::Snapshot {
         sessions: hub.count(),
         upstreams: hub.upstreams.health(),
@@ -256,6 +289,7 @@ async fn metrics(
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         metrics.render(&snapshot),
     )
+        .into_response()
 }
 
 async fn explain_too_large(State(config): State<Arc<Config>>, resp: Response) -> Response {
@@ -312,16 +346,17 @@ async fn readyz(
 }
 
 /// Probes and metrics: on the main listener, or alone on `server.ops_listen`.
-fn ops_routes() -> Router<AppState> {
+fn ops_routes(config: &Arc<Config>) -> Router<AppState> {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
+        .route_layer(middleware::from_fn_with_state(config.clone(), guard_ops))
 }
 
 /// The router of `server.ops_listen`: probes and metrics, counted like the rest.
 pub fn ops_router(state: AppState) -> Router {
-    ops_routes()
+    ops_routes(&state.config)
         .route_layer(middleware::from_fn_with_state(
             state.dispatcher.metrics.clone(),
             observe,
@@ -439,7 +474,7 @@ pub fn router(state: AppState) -> Router {
         )
         .merge(match state.config.server.ops_listen {
             Some(_) => Router::new(),
-            None => ops_routes(),
+            None => ops_routes(&state.config),
         })
         .route_layer(middleware::from_fn_with_state(
             state.dispatcher.metrics.clone(),

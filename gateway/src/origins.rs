@@ -18,8 +18,23 @@ use tower::{Layer, Service};
 use tower_http::cors::{AllowHeaders, AllowOrigin, Cors};
 
 pub fn is_loopback_host(host: &str) -> bool {
-    // Host may carry a port; IPv6 literals come in brackets.
-    let name = if let Some(rest) = host.strip_prefix('[') {
+    let name = host_name(host);
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
+}
+
+/// Whether a Host header names an IP address rather than a DNS name. A DNS-rebinding page
+/// reaches the gateway under the attacker's name; a page served from an IP address is of that
+/// address's own origin.
+pub fn is_ip_host(host: &str) -> bool {
+    host_name(host).parse::<IpAddr>().is_ok()
+}
+
+/// A Host header without its port; IPv6 literals come in brackets.
+fn host_name(host: &str) -> &str {
+    if let Some(rest) = host.strip_prefix('[') {
         rest.split(']').next().unwrap_or("")
     } else {
         host.rsplit_once(':').map_or(host, |(h, p)| {
@@ -29,11 +44,7 @@ pub fn is_loopback_host(host: &str) -> bool {
                 host
             }
         })
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<IpAddr>()
-            .is_ok_and(|ip| ip.to_canonical().is_loopback())
+    }
 }
 
 pub fn allowed(list: &[String], value: &str) -> bool {

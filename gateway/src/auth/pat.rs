@@ -59,7 +59,7 @@ pub fn id_of(token: &str) -> Option<&str> {
 
 /// Whether two slices of the same length are equal, in time that does not depend on where they
 /// differ.
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

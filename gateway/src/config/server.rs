@@ -27,6 +27,9 @@ pub(super) struct RawServer {
     shutdown_grace_secs: Option<u64>,
     /// Key shared by replicas to encrypt session ids (a reference: `{ env = "..." }`).
     session_key: Option<ValueSource>,
+    /// When set, `/metrics` answers only `Authorization: Bearer <this>` (a reference:
+    /// `{ env = "..." }` or `{ file = "..." }`).
+    metrics_token: Option<ValueSource>,
     /// This replica's own URL as other replicas reach it (`http://10.0.0.7:8080`).
     advertise_url: Option<String>,
     /// How long hosts may cache list results (2026-07-28 `ttlMs`).
@@ -62,6 +65,8 @@ pub struct ServerConfig {
     pub shutdown_grace: Duration,
     /// Shared by replicas so that any of them can serve any session; `None`: a random key.
     pub session_key: Option<Secret>,
+    /// The bearer token `/metrics` asks for, when set.
+    pub metrics_token: Option<Secret>,
     /// This replica's URL for other replicas (where a pending multi round-trip call lives);
     /// `None`: retries must come back to this replica.
     pub advertise_url: Option<String>,
@@ -145,6 +150,23 @@ impl ServerConfig {
                 })
             })
             .transpose()?;
+        let metrics_token = match vars.get("METRICS_TOKEN") {
+            Some(t) => Some(Secret::new(t)),
+            None => raw
+                .metrics_token
+                .map(|t| {
+                    if matches!(t, ValueSource::Literal(_)) {
+                        return Err(
+                            "server.metrics_token must be a reference ({ env = \"VAR\" } \
+                                    or { file = \"/path\" }), not clear text"
+                                .to_string(),
+                        );
+                    }
+                    t.resolve(vars.0)
+                        .map_err(|e| format!("server.metrics_token: {e}"))
+                })
+                .transpose()?,
+        };
         let session_key = match vars.get("SESSION_KEY") {
             Some(k) => Some(Secret::new(k)),
             None => raw
@@ -177,6 +199,7 @@ impl ServerConfig {
             admin_remote: raw.admin_remote.unwrap_or(false),
             shutdown_grace: Duration::from_secs(raw.shutdown_grace_secs.unwrap_or(20)),
             session_key,
+            metrics_token: metrics_token.filter(|t| !t.expose().is_empty()),
             advertise_url: vars
                 .get("ADVERTISE_URL")
                 .or(raw.advertise_url)

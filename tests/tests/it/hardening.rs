@@ -586,3 +586,70 @@ async fn zero_limits_are_refused_with_the_setting_named() {
         assert!(err.contains(name) && err.contains("> 0"), "{err}");
     }
 }
+
+/// Issue 37, item 10: a DNS-rebinding page (a foreign DNS name as Host) reads nothing from the
+/// probes and metrics, on either port; an IP address as Host is how probes and scrapers call,
+/// and stays allowed; `/metrics` can ask for a token.
+#[tokio::test]
+async fn probes_and_metrics_refuse_a_rebound_host_name_and_metrics_can_need_a_token() {
+    let dir = gateway_tests::scratch();
+    let ops = gateway_tests::free_port();
+    let config = format!(
+        "[server]\nops_listen = \"127.0.0.1:{ops}\"\nmetrics_token = {{ env = \"METRICS_TOKEN_FOR_TEST\" }}\n\n{}",
+        fixture_config(&sqlite_url(&dir), "")
+    );
+    let plain = Gateway::start(&fixture_config(&sqlite_url(&gateway_tests::scratch()), "")).await;
+    let gw = Gateway::start_with_env(&config, &[("METRICS_TOKEN_FOR_TEST", "scrape-me")]).await;
+    let http = reqwest::Client::new();
+    let get = |base: String, path: &str, host: &str, token: Option<&str>| {
+        let mut r = http.get(format!("{base}{path}")).header("host", host);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        async move { r.send().await.unwrap().status().as_u16() }
+    };
+    let ops_base = format!("http://127.0.0.1:{ops}");
+    for path in ["/metrics", "/readyz", "/healthz"] {
+        assert_eq!(
+            get(plain.base.clone(), path, "rebind.attacker.example", None).await,
+            403,
+            "{path} on the main port"
+        );
+        assert_eq!(
+            get(
+                ops_base.clone(),
+                path,
+                "rebind.attacker.example:9090",
+                Some("scrape-me")
+            )
+            .await,
+            403,
+            "{path} on the ops port"
+        );
+        // The kubelet and Prometheus address the pod by its IP.
+        let want = if path == "/readyz" {
+            [200, 503]
+        } else {
+            [200, 200]
+        };
+        let got = get(ops_base.clone(), path, "10.1.2.3:9090", Some("scrape-me")).await;
+        assert!(want.contains(&got), "{path} by IP: {got}");
+        let got = get(plain.base.clone(), path, "[fd00::7]:8080", None).await;
+        assert!(
+            want.contains(&got),
+            "{path} by IPv6 on the main port: {got}"
+        );
+    }
+    assert_eq!(
+        get(ops_base.clone(), "/metrics", "10.1.2.3", None).await,
+        401
+    );
+    assert_eq!(
+        get(ops_base.clone(), "/metrics", "10.1.2.3", Some("wrong")).await,
+        401
+    );
+    assert_eq!(
+        get(plain.base.clone(), "/metrics", "127.0.0.1", None).await,
+        200
+    );
+}
