@@ -79,6 +79,18 @@ pub async fn export(registry: &dyn Registry, with_config: bool) -> anyhow::Resul
         }
         let mut spec: UpstreamWire = serde_json::from_value(rec.spec)?;
         spec.enabled = spec.enabled && rec.enabled;
+        // Registered before URLs with credentials were refused: never written out.
+        if let Some(url) = &spec.url {
+            let redacted = crate::config::redact_userinfo(url);
+            if redacted != url.as_str() {
+                tracing::warn!(
+                    upstream = %spec.name,
+                    "the url's credentials are not exported: give them as a header secret \
+                     reference (headers = {{ Authorization = {{ env = \"VAR\" }} }})"
+                );
+                spec.url = Some(redacted.into_owned());
+            }
+        }
         doc.upstreams.push(spec);
     }
     for rec in registry.list_roles().await? {

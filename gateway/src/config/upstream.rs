@@ -365,6 +365,18 @@ impl UpstreamSpec {
                 (Some(&l.env), None)
             }
             Transport::Http(e) | Transport::Sse(e) => {
+                // Whatever is registered is stored and exported: a credential in the URL would
+                // be kept in clear text (issue 37: `export` printed it).
+                if url::Url::parse(&e.url)
+                    .is_ok_and(|u| !u.username().is_empty() || u.password().is_some())
+                {
+                    return Err(format!(
+                        "upstream {name:?}: the url holds credentials (user:password@); give \
+                         them as a secret reference instead: headers = {{ Authorization = \
+                         {{ env = \"VAR\" }} }}, VAR holding \"Basic <base64 of user:password>\" \
+                         or \"Bearer <token>\""
+                    ));
+                }
                 if let Some(o) = &e.oauth {
                     o.validate(name)?;
                     if o.token_exchange && self.sharing != Sharing::PerSession {
