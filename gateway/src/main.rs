@@ -33,7 +33,14 @@ enum Command {
     /// Run the database migrations and exit.
     Migrate,
     /// Add the servers of a Claude Desktop / Cursor `{"mcpServers": ...}` file to the registry.
-    ImportMcpServers { file: PathBuf },
+    /// Each secret-looking value becomes a reference to a variable (said, with what to set),
+    /// and a secret in a command line or URL is refused.
+    ImportMcpServers {
+        file: PathBuf,
+        /// Print what would be imported and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Check the configuration and print the upstreams it defines.
     CheckConfig,
     /// Print the JSON Schema of the configuration file.
@@ -241,10 +248,22 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("migrations applied");
             Ok(())
         }
-        Command::ImportMcpServers { file } => {
+        Command::ImportMcpServers { file, dry_run } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
-            let specs = gateway::config::mcp_servers::parse(&text).map_err(anyhow::Error::msg)?;
+            let (specs, notes) =
+                gateway::config::mcp_servers::parse_with(&text, &|n| std::env::var(n).ok())
+                    .map_err(anyhow::Error::msg)?;
+            for n in &notes {
+                println!("{n}");
+            }
+            if dry_run {
+                for s in &specs {
+                    println!("would import {}", s.name);
+                }
+                println!("dry run: nothing changed");
+                return Ok(());
+            }
             let reg = registry::SqlRegistry::open(config.database.url.expose(), Default::default())
                 .await?;
             use registry::Registry;

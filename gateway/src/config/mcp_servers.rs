@@ -36,24 +36,17 @@ struct Server {
     disabled: bool,
 }
 
-/// Values that look like secrets become `{ env = NAME }` references named after the key, so that
-/// importing never stores a credential in clear text; the user exports that variable.
-fn source(key: &str, value: String) -> ValueSource {
-    if looks_secret(key) {
-        let var: String = key
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_uppercase()
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        ValueSource::Env { env: var }
-    } else {
-        ValueSource::Literal(value)
-    }
+/// A variable name made of a key: `X-Api-Key` → `X_API_KEY`.
+fn var_name(key: &str) -> String {
+    key.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The variable a value names as a whole: `${env:NAME}` or `${NAME}`.
@@ -62,6 +55,23 @@ fn whole_reference(value: &str) -> Option<&str> {
     let name = inner.strip_prefix("env:").unwrap_or(inner);
     let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     valid.then_some(name)
+}
+
+/// The variables `value` names in `${NAME}` / `${env:NAME}` forms (others, like VS Code's
+/// `${input:...}`, are not variables).
+fn references(value: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        if let Some(name) = whole_reference(&rest[start..start + len + 1]) {
+            out.push(name);
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out
 }
 
 /// Every `${NAME}` / `${env:NAME}` replaced by the variable's value; an unset variable is an
@@ -88,48 +98,110 @@ fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
     Ok(out)
 }
 
-/// An `env` or header value: a whole `${VAR}` stays a reference to VAR, a secret-looking key a
-/// reference named after it, anything else is expanded.
+/// What an import did with a server's values that the user should know: what became a
+/// reference to which variable, and what was expanded. Never a secret's value.
+pub type Notes = Vec<String>;
+
+/// A value that goes into a command line, a working directory or a URL: stored as it is, so a
+/// secret-looking variable in it is refused (it would be stored in clear text); others are
+/// expanded, and said so.
+fn plain(
+    what: &str,
+    value: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    notes: &mut Notes,
+) -> Result<String, String> {
+    let refs = references(value);
+    if let Some(secret) = refs.iter().find(|r| looks_secret(r)) {
+        return Err(format!(
+            "{what} uses ${{{secret}}}, which would be stored in clear text: pass it in `env` \
+             (a stdio server) or a header (a remote one) instead"
+        ));
+    }
+    for r in refs {
+        notes.push(format!("{what}: ${{{r}}} expanded"));
+    }
+    expand(value, env).map_err(|e| format!("{what}: {e}"))
+}
+
+/// An `env` or header value, which can be a reference: a whole `${VAR}` stays a reference to
+/// VAR; a secret-looking key's value, or a value with a secret-looking `${VAR}` inside, becomes
+/// a reference to `var` (which the user sets: the note says to what); anything else is
+/// expanded.
 fn value_source(
+    what: &str,
     key: &str,
+    var: String,
     value: String,
     env: &dyn Fn(&str) -> Option<String>,
+    notes: &mut Notes,
 ) -> Result<ValueSource, String> {
     if let Some(name) = whole_reference(&value) {
+        notes.push(format!("{what}: a reference to ${name}"));
         return Ok(ValueSource::Env {
             env: name.to_string(),
         });
     }
-    match source(key, value) {
-        ValueSource::Literal(v) => Ok(ValueSource::Literal(expand(&v, env)?)),
-        other => Ok(other),
+    let refs = references(&value);
+    if refs.iter().any(|r| looks_secret(r)) {
+        // `Bearer ${TOKEN}`: no reference holds part of a value, so all of it moves.
+        let shape: String = value.replace("${env:", "${");
+        notes.push(format!(
+            "{what}: moved to a reference to ${var}; set {var} to \"{shape}\" (with the \
+             variables' values)"
+        ));
+        return Ok(ValueSource::Env { env: var });
     }
+    if looks_secret(key) {
+        notes.push(format!(
+            "{what}: its value was not stored; a reference to ${var}, which must hold it"
+        ));
+        return Ok(ValueSource::Env { env: var });
+    }
+    for r in refs {
+        notes.push(format!("{what}: ${{{r}}} expanded"));
+    }
+    Ok(ValueSource::Literal(
+        expand(&value, env).map_err(|e| format!("{what}: {e}"))?,
+    ))
 }
 
 /// Parses an `mcpServers` (or VS Code `servers`) document with the process environment.
 pub fn parse(text: &str) -> Result<Vec<UpstreamSpec>, String> {
-    parse_with(text, &|name| std::env::var(name).ok())
+    parse_with(text, &|name| std::env::var(name).ok()).map(|(specs, _)| specs)
 }
 
-/// Parses an `mcpServers` document. Names are made valid upstream names.
+/// Parses an `mcpServers` document, saying what it did with each value that needed it. Names
+/// are made valid upstream names.
 pub fn parse_with(
     text: &str,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<UpstreamSpec>, String> {
+) -> Result<(Vec<UpstreamSpec>, Notes), String> {
     let file: File = serde_json::from_str(text).map_err(|e| format!("mcpServers file: {e}"))?;
     let mut out = Vec::new();
+    let mut notes = Notes::new();
     for (name, s) in file.mcp_servers {
         let at = |e: String| format!("mcpServers.{name}: {e}");
+        let n = &mut notes;
         let s = Server {
-            command: s.command.map(|c| expand(&c, env)).transpose().map_err(at)?,
+            command: s
+                .command
+                .map(|c| plain(&format!("mcpServers.{name}.command"), &c, env, n))
+                .transpose()?,
             args: s
                 .args
                 .iter()
-                .map(|a| expand(a, env))
-                .collect::<Result<_, _>>()
-                .map_err(at)?,
-            cwd: s.cwd.map(|c| expand(&c, env)).transpose().map_err(at)?,
-            url: s.url.map(|u| expand(&u, env)).transpose().map_err(at)?,
+                .enumerate()
+                .map(|(i, a)| plain(&format!("mcpServers.{name}.args[{i}]"), a, env, n))
+                .collect::<Result<_, _>>()?,
+            cwd: s
+                .cwd
+                .map(|c| plain(&format!("mcpServers.{name}.cwd"), &c, env, n))
+                .transpose()?,
+            url: s
+                .url
+                .map(|u| plain(&format!("mcpServers.{name}.url"), &u, env, n))
+                .transpose()?,
             ..s
         };
         let clean: String = name
@@ -143,25 +215,34 @@ pub fn parse_with(
             })
             .take(32)
             .collect();
-        let env_of = |pairs: BTreeMap<String, String>| {
+        // An env key is the variable the server reads: the gateway passes its own of that name.
+        // A header's variable is named after the server too, so two servers' do not collide.
+        let sources = |field: &str, pairs: BTreeMap<String, String>, notes: &mut Notes| {
             pairs
                 .into_iter()
-                .map(|(k, v)| Ok((k.clone(), value_source(&k, v, env)?)))
+                .map(|(k, v)| {
+                    let var = match field {
+                        "env" => var_name(&k),
+                        _ => format!("{}_{}", var_name(&clean), var_name(&k)),
+                    };
+                    let what = format!("mcpServers.{name}.{field}.{k}");
+                    Ok((k.clone(), value_source(&what, &k, var, v, env, notes)?))
+                })
                 .collect::<Result<BTreeMap<_, _>, String>>()
-                .map_err(at)
         };
-        let remote = |url: String, headers| -> Result<Endpoint, String> {
+        let remote = |url: String, headers, notes: &mut Notes| -> Result<Endpoint, String> {
             Ok(Endpoint {
                 url,
-                headers: env_of(headers)?,
+                headers: sources("headers", headers, notes)?,
                 oauth: None,
             })
         };
         let sse = |u: &str| u.trim_end_matches('/').ends_with("/sse");
+        let n = &mut notes;
         let transport = match (s.kind.as_deref(), s.command, s.url) {
-            (Some("sse"), _, Some(u)) => Transport::Sse(remote(u, s.headers)?),
+            (Some("sse"), _, Some(u)) => Transport::Sse(remote(u, s.headers, n)?),
             (Some("http" | "streamable-http" | "streamableHttp"), _, Some(u)) => {
-                Transport::Http(remote(u, s.headers)?)
+                Transport::Http(remote(u, s.headers, n)?)
             }
             (Some("sse" | "http" | "streamable-http" | "streamableHttp"), _, None) => {
                 return Err(format!("mcpServers.{name}: needs a `url`"))
@@ -169,12 +250,12 @@ pub fn parse_with(
             (_, Some(command), _) => Transport::Stdio(Launch {
                 command,
                 args: s.args,
-                env: env_of(s.env)?,
+                env: sources("env", s.env, n)?,
                 inherit_env: Vec::new(),
                 cwd: s.cwd,
             }),
-            (_, None, Some(u)) if sse(&u) => Transport::Sse(remote(u, s.headers)?),
-            (_, None, Some(u)) => Transport::Http(remote(u, s.headers)?),
+            (_, None, Some(u)) if sse(&u) => Transport::Sse(remote(u, s.headers, n)?),
+            (_, None, Some(u)) => Transport::Http(remote(u, s.headers, n)?),
             _ => return Err(format!("mcpServers.{name}: needs `command` or `url`")),
         };
         let spec = UpstreamSpec {
@@ -187,11 +268,10 @@ pub fn parse_with(
             tools: Default::default(),
             enabled: !s.disabled,
         };
-        spec.validate()
-            .map_err(|e| format!("mcpServers.{name}: {e}"))?;
+        spec.validate().map_err(at)?;
         out.push(spec);
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 #[cfg(test)]
@@ -240,9 +320,65 @@ mod tests {
         assert_eq!(
             endpoint(by("api")).headers["Authorization"],
             ValueSource::Env {
-                env: "AUTHORIZATION".into()
-            }
+                env: "API_AUTHORIZATION".into()
+            },
+            "a header's variable is named after its server"
         );
+    }
+
+    #[test]
+    fn secrets_are_moved_to_references_or_refused_and_each_move_is_said() {
+        let env = |name: &str| match name {
+            "GH_TOKEN" => Some("ghp_live".to_string()),
+            "HOME" => Some("/home/ann".to_string()),
+            _ => None,
+        };
+        // In a command line a secret cannot be a reference: refused, naming where.
+        let err = parse_with(
+            r#"{"mcpServers": {"gh": {"command": "gh-mcp", "args": ["--token", "${GH_TOKEN}"]}}}"#,
+            &env,
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("args[1]") && err.contains("GH_TOKEN") && !err.contains("ghp_live"),
+            "{err}"
+        );
+        let (specs, notes) = parse_with(
+            r#"{"mcpServers": {
+                "gh": {"command": "gh-mcp", "args": ["--root", "${HOME}"],
+                       "env": {"GITHUB_AUTH": "token ${GH_TOKEN}", "DEBUG": "1"}},
+                "api": {"url": "https://example.com/mcp",
+                        "headers": {"Authorization": "Bearer ${GH_TOKEN}", "X-Key": "${env:API_KEY}"}}
+            }}"#,
+            &env,
+        )
+        .unwrap();
+        let by = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
+        assert_eq!(
+            endpoint(by("api")).headers["Authorization"],
+            ValueSource::Env {
+                env: "API_AUTHORIZATION".into()
+            },
+            "no reference to a variable nobody set: one named for the server, said so"
+        );
+        assert_eq!(
+            launch(by("gh")).env["GITHUB_AUTH"],
+            ValueSource::Env {
+                env: "GITHUB_AUTH".into()
+            },
+            "part of a value is never expanded in clear"
+        );
+        assert_eq!(launch(by("gh")).args, ["--root", "/home/ann"]);
+        let text = notes.join("\n");
+        assert!(!text.contains("ghp_live"), "{text}");
+        for said in [
+            "mcpServers.api.headers.Authorization: moved to a reference to $API_AUTHORIZATION; set API_AUTHORIZATION to \"Bearer ${GH_TOKEN}\"",
+            "mcpServers.api.headers.X-Key: a reference to $API_KEY",
+            "mcpServers.gh.env.GITHUB_AUTH: moved to a reference to $GITHUB_AUTH",
+            "mcpServers.gh.args[1]: ${HOME} expanded",
+        ] {
+            assert!(text.contains(said), "{said:?} not in:\n{text}");
+        }
     }
 
     #[test]
@@ -252,7 +388,7 @@ mod tests {
             "PORT" => Some("3001".to_string()),
             _ => None,
         };
-        let specs = parse_with(
+        let (specs, _) = parse_with(
             r#"{"servers": {
                 "files": {"type": "stdio", "command": "mcp-files",
                           "args": ["--root", "${env:HOME}/notes", "${input:pick}"],

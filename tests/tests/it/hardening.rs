@@ -519,8 +519,10 @@ async fn smaller_protocol_and_http_holes() {
     // The way that works: the credential as a header reference, exported as the reference.
     let r = http
         .post(format!("{base}/admin/v1/upstreams"))
-        .json(&json!({"name": "creds", "transport": "http", "url": "http://127.0.0.1:9/mcp",
-                      "headers": {"Authorization": {"env": "CREDS_AUTH"}}}))
+        .json(
+            &json!({"name": "creds", "transport": "http", "url": "http://127.0.0.1:9/mcp",
+                      "headers": {"Authorization": {"env": "CREDS_AUTH"}}}),
+        )
         .send()
         .await
         .unwrap();
@@ -577,7 +579,7 @@ async fn probes_and_metrics_refuse_a_rebound_host_name_and_metrics_can_need_a_to
         fixture_config(&sqlite_url(&dir), "")
     );
     let plain = Gateway::start(&fixture_config(&sqlite_url(&gateway_tests::scratch()), "")).await;
-    let gw = Gateway::start_with_env(&config, &[("METRICS_TOKEN_FOR_TEST", "scrape-me")]).await;
+    let _gw = Gateway::start_with_env(&config, &[("METRICS_TOKEN_FOR_TEST", "scrape-me")]).await;
     let http = reqwest::Client::new();
     let get = |base: String, path: &str, host: &str, token: Option<&str>| {
         let mut r = http.get(format!("{base}{path}")).header("host", host);

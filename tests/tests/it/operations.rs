@@ -190,6 +190,87 @@ async fn vs_code_servers_are_imported_with_variables_expanded() {
     );
 }
 
+/// Issue 37, item 12: `import-mcp-servers` says what it moved where, refuses what it cannot keep
+/// secret, never writes a secret's value, and `--dry-run` changes nothing.
+#[tokio::test]
+async fn importing_mcp_servers_keeps_secrets_out_of_the_database_and_says_where_they_went() {
+    let dir = gateway_tests::scratch();
+    let db = sqlite_url(&dir);
+    let config = dir.join("gateway.toml");
+    std::fs::write(&config, format!("[database]\nurl = \"{db}\"\n")).unwrap();
+    let import = |file: &str, extra: &[&str]| {
+        let mut cmd = tokio::process::Command::new(gateway_tests::gateway_bin());
+        cmd.arg("--config")
+            .arg(&config)
+            .arg("import-mcp-servers")
+            .arg(dir.join(file))
+            .args(extra)
+            .env("API_TOKEN", "tok-live-123")
+            .env("HOME", "/home/ann");
+        async move { cmd.output().await.unwrap() }
+    };
+    std::fs::write(
+        dir.join("args.json"),
+        json!({"mcpServers": {"gh": {"command": "gh-mcp", "args": ["--token", "${API_TOKEN}"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = import("args.json", &[]).await;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.status.success(),
+        "a secret in a command line is refused: {said}"
+    );
+    assert!(
+        said.contains("args[1]") && said.contains("API_TOKEN") && !said.contains("tok-live-123"),
+        "{said}"
+    );
+
+    std::fs::write(
+        dir.join("mcp.json"),
+        json!({"mcpServers": {"remote": {"url": "http://127.0.0.1:9/mcp",
+            "headers": {"Authorization": "Bearer ${API_TOKEN}"}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = import("mcp.json", &["--dry-run"]).await;
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(
+            "headers.Authorization: moved to a reference to $REMOTE_AUTHORIZATION; set \
+             REMOTE_AUTHORIZATION to \"Bearer ${API_TOKEN}\""
+        ) && said.contains("dry run: nothing changed"),
+        "{said}"
+    );
+    let out = import("mcp.json", &[]).await;
+    assert!(out.status.success());
+    let exported = tokio::process::Command::new(gateway_tests::gateway_bin())
+        .arg("--config")
+        .arg(&config)
+        .arg("export")
+        .output()
+        .await
+        .unwrap();
+    let exported = String::from_utf8_lossy(&exported.stdout);
+    assert!(
+        exported.contains("REMOTE_AUTHORIZATION") && !exported.contains("tok-live-123"),
+        "{exported}"
+    );
+    let db_file = std::fs::read(dir.join("gw.db")).unwrap_or_default();
+    let wal = std::fs::read(dir.join("gw.db-wal")).unwrap_or_default();
+    for bytes in [db_file, wal] {
+        assert!(
+            !bytes.windows(12).any(|w| w == b"tok-live-123"),
+            "the secret's value reached the database"
+        );
+    }
+}
+
 #[tokio::test]
 async fn probes_and_metrics_move_to_their_own_port_when_ops_listen_is_set() {
     let dir = gateway_tests::scratch();
