@@ -76,7 +76,7 @@ pub async fn list_tokens(
 pub async fn create_token(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
-    Json(body): Json<Value>,
+    crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<(StatusCode, Json<CreatedToken>), AdminError> {
     let started = std::time::Instant::now();
     let out = async {
@@ -154,7 +154,7 @@ pub async fn put_role(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
-    Json(body): Json<Value>,
+    crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<Json<Value>, AdminError> {
     let started = std::time::Instant::now();
     let out = async {

@@ -5,6 +5,7 @@
 
 mod access;
 mod audit;
+pub mod body;
 pub mod error;
 mod invariants;
 pub mod trail;
@@ -187,7 +188,7 @@ async fn list_upstreams(
 async fn create_upstream(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
-    Json(body): Json<Value>,
+    crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<(StatusCode, Json<UpstreamView>), AdminError> {
     let started = std::time::Instant::now();
     let name = body
@@ -243,7 +244,7 @@ async fn update_upstream(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
-    Json(body): Json<Value>,
+    crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<Json<UpstreamView>, AdminError> {
     let started = std::time::Instant::now();
     let out = replace_upstream(&state, &name, body.clone()).await;
@@ -270,6 +271,11 @@ async fn replace_upstream(
     }
     keep_redacted_url(state, name, &mut body).await?;
     let spec = parse_spec(body)?;
+    let tools = state.hub.upstreams.tool_names(name);
+    let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+    spec.tools
+        .check_renames(&tools)
+        .map_err(AdminError::BadRequest)?;
     if spec.name != name {
         return Err(AdminError::BadRequest(format!(
             "the body names {:?} but the path {name:?}; renaming is delete + create",
@@ -323,7 +329,7 @@ async fn curate_upstream(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
-    Json(body): Json<Value>,
+    crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<Json<UpstreamView>, AdminError> {
     let started = std::time::Instant::now();
     let out = async {

@@ -86,6 +86,23 @@ impl ToolCuration {
         Ok(())
     }
 
+    /// Refuses a rename onto the name of another of the upstream's `tools` that hosts would
+    /// still see: that tool would become unreachable.
+    pub fn check_renames(&self, tools: &[&str]) -> Result<(), String> {
+        let compiled = self.compile();
+        match compiled.colliding_renames(tools).first() {
+            None => Ok(()),
+            Some(tool) => {
+                let n = compiled.renamed(tool).unwrap_or_default();
+                Err(format!(
+                    "tools.overrides.{tool}.name {n:?} is the name of another tool of this \
+                     upstream, which would become unreachable: pick another name, or exclude \
+                     or rename that tool"
+                ))
+            }
+        }
+    }
+
     /// Compiled for use on every catalog change and call.
     pub fn compile(&self) -> Curation {
         let compile = |p: &[String]| p.iter().map(|s| WildMatch::new(s)).collect();
@@ -124,9 +141,9 @@ impl Curation {
     }
 
     /// The tool as hosts see it, or `None` when it is not offered. `name` stays the upstream's
-    /// own unless renamed; the gateway calls the upstream by its own name either way.
-    /// `name` is the definition's own: only a changed definition is parsed.
-    pub fn apply(&self, name: &str, definition: &registry::Definition) -> Curated {
+    /// own unless renamed (and `rename`); the gateway calls the upstream by its own name either
+    /// way. `name` is the definition's own: only a changed definition is parsed.
+    pub fn apply(&self, name: &str, definition: &registry::Definition, rename: bool) -> Curated {
         if !self.offers(name) {
             return Curated::Hidden;
         }
@@ -135,9 +152,33 @@ impl Curation {
             Some(o) => {
                 let mut def = definition.to_value();
                 o.apply(&mut def);
+                if !rename {
+                    def["name"] = Value::from(name);
+                }
                 Curated::Changed(def)
             }
         }
+    }
+
+    /// The name `tool` is renamed to, if it is.
+    fn renamed(&self, tool: &str) -> Option<&str> {
+        self.overrides.get(tool).and_then(|o| o.name.as_deref())
+    }
+
+    /// Those of the upstream's `tools` whose rename takes the name another offered tool keeps
+    /// (it would become unreachable). The upstream may list a tool of that name after the
+    /// curation was accepted: such a rename is then not applied (see the view's rebuild).
+    pub fn colliding_renames<'a>(&self, tools: &[&'a str]) -> Vec<&'a str> {
+        let offered: Vec<&str> = tools.iter().copied().filter(|t| self.offers(t)).collect();
+        let kept: std::collections::HashSet<&str> = offered
+            .iter()
+            .copied()
+            .filter(|t| self.renamed(t).is_none_or(|n| n == *t))
+            .collect();
+        offered
+            .into_iter()
+            .filter(|t| self.renamed(t).is_some_and(|n| n != *t && kept.contains(n)))
+            .collect()
     }
 
     /// The fixed arguments of the upstream's tool `name`, if any.
@@ -194,7 +235,32 @@ mod tests {
 
     fn apply(c: &Curation, def: Value) -> Curated {
         let name = def["name"].as_str().unwrap().to_string();
-        c.apply(&name, &def.into())
+        c.apply(&name, &def.into(), true)
+    }
+
+    #[test]
+    fn a_rename_onto_another_offered_tool_is_refused() {
+        let c: ToolCuration = serde_json::from_value(
+            json!({"overrides": {"get-env": {"name": "echo"}, "add": {"name": "sum"}}}),
+        )
+        .unwrap();
+        let e = c.check_renames(&["echo", "get-env", "add"]).unwrap_err();
+        assert!(e.contains("get-env") && e.contains("\"echo\""), "{e}");
+        assert!(c.check_renames(&["get-env", "add"]).is_ok());
+        // The other tool out of the way (excluded, or renamed itself): no collision.
+        let c: ToolCuration = serde_json::from_value(
+            json!({"exclude": ["echo"], "overrides": {"get-env": {"name": "echo"}}}),
+        )
+        .unwrap();
+        assert!(c.check_renames(&["echo", "get-env"]).is_ok());
+        let c: ToolCuration = serde_json::from_value(json!({"overrides": {
+            "get-env": {"name": "echo"}, "echo": {"name": "say"}}}))
+        .unwrap();
+        assert!(c.check_renames(&["echo", "get-env"]).is_ok());
+        assert_eq!(
+            c.compile().colliding_renames(&["echo", "get-env"]),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]

@@ -129,7 +129,7 @@ async fn store(
 pub async fn create(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
-    Json(body): Json<Value>,
+    crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<(StatusCode, Json<VirtualServerView>), AdminError> {
     let name = body
         .get("name")
@@ -146,7 +146,7 @@ pub async fn update(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
-    Json(body): Json<Value>,
+    crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<Json<VirtualServerView>, AdminError> {
     Ok(Json(store(&state, &p, &name, &body, false).await?))
 }

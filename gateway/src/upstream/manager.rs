@@ -160,6 +160,17 @@ impl Upstreams {
         self.view.read().unwrap().clone()
     }
 
+    /// The tools `upstream` lists, by its own names (empty until it has been read).
+    pub fn tool_names(&self, upstream: &str) -> Vec<String> {
+        let Some(entry) = self.entries.lock().unwrap().get(upstream).cloned() else {
+            return Vec::new();
+        };
+        let defs = entry.definitions.lock().unwrap();
+        defs.get(&EntryKind::Tool)
+            .map(|d| d.iter().filter_map(|d| d.key.clone()).collect())
+            .unwrap_or_default()
+    }
+
     pub fn spec(&self, name: &str) -> Option<UpstreamSpec> {
         self.entries
             .lock()
@@ -831,6 +842,23 @@ impl Upstreams {
                 .is_some_and(|c| !c.is_closed());
             let into = if serving { &mut all } else { &mut offline };
             for (kind, defs) in e.definitions.lock().unwrap().iter() {
+                // A rename onto a tool the upstream listed after the curation was accepted is
+                // not applied: that tool would become unreachable.
+                let collide = if *kind == EntryKind::Tool {
+                    let keys: Vec<&str> = defs.iter().filter_map(|d| d.key.as_deref()).collect();
+                    let bad: Vec<String> = e
+                        .curation
+                        .colliding_renames(&keys)
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect();
+                    if !bad.is_empty() {
+                        tracing::warn!(upstream = %e.spec.name, tools = ?bad, "renames onto another tool's name are not applied");
+                    }
+                    bad
+                } else {
+                    Vec::new()
+                };
                 for d in defs {
                     let Some(key) = &d.key else {
                         continue;
@@ -838,15 +866,17 @@ impl Upstreams {
                     // Curated before anything sees the catalog: RBAC, routing, lists. An
                     // untouched definition is shared, not copied.
                     let (definition, content_hash) = match kind {
-                        EntryKind::Tool => match e.curation.apply(key, &d.json) {
-                            Curated::Hidden => continue,
-                            Curated::AsIs => (d.json.clone(), d.hash.clone()),
-                            Curated::Changed(def) => {
-                                let def = registry::Definition::from(def);
-                                let hash = def.content_hash();
-                                (def, hash)
+                        EntryKind::Tool => {
+                            match e.curation.apply(key, &d.json, !collide.contains(key)) {
+                                Curated::Hidden => continue,
+                                Curated::AsIs => (d.json.clone(), d.hash.clone()),
+                                Curated::Changed(def) => {
+                                    let def = registry::Definition::from(def);
+                                    let hash = def.content_hash();
+                                    (def, hash)
+                                }
                             }
-                        },
+                        }
                         _ => (d.json.clone(), d.hash.clone()),
                     };
                     into.push(CatalogEntry {

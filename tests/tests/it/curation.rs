@@ -277,3 +277,73 @@ tools = ["every__add_to_ledger"]
         "Echoes back the input string"
     );
 }
+
+/// Issue 37, items 13 and 14: an admin body naming a key twice is refused (the last one used to
+/// win), and so is a rename onto another tool's name (that tool became unreachable).
+#[tokio::test]
+async fn duplicate_keys_and_renames_onto_another_tool_are_refused() {
+    let dir = gateway_tests::scratch();
+    let bin = peers().join("node_modules/.bin/mcp-server-everything");
+    let gw = Gateway::start(&format!("[database]\nurl = \"{}\"\n", sqlite_url(&dir))).await;
+    let http = reqwest::Client::new();
+    let raw = |method: Method, path: &str, body: String| {
+        http.request(method, format!("{}{path}", gw.base))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let doubled = format!(
+        r#"{{"name": "ev", "transport": "stdio", "command": "{}", "tools": {{"include": ["echo"]}}, "tools": {{"include": ["*"]}}}}"#,
+        bin.display()
+    );
+    let r = raw(Method::POST, "/admin/v1/upstreams", doubled)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let text = r.text().await.unwrap();
+    assert!(text.contains("\\\"tools\\\" appears twice"), "{text}");
+    let r = raw(
+        Method::PUT,
+        "/admin/v1/roles/r",
+        r#"{"name": "r", "tools": ["a"], "tools": ["*"]}"#.into(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 400);
+
+    let ev = json!({"name": "ev", "transport": "stdio", "command": bin.display().to_string()});
+    let (status, body) = gw
+        .send(Method::POST, "/admin/v1/upstreams", None, &ev)
+        .await;
+    assert_eq!(status, 201, "{body}");
+    gw.wait_up(&["ev"]).await;
+    let tools = "/admin/v1/upstreams/ev/tools";
+    let onto_echo = json!({"overrides": {"get-env": {"name": "echo"}}});
+    let (status, body) = gw.send(Method::PUT, tools, None, &onto_echo).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("unreachable"), "{body}");
+    // With echo excluded the name is free.
+    let instead = json!({"exclude": ["echo"], "overrides": {"get-env": {"name": "echo"}}});
+    let (status, body) = gw.send(Method::PUT, tools, None, &instead).await;
+    assert_eq!(status, 200, "{body}");
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        seen = names(&c.request("tools/list", json!({})).await);
+        if seen.contains(&"ev__echo".to_string()) && !seen.contains(&"ev__get-env".to_string()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let r = c
+        .request("tools/call", json!({"name": "ev__echo", "arguments": {}}))
+        .await;
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        r["result"]["isError"] != true && !text.starts_with("Echo:") && text.contains("PATH"),
+        "ev__echo is get-env now (the environment, not an echo): {r}"
+    );
+    assert!(!seen.contains(&"ev__get-env".to_string()), "{seen:?}");
+}
