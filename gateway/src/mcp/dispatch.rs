@@ -249,7 +249,10 @@ impl Dispatcher {
             self.record(session, method, params, routed, &out, started)
                 .await;
         }
-        out
+        if session.modern {
+            return out;
+        }
+        out.and_then(Answer::sessionful)
     }
 
     /// Why a tool or prompt name does not resolve: unknown, or served by an upstream that is

@@ -98,6 +98,9 @@ impl Passed {
     }
 }
 
+/// A 2026-07-28 result's `_meta` key naming the server that answered.
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
 /// The result of a call the gateway answers.
 #[derive(Debug)]
 pub enum Answer {
@@ -128,6 +131,36 @@ impl Answer {
             }
             Self::Passed(p) => p.input_required,
         }
+    }
+
+    /// The result as a 2025 host must get it: without what only 2026-07-28 results carry, a
+    /// `resultType` and the upstream's `_meta` serverInfo (a 2026-07-28 upstream's result
+    /// passed through had both). Other results pass untouched, unread.
+    pub fn sessionful(self) -> Result<Self, McpError> {
+        let has = |text: &str| text.contains(SERVER_INFO);
+        let clean = match &self {
+            Self::Passed(p) => !p.typed && !has(p.text()),
+            Self::Built(v) => {
+                v.member("resultType").is_none()
+                    && v.member("_meta")
+                        .and_then(|m| m.member(SERVER_INFO))
+                        .is_none()
+            }
+        };
+        if clean {
+            return Ok(self);
+        }
+        let mut v = self.into_value()?;
+        if let Some(m) = v.as_object_mut() {
+            m.remove("resultType");
+            if let Some(meta) = m.get_mut("_meta").and_then(Value::as_object_mut) {
+                meta.remove(SERVER_INFO);
+                if meta.is_empty() {
+                    m.remove("_meta");
+                }
+            }
+        }
+        Ok(Self::Built(v))
     }
 
     /// The result as a tree, for the few paths that read or change more of it.
@@ -213,6 +246,37 @@ impl Serialize for Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_2025_host_gets_no_2026_members() {
+        let passed = |t: &str| {
+            Answer::Passed(Passed::new(&RawValue::from_string(t.into()).unwrap()).unwrap())
+        };
+        let text = |a: Answer| match a.sessionful().unwrap() {
+            Answer::Passed(p) => p.text().to_string(),
+            Answer::Built(v) => v.to_string(),
+        };
+        assert_eq!(
+            text(passed(
+                r#"{"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x"},"k":1}}"#
+            )),
+            r#"{"content":[],"_meta":{"k":1}}"#
+        );
+        assert_eq!(
+            text(passed(
+                r#"{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{}}}"#
+            )),
+            r#"{"content":[]}"#
+        );
+        // Untouched, unread: the upstream's own text.
+        assert_eq!(text(passed(r#"{"content": [ ]}"#)), r#"{"content": [ ]}"#);
+        assert_eq!(
+            text(Answer::Built(
+                serde_json::json!({"resultType": "complete", "a": 1})
+            )),
+            r#"{"a":1}"#
+        );
+    }
     use serde_json::json;
 
     fn raw(text: &str) -> Box<RawValue> {

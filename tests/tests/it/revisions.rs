@@ -260,3 +260,38 @@ async fn a_per_session_upstream_asks_a_2026_host_and_gets_its_answer() {
         );
     }
 }
+
+/// Issue 37, item 15: a 2025 host gets a 2026-07-28 upstream's results in its own revision's
+/// shape: no `resultType` (nor the upstream's `_meta` serverInfo).
+#[tokio::test]
+async fn a_2025_host_gets_a_2026_upstreams_results_without_2026_members() {
+    let (_fixture, fixture_url) = gateway_tests::spawn_reporting_url(&mut Command::new(env!(
+        "CARGO_BIN_EXE_conformance-fixture"
+    )))
+    .await;
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "{}\n[[upstreams]]\nname = \"conf\"\ntransport = \"http\"\nurl = \"{fixture_url}\"\n",
+        super::fixture_config(&super::sqlite_url(&dir), "")
+    );
+    let gw = Gateway::start(&config).await;
+    gw.wait_up(&["fx", "conf"]).await;
+    let mut c = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
+    for (method, params) in [
+        (
+            "tools/call",
+            json!({"name": "conf__test_simple_text", "arguments": {}}),
+        ),
+        ("tools/list", json!({})),
+        ("prompts/list", json!({})),
+    ] {
+        let r = c.request(method, params).await;
+        let result = &r["result"];
+        assert!(result.is_object(), "{method}: {r}");
+        assert!(result.get("resultType").is_none(), "{method}: {r}");
+        assert!(
+            !r.to_string().contains("io.modelcontextprotocol/serverInfo"),
+            "{method}: {r}"
+        );
+    }
+}
