@@ -344,6 +344,16 @@ impl Hub {
         if method == "ping" {
             return conn.send_raw(jsonrpc::result(id, json!({})));
         }
+        // Roots are each host's own: one host's answer on a connection that serves several
+        // would be the upstream's roots for all of them.
+        if method == "roots/list" && conn.owner.is_none() {
+            return conn.send_raw(jsonrpc::error(
+                id,
+                jsonrpc::METHOD_NOT_FOUND,
+                "roots are each client's own and this connection serves several: give the \
+                 upstream sharing = \"per_session\" to see each client's roots",
+            ));
+        }
         let Some((session, request, call)) = self.route(conn, related) else {
             let (calls, sessions) = conn.calls_in_flight();
             return conn.send_raw(jsonrpc::error(

@@ -509,9 +509,18 @@ impl Upstreams {
                 }
             }
         };
+        // Roots are each host's own: a shared connection that had them would keep the first
+        // host's and show them to every other (issue 37). It declares none; a per-session one
+        // (and the catalog connection of a per-session upstream, so that the catalog lists what
+        // sessions will see) declares what the gateway can relay.
+        let shared = owner.is_none() && spec.sharing == Sharing::Shared;
         let conn = Connection::start(&spec.name, owner, parts, sink);
         let caps = host_caps.unwrap_or_else(|| {
-            json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": { "form": {}, "url": {} } })
+            if shared {
+                json!({ "sampling": {}, "elicitation": { "form": {}, "url": {} } })
+            } else {
+                json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": { "form": {}, "url": {} } })
+            }
         });
         let timeout = self.timeout_from(spec.timeout_secs);
         // Streamable HTTP upstreams are asked first whether they speak 2026-07-28; stdio ones

@@ -205,3 +205,79 @@ async fn a_2026_host_that_closes_its_request_cancels_the_upstream_call() {
         "the upstream was told the call is cancelled: {seen}"
     );
 }
+
+/// A `tools/call` whose upstream may ask the host for its roots on the call's stream: answered
+/// with `roots` until the call's response comes.
+async fn call_answering_roots(c: &RawClient, id: i64, tool: &str, roots: Value) -> Value {
+    let resp = c
+        .post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}}))
+        .await;
+    let ctype = resp
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    if !ctype.starts_with("text/event-stream") {
+        return resp.json().await.unwrap();
+    }
+    let mut events = sse_stream::SseStream::from_bytes_stream(resp.bytes_stream());
+    while let Ok(Some(Ok(ev))) = tokio::time::timeout(Duration::from_secs(20), events.next()).await
+    {
+        let Some(data) = ev.data.filter(|d| !d.is_empty()) else {
+            continue;
+        };
+        let msg: Value = serde_json::from_str(&data).unwrap();
+        if msg["method"] == "roots/list" {
+            c.post(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": roots}}))
+                .await;
+        } else if msg["id"] == json!(id) {
+            return msg;
+        }
+    }
+    panic!("no answer to {tool}");
+}
+
+/// Issue 37, item 16: roots are each host's own. A shared upstream is not given any (it kept the
+/// first host's and showed them to the next); a per-session one sees each host's.
+#[tokio::test]
+async fn hosts_never_see_each_others_roots() {
+    let dir = gateway_tests::scratch();
+    let bin = gateway_tests::peers().join("node_modules/.bin/mcp-server-everything");
+    let gw = gateway_tests::Gateway::start(&format!(
+        "[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"evs\"\ntransport = \"stdio\"\n\
+         command = \"{b}\"\n\n[[upstreams]]\nname = \"evp\"\ntransport = \"stdio\"\n\
+         command = \"{b}\"\nsharing = \"per_session\"\n",
+        super::sqlite_url(&dir),
+        b = bin.display()
+    ))
+    .await;
+    gw.wait_up(&["evs", "evp"]).await;
+    let caps = json!({"roots": {"listChanged": true}});
+    let ann = RawClient::initialize(&gw.mcp, caps.clone()).await;
+    let bob = RawClient::initialize(&gw.mcp, caps).await;
+    let root = |who: &str| json!([{"uri": format!("file:///home/{who}"), "name": who}]);
+    let mut seen = Vec::new();
+    for (i, (c, who)) in [(&ann, "ann"), (&bob, "bob")].into_iter().enumerate() {
+        let shared = call_answering_roots(c, 10 + i as i64, "evs__get-roots-list", root(who)).await;
+        seen.push(shared.to_string());
+        // server-everything may register the tool a moment after its session starts.
+        let mut own = Value::Null;
+        for _ in 0..50 {
+            own = call_answering_roots(c, 20 + i as i64, "evp__get-roots-list", root(who)).await;
+            if own.to_string().contains(&format!("/home/{who}")) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(
+            own.to_string().contains(&format!("/home/{who}")),
+            "a per-session upstream sees its host's roots: {own}"
+        );
+    }
+    assert!(
+        !seen[1].contains("/home/ann"),
+        "bob saw ann's roots through the shared upstream: {}",
+        seen[1]
+    );
+}
