@@ -341,6 +341,12 @@ impl Upstreams {
                         _ = self.keep_pinging(&conn) => {}
                         _ = stop.wait_for(|s| *s) => { conn.shutdown(); return; }
                     }
+                    // Stopped on purpose (shutdown, removal): `close` shuts the connection after
+                    // setting `stop`, and the select may see the closed connection first.
+                    if *stop.borrow() {
+                        conn.shutdown();
+                        return;
+                    }
                     let why = conn
                         .close_reason()
                         .unwrap_or_else(|| "connection closed".into());
@@ -364,6 +370,7 @@ impl Upstreams {
                     }
                     continue;
                 }
+                Err(_) if *stop.borrow() => return,
                 Err(e) => {
                     let e = crate::config::redact_userinfo(&e.to_string()).into_owned();
                     let delay = backoff.next_delay();

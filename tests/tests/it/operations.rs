@@ -126,6 +126,40 @@ async fn sigterm_lets_calls_in_flight_finish_and_ends_streams() {
     assert!(matches!(end, Ok(None)), "the GET stream ended");
 }
 
+/// Issue 37, item 17: upstreams closed on purpose at shutdown are not reported as lost.
+#[tokio::test]
+async fn sigterm_closes_upstreams_without_reporting_them_lost() {
+    let dir = gateway_tests::scratch();
+    let bin = gateway_tests::peers().join("node_modules/.bin/mcp-server-everything");
+    let mut config = format!("[database]\nurl = \"{}\"\n", sqlite_url(&dir));
+    let mut names = Vec::new();
+    for i in 0..6 {
+        config += &format!(
+            "\n[[upstreams]]\nname = \"fx{i}\"\ntransport = \"stdio\"\ncommand = \"{}\"\n",
+            super::fixture_bin()
+        );
+        names.push(format!("fx{i}"));
+    }
+    config += &format!(
+        "\n[[upstreams]]\nname = \"ev\"\ntransport = \"stdio\"\ncommand = \"{}\"\n",
+        bin.display()
+    );
+    names.push("ev".into());
+    let gw = Gateway::start(&config).await;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    gw.wait_up(&refs).await;
+    let log = gw.dir.join("gateway.log");
+    let status = gw.stop().await;
+    assert!(status.success(), "clean exit: {status:?}");
+    let text = std::fs::read_to_string(log).unwrap();
+    for line in text.lines().filter(|l| l.contains("\"level\":\"WARN\"")) {
+        assert!(
+            !line.contains("connection lost") && !line.contains("upstream unavailable"),
+            "a shutdown warned: {line}"
+        );
+    }
+}
+
 /// `mcp-gateway import-mcp-servers` with VS Code's `servers` form: `${env:VAR}` expanded from the
 /// environment, the imported upstream started by the gateway, a whole-value reference kept as one.
 #[tokio::test]
