@@ -24,6 +24,8 @@ pub struct SessionCap(pub usize);
 
 pub struct Hub {
     sessions: RwLock<HashMap<String, Arc<Session>>>,
+    /// Tasks this replica saw created (see [`super::tasks`]).
+    pub tasks: super::tasks::TaskIndex,
     /// Open sessions by owner, for the per-principal cap.
     owned: Mutex<HashMap<String, usize>>,
     /// `server.max_sessions_per_principal`.
@@ -49,6 +51,7 @@ impl Hub {
     ) -> Arc<Self> {
         let hub = Arc::new(Self {
             sessions: RwLock::default(),
+            tasks: Default::default(),
             owned: Mutex::default(),
             max_per_principal,
             requests: RwLock::default(),
@@ -404,6 +407,7 @@ impl Hub {
         let down_id = session.next_request_id();
         session.expect_client_answer(&down_id, PendingClient::Upstream(conn.clone(), id));
         let mut out = msg;
+        self.expose_related_task(conn, out.get_mut("params"));
         out["id"] = Value::from(down_id);
         session.send_related(request.as_ref(), &out);
     }
@@ -465,6 +469,22 @@ impl Hub {
                     &msg["params"],
                 );
             }
+            "notifications/tasks/status" => {
+                // To the session that created the task, under the id it knows.
+                let Some(task) = msg.pointer("/params/taskId").and_then(Value::as_str) else {
+                    return;
+                };
+                let Some(known) = self.tasks.get(&conn.upstream, task) else {
+                    return;
+                };
+                let task = task.to_string();
+                if let Some(s) = self.lookup(&known.session) {
+                    if let Some(p) = msg.get_mut("params") {
+                        super::tasks::expose_id(p, &task, &known.id);
+                    }
+                    s.send_unsolicited(&msg);
+                }
+            }
             "notifications/cancelled" => {
                 // The upstream withdrew one of its requests to a host.
                 let Some(uid) = msg.pointer("/params/requestId").cloned() else {
@@ -495,6 +515,17 @@ impl Hub {
                     s.send_related(req.as_ref(), &msg);
                 }
             }
+        }
+    }
+
+    /// A message made for a task (its related-task `_meta`) names it as its host knows it.
+    fn expose_related_task(&self, conn: &Connection, params: Option<&mut Value>) {
+        let Some(params) = params else { return };
+        let Some(task) = super::tasks::related_id(params).map(str::to_string) else {
+            return;
+        };
+        if let Some(known) = self.tasks.get(&conn.upstream, &task) {
+            super::tasks::expose_id(params, &task, &known.id);
         }
     }
 

@@ -46,6 +46,17 @@ pub fn capabilities() -> Value {
     })
 }
 
+/// What a 2025 session is told the gateway serves: from 2025-11-25 on, the tasks utility too
+/// (relayed to the upstreams that run tasks; see [`super::tasks`]).
+pub fn session_capabilities(revision: Revision) -> Value {
+    let mut caps = capabilities();
+    if revision == Revision::V2025_11_25 {
+        caps["tasks"] =
+            json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
+    }
+    caps
+}
+
 pub fn server_info() -> Value {
     json!({ "name": "mcp-gateway", "title": "MCP Gateway", "version": env!("CARGO_PKG_VERSION") })
 }

@@ -30,10 +30,28 @@ fn mac(key: &[u8], body: &str) -> Hmac<Sha256> {
     m
 }
 
-pub fn seal(key: &[u8], claim: &Claim) -> String {
-    let body = B64.encode(serde_json::to_vec(claim).expect("claim serialises"));
+/// `value` as `PREFIX` + its JSON in base64 + a tag over it: the gateway's tokens that hosts
+/// carry and cannot forge or alter (this `requestState`, task ids).
+pub(crate) fn seal_with(prefix: &str, key: &[u8], value: &impl Serialize) -> String {
+    let body = B64.encode(serde_json::to_vec(value).expect("a token's value serialises"));
     let tag = B64.encode(mac(key, &body).finalize().into_bytes());
-    format!("{PREFIX}{body}.{tag}")
+    format!("{prefix}{body}.{tag}")
+}
+
+/// The value of a token [`seal_with`] made with this prefix and key; `None` if it was altered or
+/// sealed by another key.
+pub(crate) fn open_with<T: serde::de::DeserializeOwned>(
+    prefix: &str,
+    key: &[u8],
+    token: &str,
+) -> Option<T> {
+    let (body, tag) = token.strip_prefix(prefix)?.split_once('.')?;
+    mac(key, body).verify_slice(&B64.decode(tag).ok()?).ok()?;
+    serde_json::from_slice(&B64.decode(body).ok()?).ok()
+}
+
+pub fn seal(key: &[u8], claim: &Claim) -> String {
+    seal_with(PREFIX, key, claim)
 }
 
 /// Whether a `requestState` is the gateway's (else an upstream's, to pass through).
@@ -43,9 +61,7 @@ pub fn is_ours(token: &str) -> bool {
 
 /// The claim of a token this key signed; `None` if it was altered or signed by another key.
 pub fn open(key: &[u8], token: &str) -> Option<Claim> {
-    let (body, tag) = token.strip_prefix(PREFIX)?.split_once('.')?;
-    mac(key, body).verify_slice(&B64.decode(tag).ok()?).ok()?;
-    serde_json::from_slice(&B64.decode(body).ok()?).ok()
+    open_with(PREFIX, key, token)
 }
 
 #[cfg(test)]

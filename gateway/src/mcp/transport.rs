@@ -11,7 +11,9 @@ use axum::Json;
 use serde_json::{json, Map, Value};
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
-use super::reply::{answer_in_place, capabilities, count, server_info, sse_response, INSTRUCTIONS};
+use super::reply::{
+    answer_in_place, count, server_info, session_capabilities, sse_response, INSTRUCTIONS,
+};
 use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
@@ -205,7 +207,7 @@ fn initialize(
     tracing::info!(session = %super::hub::short(&sid), %version, "session initialized");
     let result = json!({
         "protocolVersion": version.as_str(),
-        "capabilities": capabilities(),
+        "capabilities": session_capabilities(version),
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
     });

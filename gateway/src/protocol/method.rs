@@ -22,11 +22,16 @@ pub enum Method {
     ServerDiscover,
     /// 2026-07-28.
     SubscriptionsListen,
+    /// 2025-11-25 tasks.
+    TasksGet,
+    TasksResult,
+    TasksList,
+    TasksCancel,
     Other(String),
 }
 
 /// Every method the gateway knows, with its name.
-const NAMES: [(Method, &str); 15] = [
+const NAMES: [(Method, &str); 19] = [
     (Method::Initialize, "initialize"),
     (Method::Ping, "ping"),
     (Method::LoggingSetLevel, "logging/setLevel"),
@@ -42,6 +47,10 @@ const NAMES: [(Method, &str); 15] = [
     (Method::CompletionComplete, "completion/complete"),
     (Method::ServerDiscover, "server/discover"),
     (Method::SubscriptionsListen, "subscriptions/listen"),
+    (Method::TasksGet, "tasks/get"),
+    (Method::TasksResult, "tasks/result"),
+    (Method::TasksList, "tasks/list"),
+    (Method::TasksCancel, "tasks/cancel"),
 ];
 
 /// The static name of a method the gateway knows (to build header values without a copy).
@@ -99,6 +108,10 @@ impl Method {
                 | Method::PromptsGet
                 | Method::ResourcesRead
                 | Method::CompletionComplete
+                | Method::TasksGet
+                | Method::TasksResult
+                | Method::TasksList
+                | Method::TasksCancel
         )
     }
 
@@ -106,7 +119,11 @@ impl Method {
     pub fn is_audited(&self) -> bool {
         matches!(
             self,
-            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+            Method::ToolsCall
+                | Method::PromptsGet
+                | Method::ResourcesRead
+                | Method::TasksResult
+                | Method::TasksCancel
         )
     }
 

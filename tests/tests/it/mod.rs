@@ -22,6 +22,7 @@ mod revisions;
 mod routing;
 mod security;
 mod session_limits;
+mod tasks;
 mod traces;
 
 /// The fixture upstream built with these tests.
