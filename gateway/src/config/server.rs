@@ -108,6 +108,29 @@ fn positive_var(vars: &Overrides, key: &str) -> Result<Option<u64>, String> {
     Ok(v)
 }
 
+/// A secret setting: the environment override, else the file's reference (never clear text in
+/// the file).
+fn secret(
+    vars: &Overrides,
+    var: &str,
+    raw: Option<ValueSource>,
+    name: &str,
+) -> Result<Option<Secret>, String> {
+    if let Some(v) = vars.get(var) {
+        return Ok(Some(Secret::new(v)));
+    }
+    raw.map(|v| {
+        if matches!(v, ValueSource::Literal(_)) {
+            return Err(format!(
+                "server.{name} must be a reference ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), \
+                 not clear text"
+            ));
+        }
+        v.resolve(vars.0).map_err(|e| format!("server.{name}: {e}"))
+    })
+    .transpose()
+}
+
 impl ServerConfig {
     pub(super) fn from_raw(raw: RawServer, vars: Overrides) -> Result<Self, String> {
         for (name, v) in [
@@ -150,38 +173,8 @@ impl ServerConfig {
                 })
             })
             .transpose()?;
-        let metrics_token = match vars.get("METRICS_TOKEN") {
-            Some(t) => Some(Secret::new(t)),
-            None => raw
-                .metrics_token
-                .map(|t| {
-                    if matches!(t, ValueSource::Literal(_)) {
-                        return Err(
-                            "server.metrics_token must be a reference ({ env = \"VAR\" } \
-                                    or { file = \"/path\" }), not clear text"
-                                .to_string(),
-                        );
-                    }
-                    t.resolve(vars.0)
-                        .map_err(|e| format!("server.metrics_token: {e}"))
-                })
-                .transpose()?,
-        };
-        let session_key = match vars.get("SESSION_KEY") {
-            Some(k) => Some(Secret::new(k)),
-            None => raw
-                .session_key
-                .map(|k| {
-                    if matches!(k, ValueSource::Literal(_)) {
-                        return Err("server.session_key must be a reference ({ env = \"VAR\" } \
-                                    or { file = \"/path\" }), not clear text"
-                            .to_string());
-                    }
-                    k.resolve(vars.0)
-                        .map_err(|e| format!("server.session_key: {e}"))
-                })
-                .transpose()?,
-        };
+        let metrics_token = secret(&vars, "METRICS_TOKEN", raw.metrics_token, "metrics_token")?;
+        let session_key = secret(&vars, "SESSION_KEY", raw.session_key, "session_key")?;
         Ok(ServerConfig {
             listen,
             allowed_origins: raw.allowed_origins,
