@@ -63,6 +63,28 @@ impl Passed {
         Self::new(r.result)
     }
 
+    /// The result without `resultType`, cut out of its text by a scan (no parse, no tree: every
+    /// call to a 2026-07-28 upstream from a 2025 host takes this way); `None` when the scan does
+    /// not find it plainly written, or a `_meta` names the server (the tree's way then).
+    fn without_2026_members(&self) -> Option<Self> {
+        // Most often it is the last member, as the gateway itself writes it (`completed`).
+        const LAST: &str = ",\"resultType\":\"complete\"}";
+        let text = match self.text().strip_suffix(LAST) {
+            Some(body) if !names_server(body) => {
+                let mut t = String::with_capacity(body.len() + 1);
+                t.push_str(body);
+                t.push('}');
+                t
+            }
+            _ => cut_member(self.text(), "resultType")?,
+        };
+        Some(Self {
+            text: RawValue::from_string(text).ok()?,
+            typed: false,
+            ..*self
+        })
+    }
+
     /// The result's JSON text.
     pub fn text(&self) -> &str {
         self.text.get()
@@ -101,6 +123,107 @@ impl Passed {
 /// A 2026-07-28 result's `_meta` key naming the server that answered.
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
+/// `object` (an object's JSON text) without its top-level member `key`, found by a scan that
+/// follows strings and nesting; `None` if no such member is written without escapes in its
+/// name, or if there is a `_meta` that names the server (see [`strip_2026`]).
+fn cut_member(object: &str, key: &str) -> Option<String> {
+    let b = object.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    // At depth 1: whether a member's name is next, the comma before the member being read, the
+    // member to cut (its start and the comma before it) once its name is read, and what to
+    // splice once its value has ended.
+    let (mut expect_key, mut comma) = (false, None);
+    let mut cutting: Option<(usize, Option<usize>)> = None;
+    let mut spliced: Option<String> = None;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 1 && expect_key {
+                    expect_key = false;
+                    let name = &object[start + 1..i.min(b.len())];
+                    if name == key && spliced.is_none() {
+                        cutting = Some((start, comma));
+                    } else if name == "_meta" && names_server(&object[i..]) {
+                        return None;
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    expect_key = true;
+                }
+            }
+            b'}' | b']' => {
+                if depth == 1 {
+                    if let Some((start, comma)) = cutting.take() {
+                        spliced = Some(splice(object, start, comma, i, None));
+                    }
+                    return spliced;
+                }
+                depth = depth.checked_sub(1)?;
+            }
+            b',' if depth == 1 => {
+                if let Some((start, comma)) = cutting.take() {
+                    spliced = Some(splice(object, start, comma, i, Some(i)));
+                }
+                expect_key = true;
+                comma = Some(i);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `object` without the member from `start` to `end` (its value's end: the next comma or the
+/// closing brace), and one comma: the one before it, else the one after it.
+fn splice(
+    object: &str,
+    start: usize,
+    before: Option<usize>,
+    end: usize,
+    after: Option<usize>,
+) -> String {
+    let (from, to) = match (before, after) {
+        (Some(c), _) => (c, end),
+        (None, Some(c)) => (start, c + 1),
+        (None, None) => (start, end),
+    };
+    let mut out = String::with_capacity(object.len() - (to - from));
+    out.push_str(&object[..from]);
+    out.push_str(&object[to..]);
+    out
+}
+
+/// Whether `text` holds the `_meta` key of the server's identity (a search with a prepared
+/// needle: the standard one set itself up again on every result).
+fn names_server(text: &str) -> bool {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(SERVER_INFO));
+    FINDER.find(text.as_bytes()).is_some()
+}
+
+/// `v` without `resultType` and the `_meta` serverInfo (an empty `_meta` goes too).
+fn strip_2026(mut v: Value) -> Value {
+    if let Some(m) = v.as_object_mut() {
+        m.remove("resultType");
+        if let Some(meta) = m.get_mut("_meta").and_then(Value::as_object_mut) {
+            meta.remove(SERVER_INFO);
+            if meta.is_empty() {
+                m.remove("_meta");
+            }
+        }
+    }
+    v
+}
+
 /// The result of a call the gateway answers.
 #[derive(Debug)]
 pub enum Answer {
@@ -135,32 +258,28 @@ impl Answer {
 
     /// The result as a 2025 host must get it: without what only 2026-07-28 results carry, a
     /// `resultType` and the upstream's `_meta` serverInfo (a 2026-07-28 upstream's result
-    /// passed through had both). Other results pass untouched, unread.
+    /// passed through had both). Other results pass untouched, unread; a passed one that has
+    /// them loses them in its text, without a tree being built (every call to a 2026-07-28
+    /// upstream takes this way).
     pub fn sessionful(self) -> Result<Self, McpError> {
-        let has = |text: &str| text.contains(SERVER_INFO);
-        let clean = match &self {
-            Self::Passed(p) => !p.typed && !has(p.text()),
-            Self::Built(v) => {
-                v.member("resultType").is_none()
-                    && v.member("_meta")
+        match self {
+            // Only a 2026-07-28 upstream says `resultType`, and only one says serverInfo.
+            Self::Passed(p) if p.typed => match p.without_2026_members() {
+                Some(p) => Ok(Self::Passed(p)),
+                None => Self::Passed(p)
+                    .into_value()
+                    .map(|v| Self::Built(strip_2026(v))),
+            },
+            Self::Built(v)
+                if v.member("resultType").is_some()
+                    || v.member("_meta")
                         .and_then(|m| m.member(SERVER_INFO))
-                        .is_none()
+                        .is_some() =>
+            {
+                Ok(Self::Built(strip_2026(v)))
             }
-        };
-        if clean {
-            return Ok(self);
+            other => Ok(other),
         }
-        let mut v = self.into_value()?;
-        if let Some(m) = v.as_object_mut() {
-            m.remove("resultType");
-            if let Some(meta) = m.get_mut("_meta").and_then(Value::as_object_mut) {
-                meta.remove(SERVER_INFO);
-                if meta.is_empty() {
-                    m.remove("_meta");
-                }
-            }
-        }
-        Ok(Self::Built(v))
     }
 
     /// The result as a tree, for the few paths that read or change more of it.
@@ -264,9 +383,27 @@ mod tests {
         );
         assert_eq!(
             text(passed(
-                r#"{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{}}}"#
+                r#"{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{}},"resultType":"complete"}"#
             )),
             r#"{"content":[]}"#
+        );
+        assert_eq!(
+            text(passed(
+                r#"{"resultType":"complete","content":[{"t":"a,}\"b"}]}"#
+            )),
+            r#"{"content":[{"t":"a,}\"b"}]}"#
+        );
+        assert_eq!(text(passed(r#"{ "resultType" : "complete" }"#)), "{ }");
+        assert_eq!(
+            text(passed(
+                r#"{"a":{"resultType":1},"resultType":"complete","b":[1,{"c":2}]}"#
+            )),
+            r#"{"a":{"resultType":1},"b":[1,{"c":2}]}"#
+        );
+        // A name written with escapes goes the tree's way, to the same end.
+        assert_eq!(
+            text(passed(r#"{"result\u0054ype":"complete","a":1}"#)),
+            r#"{"a":1}"#
         );
         // Untouched, unread: the upstream's own text.
         assert_eq!(text(passed(r#"{"content": [ ]}"#)), r#"{"content": [ ]}"#);
