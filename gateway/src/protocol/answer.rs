@@ -20,7 +20,14 @@ pub struct Passed {
     input_required: bool,
     /// Whether the result says its `resultType` (2026-07-28).
     typed: bool,
+    /// The text ends with [`LAST`], which is not written (a 2025 host's result): cut where it
+    /// is written out, without a second copy or a parse.
+    tail_cut: bool,
 }
+
+/// `resultType` as the last member, as the gateway itself writes it (see `completed`) and as
+/// 2026-07-28 upstreams most often do.
+const LAST: &str = ",\"resultType\":\"complete\"}";
 
 /// What the gateway reads of a result; every other member is skipped, not built.
 #[derive(Deserialize)]
@@ -41,6 +48,7 @@ impl Passed {
             tool_error: read.is_error == Some(true),
             input_required: read.result_type.as_deref() == Some("input_required"),
             typed: read.result_type.is_some(),
+            tail_cut: false,
         })
     }
 
@@ -67,17 +75,17 @@ impl Passed {
     /// call to a 2026-07-28 upstream from a 2025 host takes this way); `None` when the scan does
     /// not find it plainly written, or a `_meta` names the server (the tree's way then).
     fn without_2026_members(&self) -> Option<Self> {
-        // Most often it is the last member, as the gateway itself writes it (`completed`).
-        const LAST: &str = ",\"resultType\":\"complete\"}";
-        let text = match self.text().strip_suffix(LAST) {
-            Some(body) if !names_server(body) => {
-                let mut t = String::with_capacity(body.len() + 1);
-                t.push_str(body);
-                t.push('}');
-                t
+        if let Some(body) = self.text.get().strip_suffix(LAST) {
+            if !names_server(body) {
+                return Some(Self {
+                    text: self.text.clone(),
+                    typed: false,
+                    tail_cut: true,
+                    ..*self
+                });
             }
-            _ => cut_member(self.text(), "resultType")?,
-        };
+        }
+        let text = cut_member(self.text.get(), "resultType")?;
         Some(Self {
             text: RawValue::from_string(text).ok()?,
             typed: false,
@@ -85,14 +93,29 @@ impl Passed {
         })
     }
 
-    /// The result's JSON text.
-    pub fn text(&self) -> &str {
-        self.text.get()
+    /// The result's JSON text, as it is written out.
+    pub fn text(&self) -> Cow<'_, str> {
+        let t = self.text.get();
+        if self.tail_cut {
+            let mut out = String::with_capacity(t.len() - LAST.len() + 1);
+            out.push_str(&t[..t.len() - LAST.len()]);
+            out.push('}');
+            return out.into();
+        }
+        t.into()
     }
 
     /// The result as a 2026-07-28 host must get it: with a `resultType`, `complete` unless the
     /// upstream said otherwise (a 2025 upstream says none).
     pub fn completed(self) -> Self {
+        if self.tail_cut {
+            // Its text says `complete` already.
+            return Self {
+                typed: true,
+                tail_cut: false,
+                ..self
+            };
+        }
         if self.typed {
             return self;
         }
@@ -114,7 +137,7 @@ impl Passed {
     /// The result as a tree. Reading a raw value has no depth limit and a tree has one, so a
     /// result nested deeper than serde_json builds is an error here.
     pub fn to_value(&self) -> Result<Value, McpError> {
-        serde_json::from_str(self.text.get()).map_err(|e| {
+        serde_json::from_str(&self.text()).map_err(|e| {
             McpError::internal(format!("the upstream's result could not be read: {e}"))
         })
     }
@@ -329,6 +352,20 @@ impl Reply {
     /// The response as JSON text, written into a buffer of about its size (a passed result's
     /// length is known).
     pub fn to_json(&self) -> String {
+        if let Self::Passed { id, result } = self {
+            if result.tail_cut {
+                // What `serialize` writes, with the result's last member left out in place.
+                let t = result.text.get();
+                let body = &t[..t.len() - LAST.len()];
+                let mut out = String::with_capacity(body.len() + 48);
+                out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+                out.push_str(&serde_json::to_string(id).unwrap_or_default());
+                out.push_str(",\"result\":");
+                out.push_str(body);
+                out.push_str("}}");
+                return out;
+            }
+        }
         let size = match self {
             Self::Passed { result, .. } => result.text().len() + 48,
             Self::Message(_) => 128,
@@ -355,7 +392,14 @@ impl Serialize for Reply {
                 let mut m = s.serialize_map(Some(3))?;
                 m.serialize_entry("jsonrpc", "2.0")?;
                 m.serialize_entry("id", id)?;
-                m.serialize_entry("result", &result.text)?;
+                match result.tail_cut {
+                    // An SSE event's answer: written once more, cut.
+                    true => match RawValue::from_string(result.text().into_owned()) {
+                        Ok(cut) => m.serialize_entry("result", &cut)?,
+                        Err(_) => m.serialize_entry("result", &result.text)?,
+                    },
+                    false => m.serialize_entry("result", &result.text)?,
+                }
                 m.end()
             }
         }
@@ -365,6 +409,23 @@ impl Serialize for Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_result_is_written_alike_as_json_and_as_an_event() {
+        for text in [
+            r#"{"content":[],"resultType":"complete"}"#,
+            r#"{"resultType":"complete","content":[]}"#,
+        ] {
+            let p = Passed::new(&RawValue::from_string(text.into()).unwrap()).unwrap();
+            let a = Answer::Passed(p).sessionful().unwrap();
+            let r = Reply::new(serde_json::json!("x\"y"), Ok(a));
+            assert_eq!(r.to_json(), serde_json::to_string(&r).unwrap());
+            assert_eq!(
+                r.to_json(),
+                r#"{"jsonrpc":"2.0","id":"x\"y","result":{"content":[]}}"#
+            );
+        }
+    }
 
     #[test]
     fn a_2025_host_gets_no_2026_members() {
