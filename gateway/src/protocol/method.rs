@@ -96,6 +96,13 @@ impl Method {
                 | Method::PromptsGet
                 | Method::CompletionComplete
                 | Method::SubscriptionsListen
+                // The 2025-11-25 tasks utility, relayed for hosts of either revision: its ids
+                // are the gateway's own, sealed, so any request of the same principal may use
+                // them (see `mcp::tasks`).
+                | Method::TasksGet
+                | Method::TasksResult
+                | Method::TasksList
+                | Method::TasksCancel
         )
     }
 

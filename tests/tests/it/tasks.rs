@@ -123,3 +123,71 @@ async fn tasks_run_through_the_gateway_for_their_creator_only() {
     assert!(actions.iter().any(|a| a == "tasks/result"), "{actions:?}");
     assert!(actions.iter().any(|a| a == "tasks/cancel"), "{actions:?}");
 }
+
+/// One 2026-07-28 request (no session) as `token`'s: the response, JSON or the last SSE event.
+async fn stateless(mcp: &str, token: &str, method: &str, name: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                             "io.modelcontextprotocol/clientCapabilities": {}});
+    let text = reqwest::Client::new()
+        .post(mcp)
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .json(&json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    gateway_tests::response_json(&text)
+}
+
+/// The same utility for 2026-07-28 hosts: each request stands alone, and the gateway's task id
+/// carries what the next one needs (any request of the same principal, on any replica).
+#[tokio::test]
+async fn a_2026_host_runs_a_task_across_its_stateless_requests() {
+    let dir = gateway_tests::scratch();
+    let bin = peers().join("node_modules/.bin/mcp-server-everything");
+    let config = format!(
+        "[auth]\nmode = \"required\"\n\n[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"ev\"\n\
+         transport = \"stdio\"\ncommand = \"{}\"\n\n{ADMIN_ROLE}\n[[roles]]\nname = \"user\"\n\
+         upstreams = [\"ev\"]\n",
+        sqlite_url(&dir),
+        bin.display()
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["ev"]).await;
+    let ann = gw.token_for("ann", &["user"]).await;
+    let bob = gw.token_for("bob", &["user"]).await;
+    let tool = "ev__simulate-research-query";
+    let created = stateless(
+        &gw.mcp,
+        &ann,
+        "tools/call",
+        tool,
+        json!({"name": tool, "arguments": {"topic": "kelp forests"}, "task": {"ttl": 60000}}),
+    )
+    .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_string();
+    assert!(id.starts_with("gwt1."), "{created}");
+    let got = stateless(&gw.mcp, &ann, "tasks/get", "", json!({"taskId": id})).await;
+    assert_eq!(got["result"]["taskId"], id.as_str(), "{got}");
+    let theirs = stateless(&gw.mcp, &bob, "tasks/get", "", json!({"taskId": id})).await;
+    assert_eq!(theirs["error"]["code"], -32602, "{theirs}");
+    let done = tokio::time::timeout(
+        Duration::from_secs(60),
+        stateless(&gw.mcp, &ann, "tasks/result", "", json!({"taskId": id})),
+    )
+    .await
+    .expect("the result within a minute");
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("kelp forests"), "{done}");
+}
