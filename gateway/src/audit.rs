@@ -63,9 +63,11 @@ impl Auditor {
                     }
                 }
                 metrics.audit_queue.set(rx.len() as i64);
+                // At most a second between tries: while the log is unwritable, audited calls are
+                // refused (by default), so it must notice at once that it can write again.
                 let mut backoff = registry::backoff::Backoff::new(
                     Duration::from_millis(100),
-                    Duration::from_secs(5),
+                    Duration::from_secs(1),
                 );
                 loop {
                     match registry.append_audit(&buf).await {

@@ -1,5 +1,7 @@
 //! Postgres stopped while serving: traffic goes on from memory, admin writes get a clear 503,
-//! readiness says so, and everything recovers when the database is back.
+//! readiness says so, and everything recovers when the database is back. Calls go on while their
+//! audit rows fit in the queue (`audit.when_unwritable = "buffer"`); the default refuses them
+//! once the audit log cannot be written (full_disk.rs).
 
 use gateway_tests::{Gateway, PgCluster, RawClient};
 use serde_json::{json, Value};
@@ -7,7 +9,11 @@ use serde_json::{json, Value};
 #[tokio::test]
 async fn postgres_stopped_while_serving() {
     let pg = PgCluster::start();
-    let gw = Gateway::start(&super::fixture_config(&pg.url, "")).await;
+    let gw = Gateway::start(&format!(
+        "[audit]\nwhen_unwritable = \"buffer\"\n\n{}",
+        super::fixture_config(&pg.url, "")
+    ))
+    .await;
     gw.wait_up(&["fx"]).await;
     let http = reqwest::Client::new();
     let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
@@ -82,12 +88,19 @@ async fn postgres_stopped_while_serving() {
         "admin writes work again once the database is back"
     );
     gw.wait_up(&["fx", "fx2"]).await;
-    assert_eq!(
-        http.get(format!("{}/readyz", gw.base))
+    // Ready once the audit rows kept meanwhile are written too (the writer tries every second).
+    let mut status = 0;
+    for _ in 0..40 {
+        let r = http
+            .get(format!("{}/readyz", gw.base))
             .send()
             .await
-            .unwrap()
-            .status(),
-        200
-    );
+            .unwrap();
+        status = r.status().as_u16();
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert_eq!(status, 200);
 }
