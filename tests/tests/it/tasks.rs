@@ -19,8 +19,9 @@ async fn research(c: &mut RawClient, topic: &str) -> Value {
     .await
 }
 
-#[tokio::test]
-async fn tasks_run_through_the_gateway_for_their_creator_only() {
+/// A gateway requiring tokens, in front of server-everything (`ev`), and tokens of two users
+/// who may use it.
+async fn everything_for_two() -> (Gateway, String, String) {
     let dir = gateway_tests::scratch();
     let bin = peers().join("node_modules/.bin/mcp-server-everything");
     let config = format!(
@@ -34,6 +35,12 @@ async fn tasks_run_through_the_gateway_for_their_creator_only() {
     gw.wait_up(&["ev"]).await;
     let ann = gw.token_for("ann", &["user"]).await;
     let bob = gw.token_for("bob", &["user"]).await;
+    (gw, ann, bob)
+}
+
+#[tokio::test]
+async fn tasks_run_through_the_gateway_for_their_creator_only() {
+    let (gw, ann, bob) = everything_for_two().await;
     let init = |token: &str| {
         let (url, token) = (gw.mcp.clone(), token.to_string());
         async move { RawClient::initialize_as(&url, json!({}), Some(&token)).await }
@@ -149,19 +156,7 @@ async fn stateless(mcp: &str, token: &str, method: &str, name: &str, mut params:
 /// carries what the next one needs (any request of the same principal, on any replica).
 #[tokio::test]
 async fn a_2026_host_runs_a_task_across_its_stateless_requests() {
-    let dir = gateway_tests::scratch();
-    let bin = peers().join("node_modules/.bin/mcp-server-everything");
-    let config = format!(
-        "[auth]\nmode = \"required\"\n\n[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"ev\"\n\
-         transport = \"stdio\"\ncommand = \"{}\"\n\n{ADMIN_ROLE}\n[[roles]]\nname = \"user\"\n\
-         upstreams = [\"ev\"]\n",
-        sqlite_url(&dir),
-        bin.display()
-    );
-    let gw = Gateway::start_secured(&config, &[]).await;
-    gw.wait_up(&["ev"]).await;
-    let ann = gw.token_for("ann", &["user"]).await;
-    let bob = gw.token_for("bob", &["user"]).await;
+    let (gw, ann, bob) = everything_for_two().await;
     let tool = "ev__simulate-research-query";
     let created = stateless(
         &gw.mcp,
