@@ -36,6 +36,10 @@ use crate::mcp::session_id::SessionCodec;
 use crate::mcp::transport;
 use crate::upstream::Upstreams;
 
+/// Connections the operations port (`server.ops_listen`) keeps open at most: probes and scrapers
+/// are few.
+const OPS_CONNECTIONS: usize = 64;
+
 /// A built gateway: bound, not yet serving.
 pub struct Application {
     listener: TcpListener,
@@ -626,15 +630,6 @@ impl Application {
         let state = self.state.clone();
         let app = service(self.state);
         let (stopping, mut stopping_rx) = tokio::sync::watch::channel(false);
-        // Probes and scrapes are answered until the main server has drained.
-        let ops = self.ops_listener.map(|listener| {
-            let app = ops_router(state.clone());
-            tokio::spawn(async move {
-                if let Err(e) = axum::serve(listener, app).await {
-                    tracing::error!(error = %e, "the operations listener failed");
-                }
-            })
-        });
         let hub = state.hub.clone();
         let limits = crate::server::ConnectionLimits {
             max_connections: crate::server::effective_cap(
@@ -643,6 +638,25 @@ impl Application {
             ),
             header_read_timeout: state.config.server.header_read_timeout,
         };
+        // Probes and scrapes are answered until the main server has drained, served like the
+        // main port (axum's own `serve` sets no header timeout: a half-sent request held its
+        // socket for ever), by a thread of their own, with a small connection cap.
+        let ops = self.ops_listener.map(|listener| {
+            let app = ops_router(state.clone());
+            let limits = crate::server::ConnectionLimits {
+                max_connections: limits.max_connections.min(OPS_CONNECTIONS),
+                ..limits
+            };
+            tokio::spawn(async move {
+                match crate::workers::Workers::start(1) {
+                    Ok(worker) => {
+                        crate::server::serve(listener, &worker, app, limits, std::future::pending())
+                            .await
+                    }
+                    Err(e) => tracing::error!(error = %e, "the operations listener failed"),
+                }
+            })
+        });
         // Kept to the end: tasks that calls started on a worker (an upstream's session, a GET
         // stream) run on its runtime until the upstreams are closed below.
         let workers = crate::workers::Workers::start(state.config.server.workers)?;

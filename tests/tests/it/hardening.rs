@@ -633,3 +633,28 @@ async fn probes_and_metrics_refuse_a_rebound_host_name_and_metrics_can_need_a_to
         200
     );
 }
+
+/// Issue 38: the operations port is served like the main one: a request whose headers never
+/// finish is closed after `server.header_read_timeout_secs` (it held its socket for ever).
+#[tokio::test]
+async fn the_operations_port_closes_half_sent_requests() {
+    let dir = gateway_tests::scratch();
+    let ops = gateway_tests::free_port();
+    let gw = Gateway::start(&format!(
+        "[server]\nops_listen = \"127.0.0.1:{ops}\"\nheader_read_timeout_secs = 1\n\n{}",
+        fixture_config(&sqlite_url(&dir), "")
+    ))
+    .await;
+    let addr = format!("127.0.0.1:{ops}");
+    let mut half = stall(&addr, b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n").await;
+    assert!(
+        closed_by_server(&mut half, Duration::from_secs(10)).await,
+        "the half-sent request was closed"
+    );
+    // A whole one is still answered.
+    let r = reqwest::get(format!("http://{addr}/healthz"))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    drop(gw);
+}
