@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -200,11 +200,11 @@ pub async fn resource_metadata(
     headers: HeaderMap,
 ) -> Response {
     if !state.auth.required() {
-        return (
-            StatusCode::NOT_FOUND,
-            Json(json!({ "error": "authentication is off (auth.mode = none)" })),
+        // The REST error shape, like every other endpoint that is not MCP's.
+        return crate::admin::error::AdminError::NotFound(
+            "no protected resource metadata: authentication is off (auth.mode = none)".into(),
         )
-            .into_response();
+        .into_response();
     }
     let a = &state.config.auth;
     Json(json!({

@@ -658,3 +658,26 @@ async fn the_operations_port_closes_half_sent_requests() {
     assert_eq!(r.status(), 200);
     drop(gw);
 }
+
+/// Issue 38: with authentication off, the protected resource metadata is a 404 in the REST error
+/// shape every other non-MCP endpoint answers with (it was a bare `{"error": "..."}`).
+#[tokio::test]
+async fn resource_metadata_without_authentication_answers_the_rest_error_shape() {
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&format!("[database]\nurl = \"{}\"\n", sqlite_url(&dir))).await;
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let r = reqwest::get(format!("{}{path}", gw.base)).await.unwrap();
+        assert_eq!(r.status(), 404, "{path}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "not_found", "{path}: {body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("auth.mode = none")),
+            "{path}: {body}"
+        );
+    }
+}
