@@ -259,6 +259,9 @@ async fn a_per_session_upstream_asks_a_2026_host_and_gets_its_answer() {
             "{done}"
         );
     }
+    // Stopped, not killed: server-everything waits on its unanswered questions and outlives a
+    // killed gateway.
+    gw.stop().await;
 }
 
 /// Issue 37, item 15: a 2025 host gets a 2026-07-28 upstream's results in its own revision's

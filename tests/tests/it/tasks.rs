@@ -129,6 +129,9 @@ async fn tasks_run_through_the_gateway_for_their_creator_only() {
     }
     assert!(actions.iter().any(|a| a == "tasks/result"), "{actions:?}");
     assert!(actions.iter().any(|a| a == "tasks/cancel"), "{actions:?}");
+    // Stopped, not killed: the gateway ends server-everything, which outlives a killed parent
+    // while its task store's timers run.
+    gw.stop().await;
 }
 
 /// One 2026-07-28 request (no session) as `token`'s: the response, JSON or the last SSE event.
@@ -185,4 +188,5 @@ async fn a_2026_host_runs_a_task_across_its_stateless_requests() {
         .as_str()
         .unwrap_or_default();
     assert!(text.contains("kelp forests"), "{done}");
+    gw.stop().await;
 }
