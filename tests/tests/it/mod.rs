@@ -7,6 +7,7 @@ mod cors;
 mod curation;
 mod database_outage;
 mod deployment;
+mod edge;
 mod failures;
 mod full_disk;
 mod hardening;
