@@ -9,6 +9,9 @@ use serde_json::{json, Value};
 
 use super::{fixture_config, sqlite_url};
 
+/// A request: what it is, its headers and its body.
+type Case = (&'static str, Vec<(&'static str, &'static str)>, String);
+
 /// Status, the headers that carry meaning, and the body (JSON when it is JSON).
 async fn answer(
     url: &str,
@@ -59,7 +62,7 @@ async fn the_hot_path_and_the_router_answer_alike() {
         h.push(extra);
         h
     };
-    let cases: Vec<(&str, Vec<(&str, &str)>, String)> = vec![
+    let cases: Vec<Case> = vec![
         ("initialize", json_accept.to_vec(), init.into()),
         ("malformed JSON", json_accept.to_vec(), "{not json".into()),
         (
