@@ -10,6 +10,7 @@
 //! | [`store`] | the [`Registry`] trait |
 //! | [`sql`] | its implementation over sqlx (Postgres and SQLite share the queries): the connection |
 //! | `upstreams` | upstreams and their catalog on it |
+//! | `tx` | write transactions whose connection is never reused unless they committed |
 //! | [`change`] | what replicas tell each other they changed |
 //! | [`model`] | records: upstreams, catalog entries, sync reports |
 //! | [`view`] | exposed names and URIs, and resolution back to the upstream's own |

@@ -1,7 +1,9 @@
 //! Admin REST API under `/admin/v1`: upstreams (create, read, update, delete; changes take effect
 //! at once), their health, the catalog, roles and personal access tokens ([`access`]), and the
 //! audit log ([`audit`]). Every change is audited. The OpenAPI document is generated from this
-//! code by `utoipa` and served at `/admin/v1/openapi.json`.
+//! code by `utoipa` and served at `/admin/v1/openapi.json`. Bodies are read by [`body`] (no key
+//! twice); what no change may do (touch what the config file defines, leave no admin) is in
+//! `invariants`.
 
 mod access;
 mod audit;
