@@ -143,9 +143,6 @@ async fn guard_admin(
     if let Some(refused) = admin_peer_refused(&state.config, peer) {
         return refused;
     }
-    if let Some(refused) = unaudited_change_refused(&state, &req) {
-        return refused;
-    }
     if state.auth.required() {
         return crate::auth::middleware::require_admin(State(state), req, next).await;
     }
@@ -153,19 +150,24 @@ async fn guard_admin(
     next.run(req).await
 }
 
-/// An admin change is refused while the audit log cannot record it, except revoking a token:
-/// taking access away must never wait for the audit log.
-fn unaudited_change_refused(state: &AppState, req: &Request) -> Option<Response> {
+/// Inside [`guard_admin`] (an admitted admin's request): a change is refused while the audit
+/// log cannot record it, except revoking a token: taking access away must never wait for the
+/// audit log.
+async fn guard_audited_change(
+    State(audit): State<Arc<Auditor>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let reads = matches!(
         *req.method(),
         axum::http::Method::GET | axum::http::Method::HEAD
     );
     let revokes = *req.method() == axum::http::Method::DELETE
         && req.uri().path().starts_with("/admin/v1/tokens/");
-    if reads || revokes || state.dispatcher.audit.admit().is_ok() {
-        return None;
+    if reads || revokes || audit.admit().is_ok() {
+        return next.run(req).await;
     }
-    Some(crate::admin::error::AdminError::AuditUnavailable.into_response())
+    crate::admin::error::AdminError::AuditUnavailable.into_response()
 }
 
 /// The admin surface answers loopback peers only, unless `server.admin_remote`.
@@ -274,8 +276,7 @@ async fn metrics(
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
-        let want = want.expose().as_bytes();
-        if sent.len() != want.len() || !crate::auth::pat::same_bytes(sent.as_bytes(), want) {
+        if !crate::auth::pat::same_bytes(sent.as_bytes(), want.expose().as_bytes()) {
             return (
                 StatusCode::UNAUTHORIZED,
                 [(header::WWW_AUTHENTICATE, "Bearer realm=\"metrics\"")],
@@ -426,8 +427,12 @@ pub fn service(
 
 /// The routes, each behind what guards and observes it.
 pub fn router(state: AppState) -> Router {
-    let admin =
-        crate::admin::router().layer(middleware::from_fn_with_state(state.clone(), guard_admin));
+    let admin = crate::admin::router()
+        .layer(middleware::from_fn_with_state(
+            state.dispatcher.audit.clone(),
+            guard_audited_change,
+        ))
+        .layer(middleware::from_fn_with_state(state.clone(), guard_admin));
     let console = crate::console::router().layer(middleware::from_fn_with_state(
         state.config.clone(),
         guard_admin_peer,

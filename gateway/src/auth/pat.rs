@@ -47,7 +47,7 @@ pub fn hash(token: &str) -> String {
 fn hashes_to(token: &str, stored: &str) -> bool {
     let mut hex = [0u8; 64];
     hex::encode_to_slice(Sha256::digest(token.as_bytes()), &mut hex)
-        .is_ok_and(|()| stored.len() == hex.len() && same_bytes(stored.as_bytes(), &hex))
+        .is_ok_and(|()| same_bytes(stored.as_bytes(), &hex))
 }
 
 /// The id of a token that looks like one of ours.
@@ -57,10 +57,10 @@ pub fn id_of(token: &str) -> Option<&str> {
     (id.len() == 12 && !secret.is_empty()).then_some(id)
 }
 
-/// Whether two slices of the same length are equal, in time that does not depend on where they
-/// differ.
+/// Whether two slices are equal, in time that does not depend on where they differ (their
+/// lengths are not secret: a token's and a hash's are known).
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Why a token was refused.
@@ -267,6 +267,7 @@ mod tests {
         assert_eq!(id_of("mcpgw_short_x"), None);
         assert_eq!(id_of("eyJhbGciOi.x.y"), None);
         assert!(same_bytes(b"abc", b"abc") && !same_bytes(b"abc", b"abd"));
+        assert!(!same_bytes(b"", b"abc") && !same_bytes(b"abc", b"ab"));
     }
 
     /// A token forgotten (revoked or expired) leaves nothing of itself in the checker.
