@@ -57,21 +57,29 @@ fn whole_reference(value: &str) -> Option<&str> {
     valid.then_some(name)
 }
 
-/// The variables `value` names in `${NAME}` / `${env:NAME}` forms (others, like VS Code's
-/// `${input:...}`, are not variables).
-fn references(value: &str) -> Vec<&str> {
+/// `value` cut at its `${...}` placeholders: each piece of text with the placeholder after it
+/// (none after the last; an unclosed `${` stays text).
+fn pieces(value: &str) -> Vec<(&str, Option<&str>)> {
     let mut out = Vec::new();
     let mut rest = value;
     while let Some(start) = rest.find("${") {
         let Some(len) = rest[start..].find('}') else {
             break;
         };
-        if let Some(name) = whole_reference(&rest[start..start + len + 1]) {
-            out.push(name);
-        }
+        out.push((&rest[..start], Some(&rest[start..start + len + 1])));
         rest = &rest[start + len + 1..];
     }
+    out.push((rest, None));
     out
+}
+
+/// The variables `value` names in `${NAME}` / `${env:NAME}` forms (others, like VS Code's
+/// `${input:...}`, are not variables).
+fn references(value: &str) -> Vec<&str> {
+    pieces(value)
+        .into_iter()
+        .filter_map(|(_, p)| p.and_then(whole_reference))
+        .collect()
 }
 
 /// Every `${NAME}` / `${env:NAME}` replaced by the variable's value; an unset variable is an
@@ -79,23 +87,31 @@ fn references(value: &str) -> Vec<&str> {
 /// `${input:...}`) are left as they are.
 fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let Some(len) = rest[start..].find('}') else {
-            break;
-        };
-        let whole = &rest[start..start + len + 1];
-        match whole_reference(whole) {
+    for (text, placeholder) in pieces(value) {
+        out.push_str(text);
+        let Some(p) = placeholder else { continue };
+        match whole_reference(p) {
             Some(name) => {
                 out.push_str(&env(name).ok_or_else(|| format!("variable {name} is not set"))?)
             }
-            None => out.push_str(whole),
+            None => out.push_str(p),
         }
-        rest = &rest[start + len + 1..];
     }
-    out.push_str(rest);
     Ok(out)
+}
+
+/// `value` with its variables `refs` expanded, each said in `notes`.
+fn expanded(
+    what: &str,
+    value: &str,
+    refs: Vec<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+    notes: &mut Notes,
+) -> Result<String, String> {
+    for r in refs {
+        notes.push(format!("{what}: ${{{r}}} expanded"));
+    }
+    expand(value, env).map_err(|e| format!("{what}: {e}"))
 }
 
 /// What an import did with a server's values that the user should know: what became a
@@ -118,10 +134,7 @@ fn plain(
              (a stdio server) or a header (a remote one) instead"
         ));
     }
-    for r in refs {
-        notes.push(format!("{what}: ${{{r}}} expanded"));
-    }
-    expand(value, env).map_err(|e| format!("{what}: {e}"))
+    expanded(what, value, refs, env, notes)
 }
 
 /// An `env` or header value, which can be a reference: a whole `${VAR}` stays a reference to
@@ -158,12 +171,9 @@ fn value_source(
         ));
         return Ok(ValueSource::Env { env: var });
     }
-    for r in refs {
-        notes.push(format!("{what}: ${{{r}}} expanded"));
-    }
-    Ok(ValueSource::Literal(
-        expand(&value, env).map_err(|e| format!("{what}: {e}"))?,
-    ))
+    Ok(ValueSource::Literal(expanded(
+        what, &value, refs, env, notes,
+    )?))
 }
 
 /// Parses an `mcpServers` (or VS Code `servers`) document with the process environment.
