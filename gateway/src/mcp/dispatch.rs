@@ -491,6 +491,7 @@ impl Dispatcher {
                 id: id.clone(),
                 session: session.id.clone(),
                 owner,
+                tool: tool.to_string(),
             },
         );
         super::tasks::expose_id(&mut v, &task, &id);
@@ -545,13 +546,10 @@ impl Dispatcher {
         id: &Value,
         lens: &Lens,
     ) -> Result<Answer, McpError> {
-        let key = self.hub.codec.state_key();
         let mut mine: BTreeMap<String, HashMap<String, String>> = BTreeMap::new();
-        for (upstream, task, gid) in self.hub.tasks.owned(session.principal().key()) {
-            let granted = TaskRef::open(key, &gid)
-                .is_some_and(|r| lens.allows(EntryKind::Tool, &r.upstream, &r.tool));
-            if granted {
-                mine.entry(upstream).or_default().insert(task, gid);
+        for (upstream, task, known) in self.hub.tasks.owned(session.principal().key()) {
+            if lens.allows(EntryKind::Tool, &upstream, &known.tool) {
+                mine.entry(upstream).or_default().insert(task, known.id);
             }
         }
         let mut tasks = Vec::new();

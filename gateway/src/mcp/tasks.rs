@@ -58,6 +58,8 @@ pub struct Indexed {
     pub id: String,
     pub session: String,
     pub owner: String,
+    /// The tool it runs, as hosts name it (what `tasks/list` checks the caller's roles for).
+    pub tool: String,
 }
 
 /// An upstream and its own task id.
@@ -97,13 +99,13 @@ impl TaskIndex {
             .cloned()
     }
 
-    /// `owner`'s tasks: (upstream, upstream task id, the id hosts know it by).
-    pub fn owned(&self, owner: &str) -> Vec<(String, String, String)> {
+    /// `owner`'s tasks: (upstream, upstream task id, what is known of it).
+    pub fn owned(&self, owner: &str) -> Vec<(String, String, Indexed)> {
         let t = self.inner.lock().unwrap();
         t.by_key
             .iter()
             .filter(|(_, e)| e.owner == owner)
-            .map(|((u, k), e)| (u.clone(), k.clone(), e.id.clone()))
+            .map(|((u, k), e)| (u.clone(), k.clone(), e.clone()))
             .collect()
     }
 }
@@ -180,6 +182,7 @@ mod tests {
                     id: format!("g{i}"),
                     session: "s".into(),
                     owner: "o".into(),
+                    tool: "t".into(),
                 },
             );
         }
