@@ -72,37 +72,48 @@ impl Passed {
     }
 
     /// The result without `resultType`, cut out of its text by a scan (no parse, no tree: every
-    /// call to a 2026-07-28 upstream from a 2025 host takes this way); `None` when the scan does
-    /// not find it plainly written, or a `_meta` names the server (the tree's way then).
-    fn without_2026_members(&self) -> Option<Self> {
+    /// call to a 2026-07-28 upstream from a 2025 host takes this way); back unchanged (`Err`)
+    /// when the scan does not find it plainly written, or a `_meta` names the server (the
+    /// tree's way then).
+    fn without_2026_members(self) -> Result<Self, Self> {
         if let Some(body) = self.text.get().strip_suffix(LAST) {
             if !names_server(body) {
-                return Some(Self {
-                    text: self.text.clone(),
+                // Cut where it is written out: no copy of the text.
+                return Ok(Self {
                     typed: false,
                     tail_cut: true,
-                    ..*self
+                    ..self
                 });
             }
         }
-        let text = cut_member(self.text.get(), "resultType")?;
-        Some(Self {
-            text: RawValue::from_string(text).ok()?,
+        let Some(cut) =
+            cut_member(self.text.get(), "resultType").and_then(|t| RawValue::from_string(t).ok())
+        else {
+            return Err(self);
+        };
+        Ok(Self {
+            text: cut,
             typed: false,
-            ..*self
+            ..self
         })
+    }
+
+    /// The result's text as it is written out, in two pieces: the upstream's text, less the
+    /// [`LAST`] member when it is cut, and what closes it then.
+    fn written(&self) -> (&str, &str) {
+        let t = self.text.get();
+        match self.tail_cut {
+            true => (&t[..t.len() - LAST.len()], "}"),
+            false => (t, ""),
+        }
     }
 
     /// The result's JSON text, as it is written out.
     pub fn text(&self) -> Cow<'_, str> {
-        let t = self.text.get();
-        if self.tail_cut {
-            let mut out = String::with_capacity(t.len() - LAST.len() + 1);
-            out.push_str(&t[..t.len() - LAST.len()]);
-            out.push('}');
-            return out.into();
+        match self.written() {
+            (t, "") => t.into(),
+            (body, end) => format!("{body}{end}").into(),
         }
-        t.into()
     }
 
     /// The result as a 2026-07-28 host must get it: with a `resultType`, `complete` unless the
@@ -288,8 +299,8 @@ impl Answer {
         match self {
             // Only a 2026-07-28 upstream says `resultType`, and only one says serverInfo.
             Self::Passed(p) if p.typed => match p.without_2026_members() {
-                Some(p) => Ok(Self::Passed(p)),
-                None => Self::Passed(p)
+                Ok(p) => Ok(Self::Passed(p)),
+                Err(p) => Self::Passed(p)
                     .into_value()
                     .map(|v| Self::Built(strip_2026(v))),
             },
@@ -355,14 +366,14 @@ impl Reply {
         if let Self::Passed { id, result } = self {
             if result.tail_cut {
                 // What `serialize` writes, with the result's last member left out in place.
-                let t = result.text.get();
-                let body = &t[..t.len() - LAST.len()];
+                let (body, end) = result.written();
                 let mut out = String::with_capacity(body.len() + 48);
                 out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
                 out.push_str(&serde_json::to_string(id).unwrap_or_default());
                 out.push_str(",\"result\":");
                 out.push_str(body);
-                out.push_str("}}");
+                out.push_str(end);
+                out.push('}');
                 return out;
             }
         }
