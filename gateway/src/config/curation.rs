@@ -169,6 +169,10 @@ impl Curation {
     /// (it would become unreachable). The upstream may list a tool of that name after the
     /// curation was accepted: such a rename is then not applied (see the view's rebuild).
     pub fn colliding_renames<'a>(&self, tools: &[&'a str]) -> Vec<&'a str> {
+        // Every catalog rebuild asks, for every upstream: most rename nothing.
+        if self.overrides.values().all(|o| o.name.is_none()) {
+            return Vec::new();
+        }
         let offered: Vec<&str> = tools.iter().copied().filter(|t| self.offers(t)).collect();
         let kept: std::collections::HashSet<&str> = offered
             .iter()

@@ -523,11 +523,11 @@ impl Upstreams {
         let shared = owner.is_none() && spec.sharing == Sharing::Shared;
         let conn = Connection::start(&spec.name, owner, parts, sink);
         let caps = host_caps.unwrap_or_else(|| {
-            if shared {
-                json!({ "sampling": {}, "elicitation": { "form": {}, "url": {} } })
-            } else {
-                json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": { "form": {}, "url": {} } })
+            let mut caps = json!({ "sampling": {}, "elicitation": { "form": {}, "url": {} } });
+            if !shared {
+                caps["roots"] = json!({ "listChanged": true });
             }
+            caps
         });
         let timeout = self.timeout_from(spec.timeout_secs);
         // Streamable HTTP upstreams are asked first whether they speak 2026-07-28; stdio ones
@@ -862,12 +862,7 @@ impl Upstreams {
                 // not applied: that tool would become unreachable.
                 let collide = if *kind == EntryKind::Tool {
                     let keys: Vec<&str> = defs.iter().filter_map(|d| d.key.as_deref()).collect();
-                    let bad: Vec<String> = e
-                        .curation
-                        .colliding_renames(&keys)
-                        .into_iter()
-                        .map(str::to_string)
-                        .collect();
+                    let bad = e.curation.colliding_renames(&keys);
                     if !bad.is_empty() {
                         tracing::warn!(upstream = %e.spec.name, tools = ?bad, "renames onto another tool's name are not applied");
                     }
@@ -883,7 +878,10 @@ impl Upstreams {
                     // untouched definition is shared, not copied.
                     let (definition, content_hash) = match kind {
                         EntryKind::Tool => {
-                            match e.curation.apply(key, &d.json, !collide.contains(key)) {
+                            match e
+                                .curation
+                                .apply(key, &d.json, !collide.contains(&key.as_str()))
+                            {
                                 Curated::Hidden => continue,
                                 Curated::AsIs => (d.json.clone(), d.hash.clone()),
                                 Curated::Changed(def) => {
