@@ -87,7 +87,7 @@ impl<'de> Visitor<'de> for UniqueVisitor {
 
 #[cfg(test)]
 mod tests {
-    use super::Unique;
+    use crate::admin::body::Unique;
 
     #[test]
     fn a_key_twice_at_any_depth_is_refused() {

@@ -1,7 +1,6 @@
 //! Host requests by method: aggregated lists from the catalog view, and calls resolved to their
 //! upstream and forwarded with only names, URIs, ids and progress tokens rewritten.
 
-use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -12,7 +11,6 @@ use tracing::Instrument;
 use super::hub::Hub;
 use super::outgoing::{Changes, Outgoing};
 use super::session::{PendingClient, Session, LOG_LEVELS};
-use super::tasks::{Indexed, TaskRef};
 use crate::audit::Auditor;
 use crate::auth::Access;
 use crate::metrics::{self, Metrics};
@@ -37,10 +35,10 @@ pub struct Dispatcher {
 
 /// What routing a call learned, for its audit entry.
 #[derive(Default)]
-struct Routed {
-    upstream: Option<String>,
+pub(super) struct Routed {
+    pub(super) upstream: Option<String>,
     /// The caller may not use the target (answered as if it did not exist).
-    denied: bool,
+    pub(super) denied: bool,
 }
 
 /// The error of an unknown tool or prompt; a denied one gets the same, so that a caller cannot
@@ -459,136 +457,6 @@ impl Dispatcher {
         Ok(result)
     }
 
-    /// A task-augmented call's answer: the task the upstream created, under the gateway's id
-    /// for it (see [`super::tasks`]). An upstream that ran the call at once answered a result.
-    fn expose_created_task(
-        &self,
-        session: &Session,
-        upstream: &str,
-        tool: &str,
-        result: Answer,
-    ) -> Result<Answer, McpError> {
-        let mut v = result.into_value()?;
-        let Some(task) = v
-            .pointer("/task/taskId")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            return Ok(v.into());
-        };
-        let owner = session.principal().key().to_string();
-        let id = TaskRef {
-            upstream: upstream.to_string(),
-            task: task.clone(),
-            owner: owner.clone(),
-            tool: tool.to_string(),
-        }
-        .seal(self.hub.codec.state_key());
-        self.hub.tasks.insert(
-            upstream,
-            &task,
-            Indexed {
-                id: id.clone(),
-                session: session.id.clone(),
-                owner,
-                tool: tool.to_string(),
-            },
-        );
-        super::tasks::expose_id(&mut v, &task, &id);
-        Ok(v.into())
-    }
-
-    /// `tasks/get`, `tasks/result` and `tasks/cancel`: to the upstream that holds the task, for
-    /// the principal that created it while its roles still grant the tool.
-    async fn task(
-        &self,
-        session: &Arc<Session>,
-        id: &Value,
-        method: &Method,
-        params: Option<&Map<String, Value>>,
-        lens: &Lens,
-        routed: &mut Routed,
-    ) -> Result<Answer, McpError> {
-        let gid = params
-            .and_then(|p| p.member("taskId"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| McpError::invalid_params("taskId is required"))?;
-        let unknown_task = || {
-            McpError::invalid_params(format!("unknown task {gid:?}"))
-                .with_data(json!({ "taskId": gid }))
-        };
-        let r = TaskRef::open(self.hub.codec.state_key(), gid)
-            .filter(|r| r.owner == session.principal().key())
-            .ok_or_else(unknown_task)?;
-        routed.upstream = Some(r.upstream.clone());
-        if !lens.allows(EntryKind::Tool, &r.upstream, &r.tool) {
-            routed.denied = true;
-            return Err(unknown_task());
-        }
-        let outgoing = Outgoing {
-            host: params,
-            replace: ("taskId", Value::from(r.task.as_str())),
-            fixed: Map::new(),
-        };
-        let result = self
-            .forward(session, id, &r.upstream, method.as_str(), outgoing)
-            .await?;
-        let mut v = result.into_value()?;
-        super::tasks::expose_id(&mut v, &r.task, gid);
-        Ok(v.into())
-    }
-
-    /// `tasks/list`: the caller's tasks this replica saw created, as their upstreams list them
-    /// (a shared upstream lists everyone's).
-    async fn task_list(
-        &self,
-        session: &Arc<Session>,
-        id: &Value,
-        lens: &Lens,
-    ) -> Result<Answer, McpError> {
-        let mut mine: BTreeMap<String, HashMap<String, String>> = BTreeMap::new();
-        for (upstream, task, known) in self.hub.tasks.owned(session.principal().key()) {
-            if lens.allows(EntryKind::Tool, &upstream, &known.tool) {
-                mine.entry(upstream).or_default().insert(task, known.id);
-            }
-        }
-        let mut tasks = Vec::new();
-        for (upstream, ids) in mine {
-            // Every member is the host's or the gateway's; `tasks/list` takes none but a cursor.
-            let outgoing = Outgoing {
-                host: None,
-                replace: ("_meta", json!({})),
-                fixed: Map::new(),
-            };
-            let listed = match self
-                .forward(session, id, &upstream, "tasks/list", outgoing)
-                .await
-            {
-                Ok(a) => a.into_value()?,
-                // One upstream down does not hide the others' tasks.
-                Err(e) => {
-                    tracing::debug!(upstream, error = %e.message, "tasks/list failed");
-                    continue;
-                }
-            };
-            for mut t in listed
-                .get("tasks")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-            {
-                let Some(task) = t.get("taskId").and_then(Value::as_str).map(str::to_string) else {
-                    continue;
-                };
-                if let Some(gid) = ids.get(&task) {
-                    super::tasks::expose_id(&mut t, &task, gid);
-                    tasks.push(t);
-                }
-            }
-        }
-        Ok(json!({ "tasks": tasks }).into())
-    }
-
     /// `resources/read`, `resources/subscribe` and `resources/unsubscribe`, by exposed URI.
     async fn resource(
         &self,
@@ -812,7 +680,7 @@ impl Dispatcher {
     /// request goes out (see [`super::outgoing`]). A replay after a lost upstream session, or
     /// another round of a 2025 host's answers to a 2026-07-28 upstream's questions, writes them
     /// again: the params (whose arguments may be large) are never copied.
-    async fn forward(
+    pub(super) async fn forward(
         &self,
         session: &Arc<Session>,
         id: &Value,

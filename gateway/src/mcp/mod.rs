@@ -13,6 +13,7 @@
 //! | [`modern`] | the 2026-07-28 revision: stateless requests, discover, listen, the input bridge |
 //! | [`reply`] | answers as JSON or SSE, the gateway's self-description, request counts |
 //! | [`request_state`] | the gateway's signed `requestState` |
+//! | `task_relay` | the dispatcher's `tasks/*` methods: to the upstream that holds the task |
 //! | [`tasks`] | the 2025-11-25 tasks utility: the gateway's task ids, the index of tasks seen |
 //! | [`uri`] | resource URIs normalised before they are checked, forwarded and audited |
 
@@ -26,6 +27,7 @@ pub mod reply;
 pub mod request_state;
 pub mod session;
 pub mod session_id;
+mod task_relay;
 pub mod tasks;
 pub mod transport;
 pub mod uri;

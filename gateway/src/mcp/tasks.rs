@@ -1,5 +1,6 @@
 //! The 2025-11-25 tasks utility through the gateway: a task-augmented `tools/call` answered with
-//! a task, then `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list`, and the upstream's
+//! a task, then `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list` (the dispatcher's
+//! methods for them are in [`super::task_relay`]), and the upstream's
 //! `notifications/tasks/status`.
 //!
 //! Hosts never see an upstream's task id. They get the gateway's: the upstream, its task id, the
