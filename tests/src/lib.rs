@@ -421,6 +421,18 @@ impl RawClient {
 
     /// Sends a request; returns (messages before the response, the response).
     pub async fn request_all(&mut self, method: &str, params: Value) -> (Vec<Value>, Value) {
+        self.request_answering(method, params, |_| None).await
+    }
+
+    /// [`request_all`](Self::request_all), answering a request the server makes of the host on
+    /// the response's stream with the result `answer` gives for it (one it gives none for is
+    /// returned with the other messages).
+    pub async fn request_answering(
+        &mut self,
+        method: &str,
+        params: Value,
+        mut answer: impl FnMut(&Value) -> Option<Value>,
+    ) -> (Vec<Value>, Value) {
         let id = self.next;
         self.next += 1;
         let resp = self
@@ -443,6 +455,13 @@ impl RawClient {
             let msg: Value = serde_json::from_str(&data).unwrap();
             if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
                 return (before, msg);
+            }
+            if msg.get("method").is_some() && msg.get("id").is_some() {
+                if let Some(result) = answer(&msg) {
+                    self.post(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": result}))
+                        .await;
+                    continue;
+                }
             }
             before.push(msg);
         }
@@ -762,22 +781,42 @@ pub fn connections_to(port: u16) -> usize {
 /// One request of a 2026-07-28 host (no session) to `mcp`: `params` get the revision's `_meta`
 /// (no client capabilities) and the headers repeat the method and `name` (the tool, prompt or
 /// URI). The response as JSON.
-pub async fn request_2026(mcp: &str, method: &str, name: &str, mut params: Value) -> Value {
+pub async fn request_2026(mcp: &str, method: &str, name: &str, params: Value) -> Value {
+    request_2026_as(mcp, None, method, name, params).await
+}
+
+/// [`request_2026`] with a bearer token; an answer that came as an SSE stream is its last event.
+pub async fn request_2026_as(
+    mcp: &str,
+    token: Option<&str>,
+    method: &str,
+    name: &str,
+    mut params: Value,
+) -> Value {
     params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                              "io.modelcontextprotocol/clientCapabilities": {}});
-    reqwest::Client::new()
+    let mut req = reqwest::Client::new()
         .post(mcp)
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", method)
         .header("mcp-name", name)
-        .json(&json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}))
-        .send()
+        .json(&json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}));
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    response_json(&req.send().await.unwrap().text().await.unwrap())
+}
+
+/// Runs the gateway's command line with the config file `config` and `args`.
+pub async fn cli(config: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(gateway_bin())
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .output()
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+        .expect("run mcp-gateway")
 }
 
 /// A response body as JSON: plain JSON, or the data of an SSE answer's last event (the

@@ -529,13 +529,7 @@ async fn smaller_protocol_and_http_holes() {
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
     let config = dir.join("export.toml");
     std::fs::write(&config, fixture_config(&sqlite_url(&dir), "")).unwrap();
-    let out = tokio::process::Command::new(gateway_tests::gateway_bin())
-        .arg("--config")
-        .arg(&config)
-        .arg("export")
-        .output()
-        .await
-        .unwrap();
+    let out = gateway_tests::cli(&config, &["export"]).await;
     let stored = String::from_utf8_lossy(&out.stdout);
     assert!(stored.contains("\"CREDS_AUTH\""), "{stored}");
 }

@@ -36,6 +36,17 @@ async fn upstream_list_changed_reaches_open_sessions() {
     );
 }
 
+/// The request ids the fixture upstream was told to cancel so far.
+async fn cancellations(probe: &mut RawClient) -> Value {
+    let r = probe
+        .request(
+            "tools/call",
+            json!({"name": "fx__cancellations", "arguments": {}}),
+        )
+        .await;
+    serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
 #[tokio::test]
 async fn host_cancellation_reaches_the_upstream() {
     let dir = gateway_tests::scratch();
@@ -61,13 +72,7 @@ async fn host_cancellation_reaches_the_upstream() {
             .post(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "call-1", "reason": "user"}}))
             .await;
         assert_eq!(r.status(), 202);
-        let r = probe
-            .request(
-                "tools/call",
-                json!({"name": "fx__cancellations", "arguments": {}}),
-            )
-            .await;
-        seen = serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        seen = cancellations(&mut probe).await;
         if !seen.as_array().unwrap().is_empty() {
             break;
         }
@@ -187,13 +192,7 @@ async fn a_2026_host_that_closes_its_request_cancels_the_upstream_call() {
     let mut probe = RawClient::initialize(&gw.mcp, json!({})).await;
     let mut seen = Value::Null;
     for _ in 0..50 {
-        let r = probe
-            .request(
-                "tools/call",
-                json!({"name": "fx__cancellations", "arguments": {}}),
-            )
-            .await;
-        seen = serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        seen = cancellations(&mut probe).await;
         if !seen.as_array().unwrap().is_empty() {
             break;
         }
@@ -206,36 +205,14 @@ async fn a_2026_host_that_closes_its_request_cancels_the_upstream_call() {
     );
 }
 
-/// A `tools/call` whose upstream may ask the host for its roots on the call's stream: answered
-/// with `roots` until the call's response comes.
-async fn call_answering_roots(c: &RawClient, id: i64, tool: &str, roots: Value) -> Value {
-    let resp = c
-        .post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool, "arguments": {}}}))
-        .await;
-    let ctype = resp
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    if !ctype.starts_with("text/event-stream") {
-        return resp.json().await.unwrap();
-    }
-    let mut events = sse_stream::SseStream::from_bytes_stream(resp.bytes_stream());
-    while let Ok(Some(Ok(ev))) = tokio::time::timeout(Duration::from_secs(20), events.next()).await
-    {
-        let Some(data) = ev.data.filter(|d| !d.is_empty()) else {
-            continue;
-        };
-        let msg: Value = serde_json::from_str(&data).unwrap();
-        if msg["method"] == "roots/list" {
-            c.post(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": roots}}))
-                .await;
-        } else if msg["id"] == json!(id) {
-            return msg;
-        }
-    }
-    panic!("no answer to {tool}");
+/// A `tools/call` whose upstream may ask the host for its roots: answered with `roots`.
+async fn call_answering_roots(c: &mut RawClient, tool: &str, roots: Value) -> Value {
+    let params = json!({"name": tool, "arguments": {}});
+    c.request_answering("tools/call", params, |m| {
+        (m["method"] == "roots/list").then(|| json!({ "roots": roots.clone() }))
+    })
+    .await
+    .1
 }
 
 /// Issue 37, item 16: roots are each host's own. A shared upstream is not given any (it kept the
@@ -254,17 +231,17 @@ async fn hosts_never_see_each_others_roots() {
     .await;
     gw.wait_up(&["evs", "evp"]).await;
     let caps = json!({"roots": {"listChanged": true}});
-    let ann = RawClient::initialize(&gw.mcp, caps.clone()).await;
-    let bob = RawClient::initialize(&gw.mcp, caps).await;
+    let mut ann = RawClient::initialize(&gw.mcp, caps.clone()).await;
+    let mut bob = RawClient::initialize(&gw.mcp, caps).await;
     let root = |who: &str| json!([{"uri": format!("file:///home/{who}"), "name": who}]);
     let mut seen = Vec::new();
-    for (i, (c, who)) in [(&ann, "ann"), (&bob, "bob")].into_iter().enumerate() {
-        let shared = call_answering_roots(c, 10 + i as i64, "evs__get-roots-list", root(who)).await;
+    for (c, who) in [(&mut ann, "ann"), (&mut bob, "bob")] {
+        let shared = call_answering_roots(c, "evs__get-roots-list", root(who)).await;
         seen.push(shared.to_string());
         // server-everything may register the tool a moment after its session starts.
         let mut own = Value::Null;
         for _ in 0..50 {
-            own = call_answering_roots(c, 20 + i as i64, "evp__get-roots-list", root(who)).await;
+            own = call_answering_roots(c, "evp__get-roots-list", root(who)).await;
             if own.to_string().contains(&format!("/home/{who}")) {
                 break;
             }

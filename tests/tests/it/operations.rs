@@ -283,13 +283,7 @@ async fn importing_mcp_servers_keeps_secrets_out_of_the_database_and_says_where_
     );
     let out = import("mcp.json", &[]).await;
     assert!(out.status.success());
-    let exported = tokio::process::Command::new(gateway_tests::gateway_bin())
-        .arg("--config")
-        .arg(&config)
-        .arg("export")
-        .output()
-        .await
-        .unwrap();
+    let exported = gateway_tests::cli(&config, &["export"]).await;
     let exported = String::from_utf8_lossy(&exported.stdout);
     assert!(
         exported.contains("REMOTE_AUTHORIZATION") && !exported.contains("tok-live-123"),

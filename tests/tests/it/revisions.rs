@@ -7,9 +7,11 @@ use gateway_tests::Gateway;
 use serde_json::{json, Value};
 use tokio::process::Command;
 
-#[tokio::test]
-async fn python_client_in_both_modes_gets_input_requests_bridged_both_ways() {
-    let (_fixture, fixture_url) = gateway_tests::spawn_reporting_url(&mut Command::new(env!(
+/// A gateway in front of the fixture over stdio (`fx`, 2025) and the conformance fixture over
+/// HTTP (`conf`, 2026-07-28), both up; the conformance fixture's process lives as long as the
+/// first of the pair.
+async fn fixture_and_conformance() -> (tokio::process::Child, Gateway) {
+    let (fixture, fixture_url) = gateway_tests::spawn_reporting_url(&mut Command::new(env!(
         "CARGO_BIN_EXE_conformance-fixture"
     )))
     .await;
@@ -20,6 +22,12 @@ async fn python_client_in_both_modes_gets_input_requests_bridged_both_ways() {
     );
     let gw = Gateway::start(&config).await;
     gw.wait_up(&["fx", "conf"]).await;
+    (fixture, gw)
+}
+
+#[tokio::test]
+async fn python_client_in_both_modes_gets_input_requests_bridged_both_ways() {
+    let (_fixture, gw) = fixture_and_conformance().await;
     let health = gw.get_json("/admin/v1/health").await;
     let version = |name: &str| {
         health
@@ -268,17 +276,7 @@ async fn a_per_session_upstream_asks_a_2026_host_and_gets_its_answer() {
 /// shape: no `resultType` (nor the upstream's `_meta` serverInfo).
 #[tokio::test]
 async fn a_2025_host_gets_a_2026_upstreams_results_without_2026_members() {
-    let (_fixture, fixture_url) = gateway_tests::spawn_reporting_url(&mut Command::new(env!(
-        "CARGO_BIN_EXE_conformance-fixture"
-    )))
-    .await;
-    let dir = gateway_tests::scratch();
-    let config = format!(
-        "{}\n[[upstreams]]\nname = \"conf\"\ntransport = \"http\"\nurl = \"{fixture_url}\"\n",
-        super::fixture_config(&super::sqlite_url(&dir), "")
-    );
-    let gw = Gateway::start(&config).await;
-    gw.wait_up(&["fx", "conf"]).await;
+    let (_fixture, gw) = fixture_and_conformance().await;
     let mut c = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
     for (method, params) in [
         (

@@ -381,8 +381,8 @@ async fn personal_access_tokens_are_shown_once_and_revoked_on_every_replica() {
     assert_eq!(audit[0]["principal"], "pat:root");
 }
 
-#[tokio::test]
-async fn roles_see_and_call_different_tools_and_denials_are_audited() {
+/// A gateway requiring tokens, with [`ROLES`], in front of the fixture (`fx`, up).
+async fn fixture_with_roles() -> Gateway {
     let dir = gateway_tests::scratch();
     let config = format!(
         "{}{ROLES}\n[auth]\nmode = \"required\"\n",
@@ -390,6 +390,12 @@ async fn roles_see_and_call_different_tools_and_denials_are_audited() {
     );
     let gw = Gateway::start_secured(&config, &[]).await;
     gw.wait_up(&["fx"]).await;
+    gw
+}
+
+#[tokio::test]
+async fn roles_see_and_call_different_tools_and_denials_are_audited() {
+    let gw = fixture_with_roles().await;
     let mut tokens = Vec::new();
     // Rita also holds `reader-extra`, a role of the API's that grants nothing yet.
     let (status, body) = admin(
@@ -822,24 +828,12 @@ fn jwt_claims(token: &str) -> Value {
 /// the running gateway refuses the token at once (it used to trust it for 10 s more).
 #[tokio::test]
 async fn a_token_revoked_from_the_command_line_is_refused_at_once_on_sqlite() {
-    let dir = gateway_tests::scratch();
-    let config = format!(
-        "{}{ROLES}\n[auth]\nmode = \"required\"\n",
-        fixture_config(&sqlite_url(&dir), "")
-    );
-    let gw = Gateway::start_secured(&config, &[]).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = fixture_with_roles().await;
     let token = gw.token_for("ann", &["reader"]).await;
     let id = token.split('_').nth(1).unwrap().to_string();
     let (status, _, _) = call_as(&gw.mcp, Some(&token), "tools/list", json!({})).await;
     assert_eq!(status, 200, "the token works and is remembered");
-    let out = Command::new(gateway_tests::gateway_bin())
-        .arg("--config")
-        .arg(gw.dir.join("gateway.toml"))
-        .args(["token", "revoke", &id])
-        .output()
-        .await
-        .unwrap();
+    let out = gateway_tests::cli(&gw.dir.join("gateway.toml"), &["token", "revoke", &id]).await;
     assert!(
         out.status.success(),
         "{}",

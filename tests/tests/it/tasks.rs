@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use gateway_tests::{peers, Gateway, RawClient};
+use gateway_tests::{peers, request_2026_as, Gateway, RawClient};
 use serde_json::{json, Value};
 
 use super::{sqlite_url, ADMIN_ROLE};
@@ -134,36 +134,15 @@ async fn tasks_run_through_the_gateway_for_their_creator_only() {
     gw.stop().await;
 }
 
-/// One 2026-07-28 request (no session) as `token`'s: the response, JSON or the last SSE event.
-async fn stateless(mcp: &str, token: &str, method: &str, name: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                             "io.modelcontextprotocol/clientCapabilities": {}});
-    let text = reqwest::Client::new()
-        .post(mcp)
-        .bearer_auth(token)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .header("mcp-name", name)
-        .json(&json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    gateway_tests::response_json(&text)
-}
-
 /// The same utility for 2026-07-28 hosts: each request stands alone, and the gateway's task id
 /// carries what the next one needs (any request of the same principal, on any replica).
 #[tokio::test]
 async fn a_2026_host_runs_a_task_across_its_stateless_requests() {
     let (gw, ann, bob) = everything_for_two().await;
     let tool = "ev__simulate-research-query";
-    let created = stateless(
+    let created = request_2026_as(
         &gw.mcp,
-        &ann,
+        Some(&ann),
         "tools/call",
         tool,
         json!({"name": tool, "arguments": {"topic": "kelp forests"}, "task": {"ttl": 60000}}),
@@ -174,13 +153,19 @@ async fn a_2026_host_runs_a_task_across_its_stateless_requests() {
         .unwrap_or_else(|| panic!("a task: {created}"))
         .to_string();
     assert!(id.starts_with("gwt1."), "{created}");
-    let got = stateless(&gw.mcp, &ann, "tasks/get", "", json!({"taskId": id})).await;
+    let got = request_2026_as(&gw.mcp, Some(&ann), "tasks/get", "", json!({"taskId": id})).await;
     assert_eq!(got["result"]["taskId"], id.as_str(), "{got}");
-    let theirs = stateless(&gw.mcp, &bob, "tasks/get", "", json!({"taskId": id})).await;
+    let theirs = request_2026_as(&gw.mcp, Some(&bob), "tasks/get", "", json!({"taskId": id})).await;
     assert_eq!(theirs["error"]["code"], -32602, "{theirs}");
     let done = tokio::time::timeout(
         Duration::from_secs(60),
-        stateless(&gw.mcp, &ann, "tasks/result", "", json!({"taskId": id})),
+        request_2026_as(
+            &gw.mcp,
+            Some(&ann),
+            "tasks/result",
+            "",
+            json!({"taskId": id}),
+        ),
     )
     .await
     .expect("the result within a minute");
