@@ -35,8 +35,8 @@ pub struct Auditor {
 const REDACTED: &str = "[REDACTED]";
 /// How long the writer waits for a batch to fill before writing what it has. Longer batches
 /// mean fewer transactions, syncs and round trips to SQLite's thread per row: 25 ms against 5
-/// ms took 1.3 µs per call off SQLite's thread under load (docs/benchmarks.md, twelfth round);
-/// a row is in the log 25 ms later at most, and shutdown still waits for every one.
+/// ms took 1.3 µs per call off SQLite's thread under load (docs/benchmarks.md, "The audit
+/// writer lingers 25 ms"); a row is in the log 25 ms later at most, and shutdown still waits for every one.
 const LINGER: Duration = Duration::from_millis(25);
 
 impl Auditor {

@@ -4,9 +4,9 @@
 //! parameters inserted into its extensions, the route cloned and boxed once per route layer
 //! (`observe`, `guard_mcp`) and its headers cloned by the handler's extractor: about 9,000
 //! instructions and 28 of the call's 121 allocations that decide nothing (docs/benchmarks.md,
-//! thirteenth round). Here the same steps run in the same order with the same code: counted
-//! and traced under the route `/mcp` ([`crate::app::observed`]), admitted
-//! ([`crate::app::admit_mcp`]), the body read by axum's own `Bytes` extractor (the same limits
+//! "`POST /mcp` in front of the router"). Here the same steps run in the same order with the same code: counted
+//! and traced under the route `/mcp` ([`crate::edge::observed`]), admitted
+//! ([`crate::edge::admit_mcp`]), the body read by axum's own `Bytes` extractor (the same limits
 //! and refusals), then the same handler. Every other request, including a virtual server's
 //! `/mcp/v/{name}`, goes to the router. The layers in front of both (CORS, request ids,
 //! traces, body limits) are unchanged.
@@ -66,18 +66,18 @@ where
 }
 
 async fn post(state: AppState, req: Request) -> Result<Response, Infallible> {
-    let span = crate::app::traced_span(&req, ROUTE);
+    let span = crate::edge::traced_span(&req, ROUTE);
     let started = std::time::Instant::now();
     let metrics = state.dispatcher.metrics.clone();
     let resp = admitted(state, req)
         .instrument(span.clone().unwrap_or_else(tracing::Span::none))
         .await;
-    crate::app::observed(&metrics, ROUTE, started, span, &resp);
+    crate::edge::observed(&metrics, ROUTE, started, span, &resp);
     Ok(resp)
 }
 
 async fn admitted(state: AppState, req: Request) -> Response {
-    let (principal, endpoint) = match crate::app::admit_mcp(&state, req.headers(), ROUTE).await {
+    let (principal, endpoint) = match crate::edge::admit_mcp(&state, req.headers(), ROUTE).await {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };

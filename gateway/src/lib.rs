@@ -3,10 +3,14 @@
 //! | module | holds |
 //! |---|---|
 //! | [`app`] | the router and its layers, start-up, shutdown |
+//! | [`edge`] | what every request meets first: origin and Host checks, admission, counters, spans |
 //! | [`hot_path`] | `POST /mcp`, every host call, served in front of the router |
 //! | [`state`] | what handlers share ([`AppState`]) and the parts they take alone |
 //! | [`mcp`] | the downstream endpoint: transport, sessions, dispatch, routing |
 //! | [`upstream`] | connections to upstream servers (stdio, Streamable HTTP, legacy SSE) |
+//! | [`auth`] | who is calling (OAuth access tokens, personal access tokens) and their roles |
+//! | [`audit`] | the audit trail: entries, the batching writer, the unwritable-log policy |
+//! | [`routing`] | semantic tool routing: the router, meta-tools, `/v1/route`, virtual servers |
 //! | [`admin`] | the admin REST API and its OpenAPI document |
 //! | [`console`] | the admin console's static files at `/admin/` |
 //! | [`followers`] | this replica kept in step with other replicas' changes |
@@ -21,6 +25,8 @@
 //! | [`origins`] | which browser origins and hosts may reach the gateway; CORS |
 //! | [`body_timeout`] | the request body's read timeout, armed only when a body stalls |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
+//! | [`workers`] | the threads that serve client connections, one runtime each |
+//! | [`allocator`] | the process's allocator (mimalloc) |
 //! | [`memory`] | freed memory handed back to the system after loading the model |
 
 pub mod admin;
@@ -31,6 +37,7 @@ pub mod auth;
 pub mod body_timeout;
 pub mod config;
 pub mod console;
+pub mod edge;
 pub mod exchange;
 pub mod followers;
 pub mod hot_path;

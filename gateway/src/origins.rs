@@ -53,7 +53,7 @@ pub fn allowed(list: &[String], value: &str) -> bool {
 }
 
 /// Whether a browser page of `origin` may call the gateway: loopback origins (a local Inspector,
-/// a local web app) and `server.allowed_origins`. The same rule as `app::guard_origin`.
+/// a local web app) and `server.allowed_origins`. The same rule as `edge::guard_origin`.
 pub fn origin_allowed(list: &[String], origin: &str) -> bool {
     if origin == "null" {
         return allowed(list, "null");

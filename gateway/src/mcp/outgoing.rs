@@ -7,7 +7,7 @@
 //! session's envelope per call, each key and string its own allocation, then a serialisation of
 //! the copy. Written ([`Outgoing::write`]), the changes are applied while the host's own
 //! members are serialised, and nothing is copied: a Streamable HTTP upstream gets them that
-//! way (docs/benchmarks.md, "eleventh round"). Both give the same JSON; the tests hold them to
+//! way (docs/benchmarks.md, "The upstream's request written once"). Both give the same JSON; the tests hold them to
 //! it.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};

@@ -72,7 +72,7 @@ pub fn server_info() -> Value {
 /// `work` comes boxed: boxed where it is made, a call's future (several kilobytes) is copied
 /// once, where taking it by value copied it into this future, into its span's wrapper and into
 /// the box, and made every future holding this one that much larger (docs/benchmarks.md,
-/// thirteenth round).
+/// "`POST /mcp` in front of the router").
 pub async fn answer_in_place(
     session: Arc<Session>,
     request_id: Value,

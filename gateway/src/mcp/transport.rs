@@ -129,10 +129,10 @@ pub async fn post(
 
 /// What nearly every request of a 2025 host is: a request with a session header, read into
 /// this form instead of a `Value` tree (the tree's top-level map hashed and allocated four keys
-/// and two values per call; docs/benchmarks.md, thirteenth round). Anything it does not read
-/// plainly (another member, a duplicate, an escaped method name, params that are not an
-/// object, an id that is neither a string nor an integer, `initialize`) goes the tree's way,
-/// which decides as before.
+/// and two values per call; docs/benchmarks.md, "`POST /mcp` in front of the router").
+/// Anything it does not read plainly (another member, a duplicate, an escaped method name,
+/// params that are not an object, an id that is neither a string nor an integer,
+/// `initialize`) goes the tree's way, which decides as before.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SessionRequest<'a> {

@@ -2,7 +2,7 @@
 //!
 //! `serde_json`'s maps (with `preserve_order`) hash every key looked up with SipHash: about 175
 //! instructions for a key like `params`, and the gateway looked up 41 members per proxied call
-//! (docs/benchmarks.md, "sixth round"). A JSON-RPC message has at most five members and most
+//! (docs/benchmarks.md, "SSE answers on kept connections"). A JSON-RPC message has at most five members and most
 //! params a handful; for those a scan of the members in order, which compares lengths first,
 //! costs less than the hash alone.
 

@@ -4,7 +4,7 @@
 //! upstream ends the stream right after (server-everything and the TypeScript SDK's servers
 //! send the end a moment later). An HTTP/1 body dropped before its end takes its connection
 //! with it: nobody can tell where the next answer would start. That was a new TCP connection
-//! per call, and over `https://` a new TLS session too (docs/benchmarks.md, "sixth round").
+//! per call, and over `https://` a new TLS session too (docs/benchmarks.md, "SSE answers on kept connections").
 //! So the rest is read: at once when it is already in, else in a task of its own for at most
 //! [`DRAIN_FOR`] and [`DRAIN_BYTES`]; at its end the connection goes back to its pool (hyper's,
 //! or [`super::h1`]'s). A body that does not end by then is dropped, closing its connection.
