@@ -172,6 +172,18 @@ pub fn span_name(method: &str, target: Option<&str>) -> String {
     }
 }
 
+/// Runs `work` in `span`, then marks the span failed when its answer is an error.
+pub async fn traced<T, F>(span: Span, work: F) -> Result<T, crate::protocol::McpError>
+where
+    T: crate::metrics::MaybeToolError,
+    F: std::future::Future<Output = Result<T, crate::protocol::McpError>>,
+{
+    use tracing::Instrument;
+    let out = work.instrument(span.clone()).await;
+    record_outcome(&span, &out);
+    out
+}
+
 /// Marks the span failed when the answer is an error (`error.type`: the JSON-RPC code) or a
 /// tool result with `isError` (`tool_error`).
 pub fn record_outcome<T: crate::metrics::MaybeToolError>(

@@ -1,29 +1,23 @@
 //! Host requests by method: aggregated lists from the catalog view, and calls resolved to their
 //! upstream and forwarded with only names, URIs, ids and progress tokens rewritten.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use registry::{AuditEntry, EntryKind, Exposed};
 use serde_json::{json, Map, Value};
-use tracing::Instrument;
 
 use super::hub::Hub;
-use super::outgoing::{Changes, Outgoing};
-use super::session::{PendingClient, Session, LOG_LEVELS};
+use super::outgoing::Outgoing;
+use super::session::{Session, LOG_LEVELS};
 use crate::audit::Auditor;
 use crate::auth::Access;
-use crate::metrics::{self, Metrics};
+use crate::metrics::Metrics;
 use crate::protocol::{jsonrpc, Answer, McpError, Member, Method};
 use crate::routing::feedback::{LastSearch, SessionRouting};
 use crate::routing::lens::Lens;
 use crate::routing::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
 use crate::routing::virtual_servers::VirtualServer;
 use crate::routing::{Mode, ToolRouter};
-use crate::upstream::connection::{Answered, Routing, WriteParams};
-use crate::upstream::{CallCtx, Connection, ProgressRoute};
-
-static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
 
 pub struct Dispatcher {
     pub hub: Arc<Hub>,
@@ -62,12 +56,6 @@ fn uri_refused(uri: &str, why: &super::uri::Refused) -> McpError {
         data["normal"] = Value::from(n.as_str());
     }
     McpError::invalid_params(format!("resource uri {uri:?} {}", why.reason())).with_data(data)
-}
-
-/// The error of a call to what an upstream that is restarting or unreachable served: worth a
-/// retry, unlike an unknown name.
-fn unavailable(upstream: &str, detail: &str) -> McpError {
-    McpError::upstream_unavailable(upstream, detail)
 }
 
 fn resource_not_found(uri: &str) -> McpError {
@@ -175,12 +163,7 @@ impl Dispatcher {
             _ => {}
         }
         crate::telemetry::parent_from_meta(&span, params);
-        let out = self
-            .answer(session, id, method, params)
-            .instrument(span.clone())
-            .await;
-        crate::telemetry::record_outcome(&span, &out);
-        out
+        crate::telemetry::traced(span, self.answer(session, id, method, params)).await
     }
 
     async fn answer(
@@ -259,7 +242,9 @@ impl Dispatcher {
     /// restarting (only said to a caller allowed to use it).
     fn unknown_or_offline(&self, lens: &Lens, kind: EntryKind, name: &str) -> McpError {
         match self.hub.upstreams.offline_upstream(kind, name) {
-            Some(up) if lens.allows(kind, &up, name) => unavailable(&up, "not connected"),
+            Some(up) if lens.allows(kind, &up, name) => {
+                McpError::upstream_unavailable(&up, "not connected")
+            }
             _ => unknown(kind, name),
         }
     }
@@ -444,7 +429,7 @@ impl Dispatcher {
             fixed,
         };
         let mut result = self
-            .forward(session, id, &upstream, method.as_str(), outgoing)
+            .forward(session, id, &upstream, method, outgoing)
             .await?;
         if kind == EntryKind::Tool {
             if params.is_some_and(|p| p.member("task").is_some()) {
@@ -480,7 +465,7 @@ impl Dispatcher {
                 .offline_upstream(EntryKind::Resource, &uri)
             {
                 Some(up) if lens.allows(EntryKind::Resource, &up, &uri) => {
-                    unavailable(&up, "not connected")
+                    McpError::upstream_unavailable(&up, "not connected")
                 }
                 _ => resource_not_found(&uri),
             }
@@ -506,7 +491,7 @@ impl Dispatcher {
             return Ok(json!({}).into());
         }
         let mut result = self
-            .forward(session, id, &upstream, method.as_str(), outgoing)
+            .forward(session, id, &upstream, method, outgoing)
             .await?;
         if uri != original {
             let built = result.built_mut()?;
@@ -574,8 +559,14 @@ impl Dispatcher {
             replace: ("ref", new_ref),
             fixed: Map::new(),
         };
-        self.forward(session, id, &upstream, "completion/complete", outgoing)
-            .await
+        self.forward(
+            session,
+            id,
+            &upstream,
+            &Method::CompletionComplete,
+            outgoing,
+        )
+        .await
     }
 
     /// `search_tools`: the best tools for the query among those the caller may call here. An
@@ -673,377 +664,6 @@ impl Dispatcher {
         }
         Ok(Value::Object(out))
     }
-
-    /// Sends a request to an upstream on behalf of the session and waits for its result.
-    ///
-    /// `outgoing` makes the upstream's params from the host's; they are written where the
-    /// request goes out (see [`super::outgoing`]). A replay after a lost upstream session, or
-    /// another round of a 2025 host's answers to a 2026-07-28 upstream's questions, writes them
-    /// again: the params (whose arguments may be large) are never copied.
-    pub(super) async fn forward(
-        &self,
-        session: &Arc<Session>,
-        id: &Value,
-        upstream: &str,
-        method: &str,
-        outgoing: Outgoing<'_>,
-    ) -> Result<Answer, McpError> {
-        let ups = &self.hub.upstreams;
-        // A 2026-07-28 host declares capabilities per request; its shared per-session
-        // connections are opened with everything the gateway can relay.
-        let host_caps = (!session.modern).then_some(&session.client_caps);
-        let mut conn = ups
-            .connection_for(
-                upstream,
-                &session.conn_key,
-                host_caps,
-                session.principal().bearer.as_ref(),
-            )
-            .await
-            .map_err(|e| unavailable(upstream, &e.to_string()))?;
-        // The host's progress token is unique only within its session: the upstream gets one
-        // that is unique within the gateway.
-        let mut progress_key = None;
-        if let Some(token) = outgoing
-            .host
-            .and_then(|p| p.member("_meta"))
-            .and_then(|m| m.member("progressToken"))
-            .cloned()
-        {
-            let key = format!("gwp-{}", PROGRESS_SEQ.fetch_add(1, Ordering::Relaxed));
-            conn.progress.lock().unwrap().insert(
-                key.clone(),
-                ProgressRoute {
-                    session: session.id.clone(),
-                    token,
-                    downstream_id: id.clone(),
-                },
-            );
-            progress_key = Some(key);
-        }
-        // What a round of questions adds to the host's params (`None`: takes away).
-        let mut answered: Vec<(&str, Option<Value>)> = Vec::new();
-        let call = Forwarded {
-            session,
-            id,
-            upstream,
-            method,
-            outgoing: &outgoing,
-            progress: progress_key.as_deref(),
-        };
-        let started = std::time::Instant::now();
-        let tool = (method == "tools/call")
-            .then(|| outgoing.replace.1.as_str())
-            .flatten();
-        let again = conn.may_lose_session() || (!session.modern && conn.is_modern());
-        let mut result = self.call_upstream(&call, &conn, &answered).await;
-        // The upstream lost our session before it processed the call (it restarted): once the
-        // connection is re-initialised the call goes again, once, never twice.
-        if let Err(e) = &mut result {
-            if take_replayable(e)
-                && again
-                && ups
-                    .reconnected(upstream, &conn, ups.timeout_of(upstream).min(REPLAY_WAIT))
-                    .await
-            {
-                if let Ok(fresh) = ups
-                    .connection_for(
-                        upstream,
-                        &session.conn_key,
-                        host_caps,
-                        session.principal().bearer.as_ref(),
-                    )
-                    .await
-                {
-                    tracing::info!(
-                        upstream,
-                        method,
-                        "call replayed after the upstream session was lost"
-                    );
-                    conn = fresh;
-                    result = self.call_upstream(&call, &conn, &answered).await;
-                    if let Err(e) = &mut result {
-                        take_replayable(e);
-                    }
-                }
-            }
-        }
-        // Whatever made the upstream unavailable, the host learns which one, and that a retry
-        // may help.
-        if let Err(e) = &mut result {
-            if e.code == jsonrpc::UPSTREAM_UNAVAILABLE && e.data.is_none() {
-                e.data = Some(json!({ "upstream": upstream, "retry": true }));
-            }
-        }
-        // A 2026-07-28 upstream asks its questions in the result; a 2025 host is asked them on
-        // its session, and the call is retried with the answers.
-        let mut rounds = 0;
-        while again && !session.modern && is_input_required(&result) && rounds < MAX_INPUT_ROUNDS {
-            rounds += 1;
-            let r = result.expect("input required is a result").into_value()?;
-            let answers = self.ask_host(session, id, &r).await?;
-            answered = vec![
-                ("inputResponses", Some(Value::Object(answers))),
-                ("requestState", r.get("requestState").cloned()),
-            ];
-            result = self.call_upstream(&call, &conn, &answered).await;
-        }
-        if !session.modern && is_input_required(&result) {
-            result = Err(McpError::new(
-                jsonrpc::INTERNAL_ERROR,
-                format!(
-                    "upstream {upstream} still asked for input after {MAX_INPUT_ROUNDS} rounds"
-                ),
-            ));
-        }
-        if let Some(k) = &progress_key {
-            conn.progress.lock().unwrap().remove(k);
-        }
-        let outcome = metrics::outcome(&result);
-        self.metrics
-            .tool_calls
-            .with_label_values(&[upstream, method, outcome])
-            .observe(started.elapsed().as_secs_f64());
-        if let Some(tool) = tool {
-            self.metrics
-                .tool_calls_by_name
-                .with_label_values(&[upstream, tool, outcome])
-                .inc();
-        }
-        result
-    }
-
-    /// Asks a 2025 host the questions of an `InputRequiredResult` on its session; the answers
-    /// by key, as the upstream's retry carries them.
-    async fn ask_host(
-        &self,
-        session: &Arc<Session>,
-        id: &Value,
-        result: &Value,
-    ) -> Result<Map<String, Value>, McpError> {
-        let requests = result
-            .get("inputRequests")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let mut waiting = Vec::new();
-        for (key, req) in requests {
-            let method = req
-                .get("method")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let cap = crate::protocol::method::client_capability(method).ok_or_else(|| {
-                McpError::internal(format!("the upstream asked for an unknown input: {method}"))
-            })?;
-            if session.client_caps.get(cap).is_none() {
-                return Err(McpError::new(
-                    jsonrpc::MISSING_CLIENT_CAPABILITY,
-                    format!("the tool needs the client's {cap} capability"),
-                )
-                .with_data(json!({ "requiredCapabilities": { cap: {} } })));
-            }
-            let down_id = session.next_request_id();
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            session.expect_client_answer(&down_id, PendingClient::Gateway(tx));
-            let mut msg =
-                jsonrpc::request(Value::from(down_id), method, req.get("params").cloned());
-            if msg.get("params").is_none() {
-                msg["params"] = json!({});
-            }
-            session.send_related(Some(id), &msg);
-            waiting.push((key, rx));
-        }
-        let mut answers = Map::new();
-        for (key, rx) in waiting {
-            let resp = tokio::time::timeout(self.hub.upstreams.timeout_of_default(), rx)
-                .await
-                .map_err(|_| {
-                    McpError::new(
-                        jsonrpc::UPSTREAM_TIMEOUT,
-                        "the client did not answer in time",
-                    )
-                })?
-                .map_err(|_| McpError::new(jsonrpc::INTERNAL_ERROR, "the session ended"))?;
-            if let Some(e) = McpError::from_response(&resp) {
-                return Err(McpError::new(
-                    jsonrpc::INTERNAL_ERROR,
-                    format!("the client refused the upstream's request: {}", e.message),
-                ));
-            }
-            answers.insert(
-                key,
-                resp.get("result").cloned().unwrap_or_else(|| json!({})),
-            );
-        }
-        Ok(answers)
-    }
-
-    /// One request upstream for the host's call, in its routing context, on `conn`, with a
-    /// round's `answered` questions.
-    async fn call_upstream(
-        &self,
-        call: &Forwarded<'_>,
-        conn: &Arc<Connection>,
-        answered: &[(&str, Option<Value>)],
-    ) -> Result<Answer, McpError> {
-        let Forwarded {
-            session,
-            id,
-            upstream,
-            method,
-            outgoing,
-            ..
-        } = *call;
-        // What the connection changes in the params: the session's envelope is taken only for
-        // a 2026-07-28 upstream (a replay may land on a connection of the other revision).
-        let envelope = conn.is_modern().then(|| session.envelope());
-        let changes = &Changes {
-            progress: call.progress,
-            envelope: envelope.as_deref(),
-            answered,
-        };
-        if !crate::telemetry::enabled() {
-            let written = Written {
-                outgoing,
-                changes,
-                method,
-            };
-            return self
-                .send_upstream(
-                    session,
-                    id,
-                    upstream,
-                    conn,
-                    method,
-                    Params::Written(&written),
-                )
-                .await;
-        }
-        let mut params = outgoing.build(changes);
-        let target = crate::telemetry::target(&params);
-        let span = tracing::debug_span!(
-            target: crate::telemetry::TARGET,
-            "mcp.client",
-            otel.name = crate::telemetry::span_name(method, target),
-            otel.kind = "client",
-            otel.status_code = tracing::field::Empty,
-            mcp.method.name = method,
-            gen_ai.tool.name = (method == "tools/call").then_some(target).flatten(),
-            mcp_gateway.upstream = upstream,
-            error.type = tracing::field::Empty,
-        );
-        // The upstream continues the trace: in `_meta` for every transport, and HTTP upstreams
-        // also get it as the `traceparent` header.
-        crate::telemetry::inject_meta(&span, &mut params);
-        let out = self
-            .send_upstream(session, id, upstream, conn, method, Params::Built(params))
-            .instrument(span.clone())
-            .await;
-        crate::telemetry::record_outcome(&span, &out);
-        out
-    }
-
-    async fn send_upstream(
-        &self,
-        session: &Arc<Session>,
-        id: &Value,
-        upstream: &str,
-        conn: &Arc<Connection>,
-        method: &str,
-        params: Params<'_>,
-    ) -> Result<Answer, McpError> {
-        let ups = &self.hub.upstreams;
-        let ctx = CallCtx {
-            session: session.id.clone(),
-            downstream_id: id.clone(),
-        };
-        let (uid, rx) = match params {
-            Params::Built(p) => conn.send_request(method, Some(Value::Object(p)), Some(ctx))?,
-            Params::Written(w) => conn.send_written(method, w, Some(ctx))?,
-        };
-        session.track_inflight(id, conn.clone(), uid);
-        let out = conn.wait(uid, rx, ups.timeout_of(upstream)).await;
-        session.untrack_inflight(id);
-        let resp = match out? {
-            Answered::Result(passed) => return Ok(Answer::Passed(passed)),
-            Answered::Message(m) => m,
-        };
-        match McpError::from_response(&resp) {
-            Some(e) => Err(e),
-            // Taken out, not copied: it is the whole tool result.
-            None => Ok(Answer::Built(
-                match resp {
-                    Value::Object(mut m) => m.remove("result"),
-                    _ => None,
-                }
-                .unwrap_or_else(|| json!({})),
-            )),
-        }
-    }
-}
-
-/// What stays the same each time a host's call is sent upstream (again after a lost upstream
-/// session, or with a round of answers).
-struct Forwarded<'a> {
-    session: &'a Arc<Session>,
-    id: &'a Value,
-    upstream: &'a str,
-    method: &'a str,
-    outgoing: &'a Outgoing<'a>,
-    /// The gateway's progress token for the upstream.
-    progress: Option<&'a str>,
-}
-
-/// A forwarded request's params: built (a traced call adds its context to them), or written
-/// where the request goes out.
-enum Params<'a> {
-    Built(Map<String, Value>),
-    Written(&'a Written<'a>),
-}
-
-/// The params of one request upstream, as the connection writes them.
-struct Written<'a> {
-    outgoing: &'a Outgoing<'a>,
-    changes: &'a Changes<'a>,
-    method: &'a str,
-}
-
-impl WriteParams for Written<'_> {
-    fn write(&self, out: &mut Vec<u8>) {
-        self.outgoing.write(self.changes, out);
-    }
-
-    fn build(&self) -> Value {
-        Value::Object(self.outgoing.build(self.changes))
-    }
-
-    fn routing(&self) -> Routing<'_> {
-        self.outgoing.routing(self.method, self.changes)
-    }
-}
-
-/// How long a call whose upstream session was lost waits for the upstream to be back before
-/// it is answered "restarting, retry".
-const REPLAY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Rounds of questions a 2025 host answers for one call before the gateway gives up.
-const MAX_INPUT_ROUNDS: usize = 8;
-
-/// Whether an error says the call may be replayed; the internal marker is removed either way.
-fn take_replayable(e: &mut McpError) -> bool {
-    let marker = crate::upstream::http::REPLAYABLE;
-    let Some(d) = e.data.as_mut().and_then(Value::as_object_mut) else {
-        return false;
-    };
-    let found = d.remove(marker).is_some();
-    if d.is_empty() {
-        e.data = None;
-    }
-    found
-}
-
-fn is_input_required(r: &Result<Answer, McpError>) -> bool {
-    matches!(r, Ok(a) if a.is_input_required())
 }
 
 /// How logs, traces and the audit log name a session: a 2025 session id is a credential, so

@@ -6,6 +6,7 @@
 //! | [`session`] | sessions, their SSE streams and resumption buffers |
 //! | [`session_id`] | encrypted self-describing session ids (any replica serves any session) |
 //! | [`dispatch`] | host requests by method: aggregation and forwarding |
+//! | `forward` | the upstream half of a call: connection, progress, replay, rounds of questions |
 //! | [`hub`] | all sessions; routing of upstream-initiated messages to them |
 //! | [`flight`] | a 2026-07-28 call parked while the host answers what the upstream asked |
 //! | [`listener`] | a 2026-07-28 `subscriptions/listen` stream |
@@ -19,6 +20,7 @@
 
 pub mod dispatch;
 pub mod flight;
+mod forward;
 pub mod hub;
 pub mod listener;
 pub mod modern;

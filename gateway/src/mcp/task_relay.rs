@@ -87,7 +87,7 @@ impl Dispatcher {
             fixed: Map::new(),
         };
         let result = self
-            .forward(session, id, &r.upstream, method.as_str(), outgoing)
+            .forward(session, id, &r.upstream, method, outgoing)
             .await?;
         let mut v = result.into_value()?;
         expose_id(&mut v, &r.task, gid);
@@ -117,7 +117,7 @@ impl Dispatcher {
                 fixed: Map::new(),
             };
             let listed = match self
-                .forward(session, id, &upstream, "tasks/list", outgoing)
+                .forward(session, id, &upstream, &Method::TasksList, outgoing)
                 .await
             {
                 Ok(a) => a.into_value()?,
