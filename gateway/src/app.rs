@@ -228,10 +228,7 @@ pub fn router(state: AppState) -> Router {
         // into `admit_mcp`, which both call, not into another route layer.
         .route_layer(middleware::from_fn_with_state(state.clone(), guard_mcp));
     let guarded = Router::new()
-        .route(
-            "/v1/route",
-            axum::routing::post(crate::routing::rest::route),
-        )
+        .route("/v1/route", axum::routing::post(crate::admin::route::route))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::middleware::require_principal,

@@ -11,8 +11,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::error::AdminError;
+use super::error::OrNotFound;
 use super::invariants;
-use super::trail::audited;
+use super::trail::{audited, record};
 use crate::auth::pat::{self, NewToken};
 use crate::auth::{Principal, RoleSpec};
 use crate::state::AppState;
@@ -82,21 +83,22 @@ pub async fn create_token(
     let out = async {
         let req: NewToken = serde_json::from_value(body.clone())
             .map_err(|e| AdminError::BadRequest(format!("invalid token request: {e}")))?;
-        let (token, rec) = pat::issue(state.registry.as_ref(), &req).await?;
-        Ok((rec.id.clone(), token, rec))
+        Ok(pat::issue(state.registry.as_ref(), &req).await?)
     }
     .await;
-    let target = out.as_ref().map(|o| o.0.clone()).unwrap_or_default();
-    let (_, token, rec) = audited(
+    // The target is the new token's id, known once it is made.
+    let target = out.as_ref().map(|(_, rec)| rec.id.as_str()).unwrap_or("");
+    record(
         &state,
         &p,
         "admin.token.create",
-        &target,
+        target,
         Some(&body),
         started,
-        out,
+        &out,
     )
-    .await?;
+    .await;
+    let (token, rec) = out?;
     Ok((
         StatusCode::CREATED,
         Json(CreatedToken {
@@ -113,16 +115,12 @@ pub async fn revoke_token(
     Extension(p): Extension<Arc<Principal>>,
     Path(id): Path<String>,
 ) -> Result<Json<TokenView>, AdminError> {
-    let started = std::time::Instant::now();
-    let out = state
-        .registry
-        .revoke_token(&id)
-        .await
-        .map_err(AdminError::from);
-    if out.is_ok() {
+    let change = async {
+        let rec = state.registry.revoke_token(&id).await?;
         state.auth.forget_token(&id);
-    }
-    let rec = audited(&state, &p, "admin.token.revoke", &id, None, started, out).await?;
+        Ok(rec)
+    };
+    let rec = audited(&state, &p, "admin.token.revoke", &id, None, change).await?;
     Ok(Json(rec.into()))
 }
 
@@ -156,8 +154,7 @@ pub async fn put_role(
     Path(name): Path<String>,
     crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<Json<Value>, AdminError> {
-    let started = std::time::Instant::now();
-    let out = async {
+    let change = async {
         // A role read from the list and sent back carries its read-only `source`.
         let mut spec = body.clone();
         if let Some(o) = spec.as_object_mut() {
@@ -180,19 +177,9 @@ pub async fn put_role(
         state.registry.put_role(&name, &value, "api").await?;
         reload(&state).await;
         Ok(value)
-    }
-    .await;
+    };
     Ok(Json(
-        audited(
-            &state,
-            &p,
-            "admin.role.put",
-            &name,
-            Some(&body),
-            started,
-            out,
-        )
-        .await?,
+        audited(&state, &p, "admin.role.put", &name, Some(&body), change).await?,
     ))
 }
 
@@ -203,19 +190,17 @@ pub async fn delete_role(
     Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, AdminError> {
-    let started = std::time::Instant::now();
-    let out = async {
+    let change = async {
         let rec = role_record(&state, &name)
             .await?
-            .ok_or_else(|| AdminError::NotFound(format!("role {name:?} not found")))?;
+            .or_not_found("role", &name)?;
         invariants::not_from_file(&state, "role", &name, &rec.source)?;
         invariants::keeps_an_admin(&state, &name, None).await?;
         state.registry.delete_role(&name).await?;
         reload(&state).await;
         Ok(())
-    }
-    .await;
-    audited(&state, &p, "admin.role.delete", &name, None, started, out).await?;
+    };
+    audited(&state, &p, "admin.role.delete", &name, None, change).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -24,6 +24,17 @@ pub enum AdminError {
     Internal,
 }
 
+/// What a lookup found, or 404 naming what was looked for: `upstream "x" not found`.
+pub(crate) trait OrNotFound<T> {
+    fn or_not_found(self, kind: &str, name: &str) -> Result<T, AdminError>;
+}
+
+impl<T> OrNotFound<T> for Option<T> {
+    fn or_not_found(self, kind: &str, name: &str) -> Result<T, AdminError> {
+        self.ok_or_else(|| AdminError::NotFound(format!("{kind} {name:?} not found")))
+    }
+}
+
 impl From<RegistryError> for AdminError {
     fn from(e: RegistryError) -> Self {
         match e {

@@ -1,6 +1,7 @@
 //! Admin REST API under `/admin/v1`: upstreams (create, read, update, delete; changes take effect
 //! at once), their health, the catalog, roles and personal access tokens ([`access`]), and the
-//! audit log ([`audit`]). Every change is audited. The OpenAPI document is generated from this
+//! audit log ([`audit`]), routing's status and virtual servers ([`routing`]); and `POST
+//! /v1/route` ([`route`]), ranked tools for agent frameworks. Every change is audited. The OpenAPI document is generated from this
 //! code by `utoipa` and served at `/admin/v1/openapi.json`. Bodies are read by [`body`] (no key
 //! twice); what no change may do (touch what the config file defines, leave no admin) is in
 //! `invariants`.
@@ -10,6 +11,8 @@ mod audit;
 pub mod body;
 pub mod error;
 mod invariants;
+pub mod route;
+pub mod routing;
 pub mod trail;
 
 pub use error::AdminError;
@@ -26,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::OpenApi;
 
+use crate::admin::error::OrNotFound;
 use crate::auth::Principal;
 use crate::config::{ToolCuration, UpstreamSpec, UpstreamWire};
 use crate::state::AppState;
@@ -84,13 +88,13 @@ pub struct CatalogQuery {
         access::delete_role,
         audit::query,
         audit::verify,
-        crate::routing::admin::status,
-        crate::routing::admin::pairs,
-        crate::routing::admin::list,
-        crate::routing::admin::create,
-        crate::routing::admin::get,
-        crate::routing::admin::update,
-        crate::routing::admin::delete
+        crate::admin::routing::status,
+        crate::admin::routing::pairs,
+        crate::admin::routing::list,
+        crate::admin::routing::create,
+        crate::admin::routing::get,
+        crate::admin::routing::update,
+        crate::admin::routing::delete
     )
 )]
 struct ApiDoc;
@@ -128,17 +132,17 @@ pub fn router() -> Router<AppState> {
         .route("/admin/v1/audit", get(audit::query))
         .route("/admin/v1/audit/verify", get(audit::verify))
         .route("/admin/v1/health", get(health))
-        .route("/admin/v1/routing", get(crate::routing::admin::status))
-        .route("/admin/v1/routing/pairs", get(crate::routing::admin::pairs))
+        .route("/admin/v1/routing", get(crate::admin::routing::status))
+        .route("/admin/v1/routing/pairs", get(crate::admin::routing::pairs))
         .route(
             "/admin/v1/virtual-servers",
-            get(crate::routing::admin::list).post(crate::routing::admin::create),
+            get(crate::admin::routing::list).post(crate::admin::routing::create),
         )
         .route(
             "/admin/v1/virtual-servers/{name}",
-            get(crate::routing::admin::get)
-                .put(crate::routing::admin::update)
-                .delete(crate::routing::admin::delete),
+            get(crate::admin::routing::get)
+                .put(crate::admin::routing::update)
+                .delete(crate::admin::routing::delete),
         )
         .route(
             "/admin/v1/openapi.json",
@@ -192,13 +196,12 @@ async fn create_upstream(
     Extension(p): Extension<Arc<Principal>>,
     crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<(StatusCode, Json<UpstreamView>), AdminError> {
-    let started = std::time::Instant::now();
     let name = body
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let out = async {
+    let change = async {
         let spec = parse_spec(body.clone())?;
         let rec = state
             .registry
@@ -210,16 +213,14 @@ async fn create_upstream(
             .await?;
         state.hub.upstreams.start(spec);
         view_of(&state, rec)
-    }
-    .await;
+    };
     let view = audited(
         &state,
         &p,
         "admin.upstream.create",
         &name,
         Some(&body),
-        started,
-        out,
+        change,
     )
     .await?;
     Ok((StatusCode::CREATED, Json(view)))
@@ -235,7 +236,7 @@ async fn get_upstream(
         .registry
         .get_upstream(&name)
         .await?
-        .ok_or_else(|| AdminError::NotFound(format!("upstream {name:?} not found")))?;
+        .or_not_found("upstream", &name)?;
     Ok(Json(view_of(&state, rec)?))
 }
 
@@ -248,16 +249,14 @@ async fn update_upstream(
     Path(name): Path<String>,
     crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<Json<UpstreamView>, AdminError> {
-    let started = std::time::Instant::now();
-    let out = replace_upstream(&state, &name, body.clone()).await;
+    let change = replace_upstream(&state, &name, body.clone());
     let view = audited(
         &state,
         &p,
         "admin.upstream.update",
         &name,
         Some(&body),
-        started,
-        out,
+        change,
     )
     .await?;
     Ok(Json(view))
@@ -333,29 +332,26 @@ async fn curate_upstream(
     Path(name): Path<String>,
     crate::admin::body::Body(body): crate::admin::body::Body,
 ) -> Result<Json<UpstreamView>, AdminError> {
-    let started = std::time::Instant::now();
-    let out = async {
+    let change = async {
         let rec = state
             .registry
             .get_upstream(&name)
             .await?
-            .ok_or_else(|| AdminError::NotFound(format!("upstream {name:?} not found")))?;
+            .or_not_found("upstream", &name)?;
         let mut spec: UpstreamWire =
             serde_json::from_value(rec.spec).map_err(|_| AdminError::Internal)?;
         spec.tools = serde_json::from_value(body.clone())
             .map_err(|e| AdminError::BadRequest(format!("invalid tool curation: {e}")))?;
         let spec = serde_json::to_value(spec).map_err(|_| AdminError::Internal)?;
         replace_upstream(&state, &name, spec).await
-    }
-    .await;
+    };
     let view = audited(
         &state,
         &p,
         "admin.upstream.tools",
         &name,
         Some(&body),
-        started,
-        out,
+        change,
     )
     .await?;
     Ok(Json(view))
@@ -368,26 +364,15 @@ async fn delete_upstream(
     Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, AdminError> {
-    let started = std::time::Instant::now();
-    let out = async {
+    let change = async {
         if let Some(rec) = state.registry.get_upstream(&name).await? {
             invariants::not_from_file(&state, "upstream", &name, &rec.source)?;
         }
         state.registry.delete_upstream(&name).await?;
         state.hub.upstreams.stop(&name);
         Ok(())
-    }
-    .await;
-    audited(
-        &state,
-        &p,
-        "admin.upstream.delete",
-        &name,
-        None,
-        started,
-        out,
-    )
-    .await?;
+    };
+    audited(&state, &p, "admin.upstream.delete", &name, None, change).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

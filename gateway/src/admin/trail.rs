@@ -7,17 +7,34 @@ use super::error::AdminError;
 use crate::auth::Principal;
 use crate::state::AppState;
 
-/// Records an admin change (or its failure) in the audit log and passes the outcome on.
+/// Runs an admin change and records it (or its failure) in the audit log, with how long it
+/// took; the outcome is passed on.
 pub(crate) async fn audited<T>(
     state: &AppState,
     p: &Principal,
     action: &str,
     target: &str,
     args: Option<&Value>,
-    started: std::time::Instant,
-    out: Result<T, AdminError>,
+    change: impl std::future::Future<Output = Result<T, AdminError>>,
 ) -> Result<T, AdminError> {
-    let (outcome, class) = match &out {
+    let started = std::time::Instant::now();
+    let out = change.await;
+    record(state, p, action, target, args, started, &out).await;
+    out
+}
+
+/// Records an admin change that ran since `started` (or its failure) in the audit log. For a
+/// change whose target is known only from its outcome; else [`audited`].
+pub(crate) async fn record<T>(
+    state: &AppState,
+    p: &Principal,
+    action: &str,
+    target: &str,
+    args: Option<&Value>,
+    started: std::time::Instant,
+    out: &Result<T, AdminError>,
+) {
+    let (outcome, class) = match out {
         Ok(_) => ("ok", None),
         Err(e) => ("error", Some(e.code())),
     };
@@ -41,7 +58,6 @@ pub(crate) async fn audited<T>(
                 .arguments(args.map(redact_urls).as_ref()),
         })
         .await;
-    out
 }
 
 /// Arguments with the credentials of any URL in them redacted.

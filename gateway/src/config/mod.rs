@@ -9,13 +9,14 @@
 //! | [`database`] | `[database]` |
 //! | [`auth`] | `[auth]`: issuers, role mappings, rate limits |
 //! | [`audit`] | `[audit]` |
+//! | [`routing`] | `[routing]`: the model, how rankings are fused, how `/mcp` exposes tools |
 //! | [`upstream`] | `[[upstreams]]`: the flat form and the typed [`UpstreamSpec`] |
 //! | [`curation`] | an upstream's `tools`: which tools hosts see, and what they see of them |
 //! | [`mcp_servers`] | `{"mcpServers": ...}` files read into upstream specs |
 //! | [`secret`] | secrets that never print, references to them, URL redaction |
 //! | [`env`] | the `MCP_GATEWAY_` overrides and what children inherit |
 //!
-//! `[routing]` is validated by `routing::config`, `[[roles]]` by `auth::rbac`.
+//! `[[roles]]` is validated by `auth::rbac`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ pub mod curation;
 pub mod database;
 pub mod env;
 pub mod mcp_servers;
+pub mod routing;
 pub mod secret;
 pub mod server;
 pub mod upstream;
@@ -81,7 +83,7 @@ struct RawConfig {
     #[serde(default)]
     roles: Vec<crate::auth::rbac::RoleSpec>,
     #[serde(default)]
-    routing: crate::routing::config::RawRouting,
+    routing: crate::config::routing::RawRouting,
 }
 
 /// The validated configuration.
@@ -93,7 +95,7 @@ pub struct Config {
     pub auth: AuthConfig,
     pub audit: AuditConfig,
     pub roles: Vec<crate::auth::rbac::RoleSpec>,
-    pub routing: crate::routing::config::RoutingConfig,
+    pub routing: crate::config::routing::RoutingConfig,
     /// The process environment (or a test's), used to resolve secret references.
     pub env: HashMap<String, String>,
     /// The file this was read from (`None`: the bundled example), named where the API refuses
@@ -151,7 +153,7 @@ impl Config {
         let audit = AuditConfig::from_raw(raw.audit).map_err(ConfigError::Invalid)?;
         let roles = roles(raw.roles).map_err(ConfigError::Invalid)?;
         let routing =
-            crate::routing::config::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))
+            crate::config::routing::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))
                 .map_err(ConfigError::Invalid)?;
         Ok(Config {
             server,

@@ -12,6 +12,7 @@ use super::session::{Session, LOG_LEVELS};
 use crate::audit::Auditor;
 use crate::auth::Access;
 use crate::metrics::Metrics;
+use crate::protocol::method::{LOGGING_SET_LEVEL, NOTIFY_TOOLS_LIST_CHANGED};
 use crate::protocol::{jsonrpc, Answer, McpError, Member, Method};
 use crate::routing::feedback::{LastSearch, SessionRouting};
 use crate::routing::lens::Lens;
@@ -362,7 +363,7 @@ impl Dispatcher {
         for conn in self.hub.upstreams.session_connections(&session.id) {
             // 2026-07-28 upstreams get the level with each request instead.
             if conn.capabilities().get("logging").is_some() && !conn.is_modern() {
-                conn.notify_request_free("logging/setLevel", json!({ "level": level }));
+                conn.notify_request_free(LOGGING_SET_LEVEL, json!({ "level": level }));
             }
         }
         Ok(json!({}))
@@ -600,10 +601,7 @@ impl Dispatcher {
                 results: search.tools.iter().map(|f| f.name.clone()).collect(),
             };
             if session.routing.remember(search, keep) && lens.mode == Mode::Auto {
-                session.send_unsolicited(&jsonrpc::notification(
-                    "notifications/tools/list_changed",
-                    None,
-                ));
+                session.send_unsolicited(&jsonrpc::notification(NOTIFY_TOOLS_LIST_CHANGED, None));
             }
         }
         lens.show_found(&mut search.tools);

@@ -14,6 +14,11 @@ use super::session::{Ask, PendingClient, Session};
 
 use super::session_id::{id_hash, SessionCodec, SessionState};
 use crate::auth::Principal;
+use crate::protocol::method::{
+    NOTIFY_CANCELLED, NOTIFY_MESSAGE, NOTIFY_PROGRESS, NOTIFY_PROMPTS_LIST_CHANGED,
+    NOTIFY_RESOURCES_LIST_CHANGED, NOTIFY_RESOURCES_UPDATED, NOTIFY_TASKS_STATUS,
+    NOTIFY_TOOLS_LIST_CHANGED, PING, ROOTS_LIST,
+};
 use crate::protocol::{jsonrpc, Revision};
 use crate::upstream::{Attribution, Connection, InboundSink, Upstreams};
 use registry::Registry;
@@ -69,10 +74,10 @@ impl Hub {
             while let Ok(kind) = changes.recv().await {
                 let Some(hub) = weak.upgrade() else { break };
                 let method = match kind {
-                    EntryKind::Tool => "notifications/tools/list_changed",
-                    EntryKind::Prompt => "notifications/prompts/list_changed",
+                    EntryKind::Tool => NOTIFY_TOOLS_LIST_CHANGED,
+                    EntryKind::Prompt => NOTIFY_PROMPTS_LIST_CHANGED,
                     EntryKind::Resource | EntryKind::ResourceTemplate => {
-                        "notifications/resources/list_changed"
+                        NOTIFY_RESOURCES_LIST_CHANGED
                     }
                 };
                 let msg = jsonrpc::notification(method, None);
@@ -344,12 +349,12 @@ impl Hub {
     fn on_request(&self, conn: &Arc<Connection>, msg: Value, related: Option<i64>) {
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
         let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
-        if method == "ping" {
+        if method == PING {
             return conn.send_raw(jsonrpc::result(id, json!({})));
         }
         // Roots are each host's own: one host's answer on a connection that serves several
         // would be the upstream's roots for all of them.
-        if method == "roots/list" && conn.owner.is_none() {
+        if method == ROOTS_LIST && conn.owner.is_none() {
             return conn.send_raw(jsonrpc::error(
                 id,
                 jsonrpc::METHOD_NOT_FOUND,
@@ -415,7 +420,7 @@ impl Hub {
     fn on_notification(&self, conn: &Arc<Connection>, mut msg: Value, related: Option<i64>) {
         let method = jsonrpc::method(&msg).unwrap_or_default().to_string();
         match method.as_str() {
-            "notifications/progress" => {
+            NOTIFY_PROGRESS => {
                 let token = msg.pointer("/params/progressToken").cloned();
                 let route = token
                     .as_ref()
@@ -428,7 +433,7 @@ impl Hub {
                     }
                 }
             }
-            "notifications/message" => {
+            NOTIFY_MESSAGE => {
                 let level = msg
                     .pointer("/params/level")
                     .and_then(Value::as_str)
@@ -448,10 +453,10 @@ impl Hub {
                     }
                 }
             }
-            "notifications/tools/list_changed"
-            | "notifications/prompts/list_changed"
-            | "notifications/resources/list_changed" => self.upstreams.resync(&conn.upstream),
-            "notifications/resources/updated" => {
+            NOTIFY_TOOLS_LIST_CHANGED
+            | NOTIFY_PROMPTS_LIST_CHANGED
+            | NOTIFY_RESOURCES_LIST_CHANGED => self.upstreams.resync(&conn.upstream),
+            NOTIFY_RESOURCES_UPDATED => {
                 let Some(uri) = msg.pointer("/params/uri").and_then(Value::as_str) else {
                     return;
                 };
@@ -465,11 +470,11 @@ impl Hub {
                 }
                 self.notify_listeners(
                     |l| l.uris.contains(&exposed),
-                    "notifications/resources/updated",
+                    NOTIFY_RESOURCES_UPDATED,
                     &msg["params"],
                 );
             }
-            "notifications/tasks/status" => {
+            NOTIFY_TASKS_STATUS => {
                 // To the session that created the task, under the id it knows.
                 let Some(task) = msg.pointer("/params/taskId").and_then(Value::as_str) else {
                     return;
@@ -485,7 +490,7 @@ impl Hub {
                     s.send_unsolicited(&msg);
                 }
             }
-            "notifications/cancelled" => {
+            NOTIFY_CANCELLED => {
                 // The upstream withdrew one of its requests to a host.
                 let Some(uid) = msg.pointer("/params/requestId").cloned() else {
                     return;

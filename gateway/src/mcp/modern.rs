@@ -27,6 +27,7 @@ use crate::protocol::envelope::{
     decode_header, CLIENT_CAPS, LOG_LEVEL, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION,
     SERVER_INFO, SESSION_HEADER, VERSION_HEADER,
 };
+use crate::protocol::method::{INITIALIZE, NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED};
 use crate::protocol::{jsonrpc, Answer, McpError, Member, Method, Reply, Revision};
 use crate::state::AppState;
 /// How long a call waits for the host's retry with the answers before it is given up.
@@ -41,7 +42,7 @@ pub fn is_modern(headers: &HeaderMap, msg: &Value) -> bool {
         return false;
     }
     let header = headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok());
-    jsonrpc::method(msg) != Some("initialize")
+    jsonrpc::method(msg) != Some(INITIALIZE)
         || header.is_some_and(|v| Revision::sessionful(v).is_none())
 }
 
@@ -397,7 +398,7 @@ async fn drive(state: AppState, id: Value, mut flight: Flight, call: Option<Stri
             }
         }
     });
-    reply::answer_in_place(session, downstream_id, work, true).await
+    reply::answer_in_place(session, downstream_id, work, Revision::Stateless).await
 }
 
 /// Parks the call and builds the result that asks the host its questions.
@@ -505,7 +506,7 @@ fn listen(
         honoured.insert("resourceSubscriptions".into(), json!(listener.uris));
     }
     listener.send(
-        "notifications/subscriptions/acknowledged",
+        NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED,
         json!({ "notifications": honoured }),
     );
     state.hub.add_listener(listener);

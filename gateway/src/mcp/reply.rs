@@ -66,8 +66,9 @@ pub fn server_info() -> Value {
 /// channel and a copy of the response per call. It moves to a task of its own, and the answer
 /// becomes an SSE stream, when a message for the host comes first, when the JSON window passes,
 /// or when the host's request goes away (a disconnect does not cancel a call: a 2025 host may
-/// resume the stream). `modern`: a 2026-07-28 request, whose JSON error answer carries the
-/// error's HTTP status and whose stream has no priming event.
+/// resume the stream). `revision` is the request's: it decides the JSON answer's status (an
+/// error's own in 2026-07-28, 200 in the 2025 revisions; see [`McpError::http_status`]) and
+/// whether the stream has a priming event.
 ///
 /// `work` comes boxed: boxed where it is made, a call's future (several kilobytes) is copied
 /// once, where taking it by value copied it into this future, into its span's wrapper and into
@@ -77,8 +78,9 @@ pub async fn answer_in_place(
     session: Arc<Session>,
     request_id: Value,
     work: Pending,
-    modern: bool,
+    revision: Revision,
 ) -> Response {
+    let modern = revision.is_stateless();
     let (stream_no, mut rx) = session.open_stream(&request_id);
     // Declared before `work`, so dropped after it: the call is detached, then cancelled.
     let mut gone = CancelOnDrop(modern.then(|| session.clone()));
@@ -107,11 +109,7 @@ pub async fn answer_in_place(
             work.future = None;
             gone.disarm();
             if session.discard_unused_stream(stream_no, &work.request_id) {
-                let status = if modern {
-                    status_of(&response)
-                } else {
-                    StatusCode::OK
-                };
+                let status = status_of(&response, revision);
                 let body = response.to_json();
                 return json_answer(status, body);
             }
@@ -162,11 +160,11 @@ impl Drop for Work {
     }
 }
 
-/// The HTTP status of a 2026-07-28 answer: an error's own, else 200.
-fn status_of(reply: &Reply) -> StatusCode {
+/// The HTTP status of an answer in `revision`.
+fn status_of(reply: &Reply, revision: Revision) -> StatusCode {
     reply
         .error()
-        .map_or(StatusCode::OK, |e| e.http_status(Revision::Stateless))
+        .map_or(StatusCode::OK, |e| e.http_status(revision))
 }
 
 fn json_answer(status: StatusCode, body: String) -> Response {
@@ -261,7 +259,7 @@ mod tests {
             s.clone(),
             json!(1),
             Box::pin(async { Reply::from(json!({"id": 1, "result": {}})) }),
-            false,
+            Revision::V2025_11_25,
         )
         .await;
         assert_eq!(content_type(&r), "application/json");
@@ -273,9 +271,17 @@ mod tests {
     #[tokio::test]
     async fn a_quick_2026_error_keeps_its_status() {
         let missing = Reply::from(McpError::method_not_found("x/y").to_message(json!(1)));
-        let expected = status_of(&missing);
+        let expected = status_of(&missing, Revision::Stateless);
         assert_ne!(expected, StatusCode::OK);
-        let r = answer_in_place(session(), json!(1), Box::pin(async move { missing }), true).await;
+        // The same error answers a 2025 request with 200.
+        assert_eq!(status_of(&missing, Revision::V2025_11_25), StatusCode::OK);
+        let r = answer_in_place(
+            session(),
+            json!(1),
+            Box::pin(async move { missing }),
+            Revision::Stateless,
+        )
+        .await;
         assert_eq!(content_type(&r), "application/json");
         assert_eq!(r.status(), expected);
     }
@@ -291,7 +297,7 @@ mod tests {
             );
             Reply::from(json!({"id": 1, "result": {}}))
         };
-        let r = answer_in_place(s, json!(1), Box::pin(work), false).await;
+        let r = answer_in_place(s, json!(1), Box::pin(work), Revision::V2025_11_25).await;
         assert!(content_type(&r).starts_with("text/event-stream"));
     }
 
@@ -304,7 +310,12 @@ mod tests {
             let _ = done.send(());
             Reply::from(json!({"id": 1, "result": {}}))
         };
-        let mut answer = Box::pin(answer_in_place(session(), json!(1), Box::pin(work), false));
+        let mut answer = Box::pin(answer_in_place(
+            session(),
+            json!(1),
+            Box::pin(work),
+            Revision::V2025_11_25,
+        ));
         assert!(futures::poll!(&mut answer).is_pending(), "running in place");
         drop(answer);
         go.send(()).unwrap();

@@ -17,6 +17,7 @@ use super::reply::{
 use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::envelope::{LAST_EVENT_ID_HEADER, SESSION_HEADER, VERSION_HEADER};
+use crate::protocol::method::{INITIALIZE, NOTIFY_CANCELLED, NOTIFY_ROOTS_LIST_CHANGED};
 use crate::protocol::{jsonrpc, Answer, McpError, Method, Reply, Revision};
 use crate::routing::Endpoint;
 use crate::state::AppState;
@@ -155,7 +156,7 @@ impl<'a> SessionRequest<'a> {
             return None;
         }
         let r: Self = jsonrpc::read_object(body)?;
-        (r.jsonrpc == "2.0" && jsonrpc::is_valid_id(&r.id) && r.method != "initialize").then_some(r)
+        (r.jsonrpc == "2.0" && jsonrpc::is_valid_id(&r.id) && r.method != INITIALIZE).then_some(r)
     }
 }
 
@@ -221,7 +222,7 @@ fn initialize(
 
 fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
     match jsonrpc::method(msg).unwrap_or_default() {
-        "notifications/cancelled" => {
+        NOTIFY_CANCELLED => {
             let Some(rid) = msg.pointer("/params/requestId") else {
                 return;
             };
@@ -234,9 +235,9 @@ fn on_host_notification(state: &AppState, session: &Session, msg: &Value) {
                 conn.cancel(uid, reason);
             }
         }
-        "notifications/roots/list_changed" => {
+        NOTIFY_ROOTS_LIST_CHANGED => {
             for conn in state.hub.upstreams.session_connections(&session.id) {
-                conn.notify("notifications/roots/list_changed", None);
+                conn.notify(NOTIFY_ROOTS_LIST_CHANGED, None);
             }
         }
         _ => {}
@@ -277,7 +278,8 @@ async fn request(
         );
         Reply::new(work_id, out)
     });
-    answer_in_place(session, id, work, false).await
+    let revision = session.protocol_version;
+    answer_in_place(session, id, work, revision).await
 }
 
 fn log_call(

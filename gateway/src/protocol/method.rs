@@ -30,27 +30,66 @@ pub enum Method {
     Other(String),
 }
 
+/// The wire names of the requests the gateway serves, sends upstream or relays. Code outside
+/// `protocol` names a method by these (or by [`Method`]), never by a bare string.
+pub const INITIALIZE: &str = "initialize";
+pub const PING: &str = "ping";
+pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+pub const TOOLS_LIST: &str = "tools/list";
+pub const TOOLS_CALL: &str = "tools/call";
+pub const PROMPTS_LIST: &str = "prompts/list";
+pub const PROMPTS_GET: &str = "prompts/get";
+pub const RESOURCES_LIST: &str = "resources/list";
+pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+pub const RESOURCES_READ: &str = "resources/read";
+pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+pub const COMPLETION_COMPLETE: &str = "completion/complete";
+pub const SERVER_DISCOVER: &str = "server/discover";
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+pub const TASKS_GET: &str = "tasks/get";
+pub const TASKS_RESULT: &str = "tasks/result";
+pub const TASKS_LIST: &str = "tasks/list";
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// Requests an upstream sends to the host.
+pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+pub const ELICITATION_CREATE: &str = "elicitation/create";
+pub const ROOTS_LIST: &str = "roots/list";
+
+/// The wire names of notifications, either way.
+pub const NOTIFY_INITIALIZED: &str = "notifications/initialized";
+pub const NOTIFY_CANCELLED: &str = "notifications/cancelled";
+pub const NOTIFY_PROGRESS: &str = "notifications/progress";
+pub const NOTIFY_MESSAGE: &str = "notifications/message";
+pub const NOTIFY_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+pub const NOTIFY_PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+pub const NOTIFY_RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+pub const NOTIFY_RESOURCES_UPDATED: &str = "notifications/resources/updated";
+pub const NOTIFY_ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+pub const NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+pub const NOTIFY_TASKS_STATUS: &str = "notifications/tasks/status";
+
 /// Every method the gateway knows, with its name.
 const NAMES: [(Method, &str); 19] = [
-    (Method::Initialize, "initialize"),
-    (Method::Ping, "ping"),
-    (Method::LoggingSetLevel, "logging/setLevel"),
-    (Method::ToolsList, "tools/list"),
-    (Method::ToolsCall, "tools/call"),
-    (Method::PromptsList, "prompts/list"),
-    (Method::PromptsGet, "prompts/get"),
-    (Method::ResourcesList, "resources/list"),
-    (Method::ResourcesTemplatesList, "resources/templates/list"),
-    (Method::ResourcesRead, "resources/read"),
-    (Method::ResourcesSubscribe, "resources/subscribe"),
-    (Method::ResourcesUnsubscribe, "resources/unsubscribe"),
-    (Method::CompletionComplete, "completion/complete"),
-    (Method::ServerDiscover, "server/discover"),
-    (Method::SubscriptionsListen, "subscriptions/listen"),
-    (Method::TasksGet, "tasks/get"),
-    (Method::TasksResult, "tasks/result"),
-    (Method::TasksList, "tasks/list"),
-    (Method::TasksCancel, "tasks/cancel"),
+    (Method::Initialize, INITIALIZE),
+    (Method::Ping, PING),
+    (Method::LoggingSetLevel, LOGGING_SET_LEVEL),
+    (Method::ToolsList, TOOLS_LIST),
+    (Method::ToolsCall, TOOLS_CALL),
+    (Method::PromptsList, PROMPTS_LIST),
+    (Method::PromptsGet, PROMPTS_GET),
+    (Method::ResourcesList, RESOURCES_LIST),
+    (Method::ResourcesTemplatesList, RESOURCES_TEMPLATES_LIST),
+    (Method::ResourcesRead, RESOURCES_READ),
+    (Method::ResourcesSubscribe, RESOURCES_SUBSCRIBE),
+    (Method::ResourcesUnsubscribe, RESOURCES_UNSUBSCRIBE),
+    (Method::CompletionComplete, COMPLETION_COMPLETE),
+    (Method::ServerDiscover, SERVER_DISCOVER),
+    (Method::SubscriptionsListen, SUBSCRIPTIONS_LISTEN),
+    (Method::TasksGet, TASKS_GET),
+    (Method::TasksResult, TASKS_RESULT),
+    (Method::TasksList, TASKS_LIST),
+    (Method::TasksCancel, TASKS_CANCEL),
 ];
 
 /// The static name of a method the gateway knows (to build header values without a copy).
@@ -134,6 +173,24 @@ impl Method {
         )
     }
 
+    /// The list methods, in the order a catalog is read.
+    pub const LISTS: [Method; 4] = [
+        Method::ToolsList,
+        Method::ResourcesList,
+        Method::ResourcesTemplatesList,
+        Method::PromptsList,
+    ];
+
+    /// A list method: the server capability that offers it.
+    pub fn list_capability(&self) -> Option<&'static str> {
+        Some(match self {
+            Method::ToolsList => "tools",
+            Method::PromptsList => "prompts",
+            Method::ResourcesList | Method::ResourcesTemplatesList => "resources",
+            _ => return None,
+        })
+    }
+
     /// A list method: the field its items are in.
     pub fn list_field(&self) -> Option<(registry::EntryKind, &'static str)> {
         use registry::EntryKind;
@@ -157,9 +214,9 @@ impl std::fmt::Display for Method {
 /// gateway does not relay.
 pub fn client_capability(method: &str) -> Option<&'static str> {
     match method {
-        "sampling/createMessage" => Some("sampling"),
-        "elicitation/create" => Some("elicitation"),
-        "roots/list" => Some("roots"),
+        SAMPLING_CREATE_MESSAGE => Some("sampling"),
+        ELICITATION_CREATE => Some("elicitation"),
+        ROOTS_LIST => Some("roots"),
         _ => None,
     }
 }
@@ -173,6 +230,12 @@ mod tests {
         for (m, n) in NAMES {
             assert_eq!(Method::parse(n), m);
             assert_eq!(m.as_str(), n);
+        }
+        for m in Method::LISTS {
+            assert!(
+                m.list_field().is_some() && m.list_capability().is_some(),
+                "{m}"
+            );
         }
         let odd = Method::parse("tools/explode");
         assert_eq!(odd.as_str(), "tools/explode");

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use registry::{EntryKind, Exposed};
 use serde_json::{Map, Value};
 
-use super::config::Mode;
 use super::virtual_servers::VirtualServer;
 use crate::auth::Access;
+use crate::config::routing::Mode;
 
 pub struct Lens {
     pub access: Access,

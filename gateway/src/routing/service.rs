@@ -15,9 +15,9 @@ use registry::{CatalogView, EntryKind, Exposed, Registry};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::config::RoutingConfig;
 use super::feedback::Feedback;
 use super::virtual_servers::VirtualServers;
+use crate::config::routing::RoutingConfig;
 use crate::metrics::Metrics;
 use crate::upstream::Upstreams;
 

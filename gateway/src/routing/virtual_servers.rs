@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use wildmatch::WildMatch;
 
-use super::config::Mode;
+use crate::config::routing::Mode;
 use crate::config::{ToolCuration, ToolOverride};
 
 /// A virtual server as the admin API takes and shows it. Patterns use `*` and `?` and match

@@ -13,6 +13,9 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::protocol::answer::Passed;
+use crate::protocol::method::{
+    INITIALIZE, NOTIFY_CANCELLED, PROMPTS_GET, RESOURCES_READ, SUBSCRIPTIONS_LISTEN, TOOLS_CALL,
+};
 use crate::protocol::{jsonrpc, McpError};
 
 /// A message to send upstream.
@@ -90,8 +93,8 @@ impl Routing<'_> {
     /// The params member a `method` request names its target by, which a header repeats.
     pub fn name_member(method: &str) -> Option<&'static str> {
         match method {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
+            TOOLS_CALL | PROMPTS_GET => Some("name"),
+            RESOURCES_READ => Some("uri"),
             _ => None,
         }
     }
@@ -145,7 +148,7 @@ impl Drop for Waiter {
 
 /// Requests that must go through the writer: the ones that set up or hold the session.
 fn needs_writer(method: &str) -> bool {
-    matches!(method, "initialize" | "subscriptions/listen")
+    matches!(method, INITIALIZE | SUBSCRIPTIONS_LISTEN)
 }
 
 /// Where the upstream's requests and notifications go (implemented by the downstream hub).
@@ -422,7 +425,7 @@ impl Connection {
     pub fn cancel(&self, id: i64, reason: &str) {
         self.forget(id);
         self.notify(
-            "notifications/cancelled",
+            NOTIFY_CANCELLED,
             Some(serde_json::json!({ "requestId": id, "reason": reason })),
         );
     }

@@ -23,6 +23,9 @@ use crate::protocol::answer::Passed;
 use crate::protocol::envelope::{
     encode_header, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION, SESSION_HEADER, VERSION_HEADER,
 };
+use crate::protocol::method::{
+    INITIALIZE, NOTIFY_INITIALIZED, NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED, SUBSCRIPTIONS_LISTEN,
+};
 use crate::protocol::{jsonrpc, Member};
 use registry::backoff::Backoff;
 
@@ -241,9 +244,9 @@ pub fn connect(
         let mut tasks = JoinSet::new();
         while let Some(Outbound { msg }) = out_rx.recv().await {
             let s = writer_shared.clone();
-            let is_init = jsonrpc::method(&msg) == Some("initialize");
-            let starts_listening = jsonrpc::method(&msg) == Some("notifications/initialized");
-            if jsonrpc::method(&msg) == Some("subscriptions/listen") {
+            let is_init = jsonrpc::method(&msg) == Some(INITIALIZE);
+            let starts_listening = jsonrpc::method(&msg) == Some(NOTIFY_INITIALIZED);
+            if jsonrpc::method(&msg) == Some(SUBSCRIPTIONS_LISTEN) {
                 let s = writer_shared.clone();
                 tasks.spawn(async move { subscribe(&s, msg).await });
                 continue;
@@ -318,7 +321,7 @@ async fn post(s: &Shared, msg: Value) -> Option<Value> {
     } else {
         None
     };
-    let is_init = jsonrpc::method(&msg) == Some("initialize");
+    let is_init = jsonrpc::method(&msg) == Some(INITIALIZE);
     let head = Head::of(&routing_of(&msg));
     let body = serde_json::to_vec(&msg).unwrap_or_default();
     drop(msg);
@@ -642,7 +645,7 @@ async fn subscribe(s: &Shared, msg: Value) {
                         continue;
                     };
                     if jsonrpc::kind(&m) == jsonrpc::Kind::Notification
-                        && jsonrpc::method(&m) != Some("notifications/subscriptions/acknowledged")
+                        && jsonrpc::method(&m) != Some(NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED)
                     {
                         s.deliver(m, None);
                     }

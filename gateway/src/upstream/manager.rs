@@ -16,7 +16,10 @@ use super::connection::{Connection, InboundSink};
 use super::{http, sse, stdio, UpstreamError};
 use crate::config::curation::Curated;
 use crate::config::{Config, Curation, Secret, Sharing, Transport, UpstreamSpec};
-use crate::protocol::{jsonrpc, McpError, Revision};
+use crate::protocol::method::{
+    INITIALIZE, NOTIFY_INITIALIZED, PING, SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
+};
+use crate::protocol::{jsonrpc, McpError, Method, Revision};
 use registry::backoff::Backoff;
 
 /// Most pages read from one list before the gateway stops (a server whose cursor never ends).
@@ -399,7 +402,7 @@ impl Upstreams {
         loop {
             tokio::time::sleep(every).await;
             let timeout = every.min(Duration::from_secs(10));
-            if let Err(e) = conn.request("ping", None, None, timeout).await {
+            if let Err(e) = conn.request(PING, None, None, timeout).await {
                 conn.set_close_reason(format!("ping failed: {e}"));
                 conn.shutdown();
                 return;
@@ -543,7 +546,7 @@ impl Upstreams {
             "clientInfo": { "name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION") },
         });
         let resp = conn
-            .request("initialize", Some(params), None, timeout)
+            .request(INITIALIZE, Some(params), None, timeout)
             .await
             .map_err(|e| UpstreamError::Handshake(e.to_string()))?;
         if let Some(err) = McpError::from_response(&resp) {
@@ -562,7 +565,7 @@ impl Upstreams {
             )));
         }
         let _ = conn.init.set(result);
-        conn.notify("notifications/initialized", None);
+        conn.notify(NOTIFY_INITIALIZED, None);
         Ok(conn)
     }
 
@@ -571,7 +574,7 @@ impl Upstreams {
     async fn discover(&self, conn: &Arc<Connection>, caps: &Value, timeout: Duration) -> bool {
         let params = super::connection::envelope(None, caps);
         let Ok(resp) = conn
-            .request("server/discover", Some(params), None, timeout)
+            .request(SERVER_DISCOVER, Some(params), None, timeout)
             .await
         else {
             return false;
@@ -611,7 +614,7 @@ impl Upstreams {
                 super::connection::envelope(Some(json!({ "notifications": filter })), caps);
             conn.send_raw(jsonrpc::request(
                 json!("gw-listen"),
-                "subscriptions/listen",
+                SUBSCRIPTIONS_LISTEN,
                 Some(params),
             ));
         }
@@ -763,22 +766,10 @@ impl Upstreams {
         let caps = conn.capabilities();
         let timeout = self.timeout_of(&entry.spec.name);
         let mut lists = BTreeMap::new();
-        for (kind, cap, method, field) in [
-            (EntryKind::Tool, "tools", "tools/list", "tools"),
-            (
-                EntryKind::Resource,
-                "resources",
-                "resources/list",
-                "resources",
-            ),
-            (
-                EntryKind::ResourceTemplate,
-                "resources",
-                "resources/templates/list",
-                "resourceTemplates",
-            ),
-            (EntryKind::Prompt, "prompts", "prompts/list", "prompts"),
-        ] {
+        for list in Method::LISTS {
+            let (kind, field) = list.list_field().expect("a list method");
+            let cap = list.list_capability().expect("a list method");
+            let method = list.as_str();
             if caps.get(cap).is_none() {
                 lists.insert(kind, Vec::new());
                 continue;

@@ -10,11 +10,12 @@ use axum::Json;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::service::RoutingStatus;
-use super::virtual_servers::{VirtualServer, VirtualServerSpec};
 use crate::admin::error::AdminError;
+use crate::admin::error::OrNotFound;
 use crate::admin::trail::audited;
 use crate::auth::Principal;
+use crate::routing::service::RoutingStatus;
+use crate::routing::virtual_servers::{VirtualServer, VirtualServerSpec};
 use crate::state::AppState;
 
 /// A virtual server as the API shows it.
@@ -30,7 +31,7 @@ pub struct VirtualServerView {
 fn view(v: &VirtualServer) -> VirtualServerView {
     VirtualServerView {
         name: v.name.clone(),
-        path: format!("{}{}", super::endpoint::VIRTUAL_PREFIX, v.name),
+        path: format!("{}{}", crate::routing::endpoint::VIRTUAL_PREFIX, v.name),
         spec: v.spec.clone(),
     }
 }
@@ -81,7 +82,7 @@ pub async fn get(
         .virtual_servers
         .get(&name)
         .map(|v| Json(view(&v)))
-        .ok_or_else(|| AdminError::NotFound(format!("virtual server {name} not found")))
+        .or_not_found("virtual server", &name)
 }
 
 fn parse(name: &str, body: &Value) -> Result<VirtualServer, AdminError> {
@@ -103,8 +104,7 @@ async fn store(
     body: &Value,
     create: bool,
 ) -> Result<VirtualServerView, AdminError> {
-    let started = std::time::Instant::now();
-    let out = async {
+    let change = async {
         let v = parse(name, body)?;
         let spec = serde_json::to_value(&v.spec).map_err(|_| AdminError::Internal)?;
         state
@@ -114,14 +114,13 @@ async fn store(
         let shown = view(&v);
         state.dispatcher.routing.virtual_servers.put(v);
         Ok(shown)
-    }
-    .await;
+    };
     let action = if create {
         "admin.virtual_server.create"
     } else {
         "admin.virtual_server.update"
     };
-    audited(state, p, action, name, Some(body), started, out).await
+    audited(state, p, action, name, Some(body), change).await
 }
 
 #[utoipa::path(post, path = "/admin/v1/virtual-servers", request_body = VirtualServerSpec,
@@ -157,23 +156,18 @@ pub async fn delete(
     Extension(p): Extension<Arc<Principal>>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, AdminError> {
-    let started = std::time::Instant::now();
-    let out = state
-        .registry
-        .delete_virtual_server(&name)
-        .await
-        .map_err(AdminError::from);
-    if out.is_ok() {
+    let change = async {
+        state.registry.delete_virtual_server(&name).await?;
         state.dispatcher.routing.virtual_servers.remove(&name);
-    }
+        Ok(())
+    };
     audited(
         &state,
         &p,
         "admin.virtual_server.delete",
         &name,
         None,
-        started,
-        out,
+        change,
     )
     .await?;
     Ok(StatusCode::NO_CONTENT)
