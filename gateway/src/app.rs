@@ -250,6 +250,7 @@ pub fn router(state: AppState) -> Router {
             "/.well-known/oauth-protected-resource/mcp",
             get(crate::auth::middleware::resource_metadata),
         )
+        .merge(crate::auth::server::routes(&state))
         .merge(match state.config.server.ops_listen {
             Some(_) => Router::new(),
             None => ops_routes(&state.config),
@@ -300,11 +301,25 @@ impl Application {
             }
         }
         crate::followers::upstreams(&registry, &upstreams);
+        let auth_server = match (&config.auth.server, &config.auth.resource) {
+            (Some(c), Some(resource)) => {
+                let s = crate::auth::server::AuthServer::start(
+                    c.clone(),
+                    resource.clone(),
+                    registry.clone(),
+                )
+                .await?;
+                tracing::info!(issuer = %c.issuer, "authorization server on");
+                Some(s)
+            }
+            _ => None,
+        };
         let auth = Arc::new(Authenticator::new(
             config.auth.clone(),
             roles,
             registry.clone(),
             upstreams.http_client().clone(),
+            auth_server,
         ));
         if auth.required() {
             tracing::info!(

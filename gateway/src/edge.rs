@@ -113,7 +113,31 @@ pub(crate) async fn admit_mcp(
     let principal = crate::auth::middleware::principal(state, headers).await?;
     let endpoint = crate::routing::endpoint::scope_of(&state.dispatcher.routing, path)
         .map_err(IntoResponse::into_response)?;
+    if let Some(why) = principal
+        .audience
+        .as_deref()
+        .and_then(|a| audience_refused(state, a, &endpoint))
+    {
+        let e = crate::auth::AuthError::InvalidToken(why);
+        return Err(crate::auth::middleware::refuse(state, headers, &e));
+    }
     Ok((principal, endpoint))
+}
+
+/// RFC 8707: a token of the gateway's authorization server for one virtual server is refused
+/// at any other endpoint (a token for the gateway serves all of them).
+fn audience_refused(
+    state: &AppState,
+    audience: &str,
+    endpoint: &crate::routing::Endpoint,
+) -> Option<String> {
+    let server = state.auth.server.as_ref()?;
+    let here = match &endpoint.scope {
+        None => server.resource.clone(),
+        Some(name) => format!("{}/v/{name}", server.resource),
+    };
+    (audience != server.resource && audience != here)
+        .then(|| format!("the token is for {audience}, not for {here}"))
 }
 
 /// The admin API answers loopback peers only unless `server.admin_remote`; with authentication

@@ -95,7 +95,7 @@ async fn apply_upstream(registry: &dyn Registry, ups: &Arc<Upstreams>, name: &st
     }
 }
 
-/// A revoked token is forgotten at once; roles are re-read when one changed and on every
+/// A revoked token or grant is forgotten at once, a new signing key read; roles are re-read when one changed and on every
 /// reconcile; after lost notifications no remembered token verdict is trusted.
 pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
     let reg = registry.clone();
@@ -104,7 +104,21 @@ pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
         async move {
             match change {
                 Some(Change::Token(id)) => return auth.forget_token(&id),
-                Some(Change::Lost) => auth.tokens.distrust_all(),
+                Some(Change::Grant(id)) => return auth.forget_grant(&id),
+                Some(Change::SigningKey(_)) => {
+                    if let Some(s) = &auth.server {
+                        if let Err(e) = s.keys.reload(registry.as_ref()).await {
+                            tracing::warn!(error = %e, "cannot re-read the signing keys");
+                        }
+                    }
+                    return;
+                }
+                Some(Change::Lost) => {
+                    auth.tokens.distrust_all();
+                    if let Some(s) = &auth.server {
+                        s.grants.distrust_all();
+                    }
+                }
                 Some(Change::Role(_)) | None => {}
                 Some(Change::Upstream(_) | Change::VirtualServer(_)) => return,
             }

@@ -172,16 +172,24 @@ pub fn span_name(method: &str, target: Option<&str>) -> String {
     }
 }
 
-/// Runs `work` in `span`, then marks the span failed when its answer is an error.
-pub async fn traced<T, F>(span: Span, work: F) -> Result<T, crate::protocol::McpError>
+/// `work` run in `span`, the span marked failed when its answer is an error. (A future built
+/// from `work`, not an `async fn` around it: an `async fn` holds the future it is given twice
+/// over, and made every call's future that much larger whether traces were on or not.)
+pub fn traced<T, F>(
+    span: Span,
+    work: F,
+) -> impl std::future::Future<Output = Result<T, crate::protocol::McpError>>
 where
     T: crate::metrics::MaybeToolError,
     F: std::future::Future<Output = Result<T, crate::protocol::McpError>>,
 {
+    use futures::FutureExt;
     use tracing::Instrument;
-    let out = work.instrument(span.clone()).await;
-    record_outcome(&span, &out);
-    out
+    let recorded = span.clone();
+    work.instrument(span).map(move |out| {
+        record_outcome(&recorded, &out);
+        out
+    })
 }
 
 /// Marks the span failed when the answer is an error (`error.type`: the JSON-RPC code) or a

@@ -9,6 +9,10 @@ pub enum Change {
     /// A personal access token, by id (revoked or created).
     Token(String),
     VirtualServer(String),
+    /// An authorization server grant, by id (revoked).
+    Grant(String),
+    /// The authorization server's signing keys (a key was added; the others retired).
+    SigningKey(String),
     /// The listener lost its connection: what was announced meanwhile is not known, so caches
     /// of announced things should be dropped or re-read.
     Lost,
@@ -23,6 +27,8 @@ impl Change {
             Change::Role(n) => format!("role:{n}"),
             Change::Token(id) => format!("token:{id}"),
             Change::VirtualServer(n) => format!("virtual:{n}"),
+            Change::Grant(id) => format!("grant:{id}"),
+            Change::SigningKey(kid) => format!("key:{kid}"),
             Change::Lost => "lost:notifications".into(),
         }
     }
@@ -33,6 +39,8 @@ impl Change {
             Some(("role", n)) => Change::Role(n.to_string()),
             Some(("token", id)) => Change::Token(id.to_string()),
             Some(("virtual", n)) => Change::VirtualServer(n.to_string()),
+            Some(("grant", id)) => Change::Grant(id.to_string()),
+            Some(("key", kid)) => Change::SigningKey(kid.to_string()),
             Some(_) => return None,
         })
     }
@@ -49,6 +57,8 @@ mod tests {
             Change::Role("dev".into()),
             Change::Token("t1".into()),
             Change::VirtualServer("ops".into()),
+            Change::Grant("g1".into()),
+            Change::SigningKey("k1".into()),
         ] {
             assert_eq!(Change::from_wire(&c.to_wire()), Some(c));
         }

@@ -16,6 +16,7 @@
 //! | [`view`] | exposed names and URIs, and resolution back to the upstream's own |
 //! | [`hash`] | content hashes |
 //! | [`access`] | roles and personal access tokens (hashes only) |
+//! | [`oauth`] | the gateway's authorization server: keys, clients, consents, grants, codes |
 //! | [`audit`] | the hash-chained audit log and its verification |
 //! | [`backoff`] | the one jittered, never-ending retry policy of every loop (here and the gateway's) |
 
@@ -26,6 +27,7 @@ pub mod change;
 pub mod error;
 pub mod hash;
 pub mod model;
+pub mod oauth;
 pub mod routing;
 pub mod routing_store;
 pub mod sql;
@@ -39,6 +41,9 @@ pub use audit::{AuditEntry, AuditQuery, AuditRow, AuditStore, VerifyReport};
 pub use change::Change;
 pub use error::{RegistryError, Result};
 pub use model::{CatalogEntry, Definition, EntryKind, SyncReport, UpstreamRecord};
+pub use oauth::{
+    ClientRecord, CodeRecord, GrantRecord, GrantsOf, OAuthStore, Redeemed, SigningKeyRecord,
+};
 pub use routing_store::{RoutingStore, VirtualServerRecord};
 pub use sql::{now_ms, OpenOptions, SqlRegistry};
 pub use store::Registry;

@@ -9,11 +9,14 @@ use crate::audit::AuditStore;
 use crate::change::Change;
 use crate::error::Result;
 use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
+use crate::oauth::OAuthStore;
 use crate::routing_store::RoutingStore;
 
 /// Storage of upstreams and their catalog, roles and tokens, and the audit log.
 #[async_trait]
-pub trait Registry: AccessStore + AuditStore + RoutingStore + Send + Sync + 'static {
+pub trait Registry:
+    AccessStore + AuditStore + RoutingStore + OAuthStore + Send + Sync + 'static
+{
     /// Which backend this is (`postgres` or `sqlite`), for logs and health output.
     fn backend(&self) -> &'static str;
     /// Connections in the pool: (open, idle).

@@ -1,6 +1,6 @@
 //! Admin REST API under `/admin/v1`: upstreams (create, read, update, delete; changes take effect
 //! at once), their health, the catalog, roles and personal access tokens ([`access`]), and the
-//! audit log ([`audit`]), routing's status and virtual servers ([`routing`]); and `POST
+//! audit log ([`audit`]), the authorization server's clients and grants ([`oauth`]), routing's status and virtual servers ([`routing`]); and `POST
 //! /v1/route` ([`route`]), ranked tools for agent frameworks. Every change is audited. The OpenAPI document is generated from this
 //! code by `utoipa` and served at `/admin/v1/openapi.json`. Bodies are read by [`body`] (no key
 //! twice); what no change may do (touch what the config file defines, leave no admin) is in
@@ -11,6 +11,7 @@ mod audit;
 pub mod body;
 pub mod error;
 mod invariants;
+pub mod oauth;
 pub mod route;
 pub mod routing;
 pub mod trail;
@@ -94,7 +95,14 @@ pub struct CatalogQuery {
         crate::admin::routing::create,
         crate::admin::routing::get,
         crate::admin::routing::update,
-        crate::admin::routing::delete
+        crate::admin::routing::delete,
+        oauth::list_clients,
+        oauth::create_client,
+        oauth::block_client,
+        oauth::delete_client,
+        oauth::list_grants,
+        oauth::revoke_grant,
+        oauth::revoke_user
     )
 )]
 struct ApiDoc;
@@ -143,6 +151,27 @@ pub fn router() -> Router<AppState> {
             get(crate::admin::routing::get)
                 .put(crate::admin::routing::update)
                 .delete(crate::admin::routing::delete),
+        )
+        .route(
+            "/admin/v1/oauth/clients",
+            get(oauth::list_clients).post(oauth::create_client),
+        )
+        .route(
+            "/admin/v1/oauth/clients/{id}",
+            axum::routing::delete(oauth::delete_client),
+        )
+        .route(
+            "/admin/v1/oauth/clients/{id}/blocked",
+            axum::routing::put(oauth::block_client),
+        )
+        .route("/admin/v1/oauth/grants", get(oauth::list_grants))
+        .route(
+            "/admin/v1/oauth/grants/{id}",
+            axum::routing::delete(oauth::revoke_grant),
+        )
+        .route(
+            "/admin/v1/oauth/users/{subject}/grants",
+            axum::routing::delete(oauth::revoke_user),
         )
         .route(
             "/admin/v1/openapi.json",

@@ -213,8 +213,14 @@ pub async fn resource_metadata(
         } else {
             resource_url(&state, &headers)
         },
-        "authorization_servers": a.issuers.iter().map(|i| i.issuer.clone()).collect::<Vec<_>>(),
-        "scopes_supported": a.required_scopes,
+        // The gateway's own authorization server first: hosts take the first they can use.
+        "authorization_servers": state.auth.server.iter().map(|s| s.config.issuer.clone())
+            .chain(a.issuers.iter().map(|i| i.issuer.clone()))
+            .collect::<Vec<_>>(),
+        "scopes_supported": match &state.auth.server {
+            Some(s) => s.config.scopes.clone(),
+            None => a.required_scopes.clone(),
+        },
         "bearer_methods_supported": ["header"],
         "resource_name": "MCP Gateway",
     }))

@@ -9,6 +9,7 @@
 //! | [`pat`] | personal access tokens: format, hash, checks |
 //! | [`rbac`] | roles, their patterns, the role book |
 //! | [`limits`] | per-principal rate limits |
+//! | [`server`] | the gateway as the OAuth authorization server of its hosts (`[auth.server]`) |
 //! | [`middleware`] | the HTTP side: 401/403/429 answers, protected resource metadata |
 
 pub mod jwt;
@@ -16,6 +17,7 @@ pub mod limits;
 pub mod middleware;
 pub mod pat;
 pub mod rbac;
+pub mod server;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -43,6 +45,9 @@ pub struct Principal {
     /// An OAuth principal's access token, for upstreams that exchange it for one of their own
     /// (RFC 8693); never sent anywhere as it is.
     pub bearer: Option<crate::config::Secret>,
+    /// The resource an access token of the gateway's own authorization server is for: one
+    /// virtual server's (only there), or the gateway's (everywhere). `None` for other tokens.
+    pub audience: Option<String>,
     /// [`Principal::key`], built once: a request reads it three times (rate limit, session
     /// owner, audit entry).
     key: OnceLock<String>,
@@ -59,6 +64,7 @@ impl Principal {
             roles: Vec::new(),
             access: Access::everything(),
             bearer: None,
+            audience: None,
             key: OnceLock::new(),
         }
     }
@@ -105,6 +111,8 @@ pub struct Authenticator {
     /// are the ones it was built from: building it per request (copies of the record, the
     /// roles' access, the key) cost more than checking the token.
     pat_principals: Mutex<HashMap<String, Built>>,
+    /// The gateway's own authorization server, when `[auth.server]` is on.
+    pub server: Option<Arc<server::AuthServer>>,
 }
 
 /// A principal and what it was built from.
@@ -138,8 +146,10 @@ impl Authenticator {
         roles: Arc<RoleBook>,
         registry: Arc<dyn Registry>,
         http: reqwest::Client,
+        server: Option<Arc<server::AuthServer>>,
     ) -> Self {
         Self {
+            server,
             anonymous: Arc::new(Principal::anonymous()),
             verifier: jwt::Verifier::new(&config, http),
             limits: limits::Limits::new(config.rate_limit),
@@ -162,6 +172,14 @@ impl Authenticator {
         self.pat_principals.lock().unwrap().remove(id);
     }
 
+    /// Drops what is remembered of a grant of the authorization server (revoked here or on
+    /// another replica).
+    pub fn forget_grant(&self, id: &str) {
+        if let Some(s) = &self.server {
+            s.grants.forget(id);
+        }
+    }
+
     /// The caller of every request when authentication is off, one for all of them.
     pub fn anonymous(&self) -> Arc<Principal> {
         self.anonymous.clone()
@@ -175,6 +193,15 @@ impl Authenticator {
         let token = bearer.ok_or(AuthError::Missing)?;
         if token.starts_with(pat::PREFIX) {
             return self.principal_of_pat(token).await;
+        }
+        if let Some(server) = self
+            .server
+            .as_ref()
+            .filter(|s| server::keys::Keys::claims_issuer(token, &s.config.issuer))
+        {
+            // Boxed: inline, its futures (key reload, grant read) made every request's future
+            // larger, with or without the authorization server.
+            return Box::pin(self.principal_of_grant(server, token)).await;
         }
         if !self.verifier.has_issuers() {
             return Err(AuthError::InvalidToken(
@@ -217,6 +244,67 @@ impl Authenticator {
             access: self.roles.access(&roles),
             roles,
             bearer: Some(crate::config::Secret::new(token)),
+            audience: None,
+            key: OnceLock::new(),
+        }))
+    }
+
+    /// The principal of an access token this gateway's authorization server issued: its
+    /// signature, issuer, expiry and audience, then its grant, which must still stand.
+    async fn principal_of_grant(
+        &self,
+        server: &server::AuthServer,
+        token: &str,
+    ) -> Result<Arc<Principal>, AuthError> {
+        let claims = server
+            .keys
+            .verify(token, &server.config.issuer, self.registry.as_ref())
+            .await
+            .map_err(|e| match e {
+                server::keys::KeyError::Invalid(m) => AuthError::InvalidToken(m),
+                server::keys::KeyError::Unavailable => AuthError::Unavailable,
+            })?;
+        let audience = claims.get("aud").and_then(Value::as_str).unwrap_or("");
+        if !server.serves(audience) {
+            return Err(AuthError::InvalidToken(format!(
+                "the token is for another resource ({audience})"
+            )));
+        }
+        let gid = claims.get("gid").and_then(Value::as_str).unwrap_or("");
+        let grant = server
+            .grants
+            .check(self.registry.as_ref(), gid)
+            .await
+            .map_err(|r| match r {
+                server::grants::GrantRefusal::Unavailable => AuthError::Unavailable,
+                server::grants::GrantRefusal::Revoked => {
+                    AuthError::InvalidToken("the token's grant was revoked".into())
+                }
+                server::grants::GrantRefusal::Unknown => {
+                    AuthError::InvalidToken("the token's grant is unknown".into())
+                }
+            })?;
+        let granted = jwt::scopes(&claims);
+        if !self
+            .config
+            .required_scopes
+            .iter()
+            .all(|s| granted.contains(s))
+        {
+            return Err(AuthError::InsufficientScope);
+        }
+        Ok(Arc::new(Principal {
+            subject: grant.subject.clone(),
+            kind: "oauth",
+            issuer: Some(server.config.issuer.clone()),
+            token_id: claims
+                .get("jti")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            access: self.roles.access(&grant.roles),
+            roles: grant.roles.clone(),
+            bearer: Some(crate::config::Secret::new(token)),
+            audience: Some(audience.to_string()),
             key: OnceLock::new(),
         }))
     }
@@ -262,6 +350,7 @@ impl Authenticator {
             access: self.roles.access(&rec.roles),
             roles: rec.roles.clone(),
             bearer: None,
+            audience: None,
             key: OnceLock::new(),
         });
         built.insert(
@@ -356,6 +445,7 @@ mod tests {
             roles.clone(),
             registry.clone(),
             reqwest::Client::new(),
+            None,
         );
         (auth, registry, roles, dir)
     }
@@ -365,6 +455,7 @@ mod tests {
         AuthConfig {
             mode: AuthMode::Required,
             resource: None,
+            server: None,
             issuers: Vec::new(),
             required_scopes: Vec::new(),
             role_mappings: Vec::new(),
@@ -423,6 +514,7 @@ mod tests {
             roles: Vec::new(),
             access: RoleBook::new().access(&[]),
             bearer: None,
+            audience: None,
             key: OnceLock::new(),
         };
         assert_eq!(of("oauth", Some("https://i")).key(), "oauth:https://i#s");

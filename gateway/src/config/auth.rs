@@ -63,6 +63,7 @@ pub(super) struct RawAuth {
     jwks_ttl_secs: Option<u64>,
     jwks_min_refresh_secs: Option<u64>,
     rate_limit: Option<RateLimit>,
+    server: Option<super::auth_server::RawAuthServer>,
 }
 
 /// Authentication and authorization settings.
@@ -81,6 +82,8 @@ pub struct AuthConfig {
     /// A token with an unknown key id refreshes the keys at most this often per issuer.
     pub jwks_min_refresh: Duration,
     pub rate_limit: Option<RateLimit>,
+    /// The gateway's own authorization server, when on.
+    pub server: Option<super::auth_server::AuthServerConfig>,
 }
 
 impl AuthConfig {
@@ -112,7 +115,14 @@ impl AuthConfig {
                 return Err("auth.rate_limit: per_second and burst must be > 0".into());
             }
         }
+        let server = super::auth_server::AuthServerConfig::from_raw(
+            raw.server,
+            resource.as_deref(),
+            mode == AuthMode::Required,
+            vars,
+        )?;
         Ok(AuthConfig {
+            server,
             mode,
             resource,
             issuers: raw.issuers,

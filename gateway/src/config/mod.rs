@@ -8,6 +8,7 @@
 //! | [`server`] | `[server]`: listening, limits, timeouts |
 //! | [`database`] | `[database]` |
 //! | [`auth`] | `[auth]`: issuers, role mappings, rate limits |
+//! | [`auth_server`] | `[auth.server]`: the gateway as the authorization server of its hosts |
 //! | [`audit`] | `[audit]` |
 //! | [`routing`] | `[routing]`: the model, how rankings are fused, how `/mcp` exposes tools |
 //! | [`upstream`] | `[[upstreams]]`: the flat form and the typed [`UpstreamSpec`] |
@@ -25,6 +26,7 @@ use serde::Deserialize;
 
 pub mod audit;
 pub mod auth;
+pub mod auth_server;
 pub mod curation;
 pub mod database;
 pub mod env;

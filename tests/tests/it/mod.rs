@@ -1,4 +1,5 @@
 mod admin;
+mod authorization_server;
 mod bad_input;
 mod config_as_code;
 mod conformance;

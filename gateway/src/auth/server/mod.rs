@@ -1,0 +1,336 @@
+//! The gateway as the OAuth 2.1 authorization server its hosts sign in with (`[auth.server]`),
+//! to the MCP authorization spec: RFC 8414 metadata, authorization code with PKCE (S256 only),
+//! RFC 8707 resource indicators, RFC 7591 dynamic registration, refresh tokens that rotate
+//! (a spent one used again revokes its whole grant), RFC 7009 revocation. Users sign in with a
+//! personal access token; what they may do is their token's roles.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`keys`] | signing keys in the store, rotation, JWKS, sealed form values |
+//! | [`grants`] | the grants behind issued tokens, as requests check them |
+//! | [`clients`] | registration and the redirect URI rules |
+//! | [`pages`] | the sign-in, consent and error pages |
+//! | `authorize` | `/oauth/authorize` and `/oauth/consent` |
+//! | `token` | `/oauth/token` and `/oauth/revoke` |
+
+mod authorize;
+pub mod clients;
+pub mod grants;
+pub mod keys;
+pub mod pages;
+mod token;
+
+use std::net::{IpAddr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine;
+use chacha20poly1305::aead::rand_core::RngCore;
+use chacha20poly1305::aead::OsRng;
+use governor::{DefaultKeyedRateLimiter, Quota};
+use registry::{now_ms, ClientRecord, Registry};
+use serde_json::{json, Value};
+
+use crate::config::auth_server::{AuthServerConfig, Registration};
+use crate::state::AppState;
+
+/// The authorization server, when `[auth.server]` is on.
+pub struct AuthServer {
+    pub config: AuthServerConfig,
+    /// `auth.resource`: the audience of its tokens (or one of its virtual servers).
+    pub resource: String,
+    pub keys: keys::Keys,
+    pub grants: grants::GrantBook,
+    registrations: DefaultKeyedRateLimiter<IpAddr>,
+}
+
+/// A random secret of 256 bits, base64url: codes, refresh tokens, client secrets, CSRF values.
+pub fn random_secret() -> String {
+    let mut b = [0u8; 32];
+    OsRng.fill_bytes(&mut b);
+    B64.encode(b)
+}
+
+/// The stored form of a one-time secret.
+pub fn hashed(secret: &str) -> String {
+    registry::hash::text_hash(secret)
+}
+
+/// An OAuth error answer (RFC 6749 §5.2): `{"error", "error_description"}`, never cached.
+pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    (
+        status,
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(json!({ "error": error, "error_description": description })),
+    )
+        .into_response()
+}
+
+impl AuthServer {
+    /// Loads (or makes) the signing keys, stores the config file's clients, and keeps the keys
+    /// rotating.
+    pub async fn start(
+        config: AuthServerConfig,
+        resource: String,
+        registry: Arc<dyn Registry>,
+    ) -> anyhow::Result<Arc<Self>> {
+        let keys = keys::Keys::load(registry.as_ref(), config.key_rotation).await?;
+        for (c, secret) in &config.clients {
+            let mut metadata = json!({
+                "redirect_uris": c.redirect_uris,
+                "token_endpoint_auth_method":
+                    if secret.is_some() { "client_secret_basic" } else { "none" },
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+            });
+            if let Some(n) = &c.client_name {
+                metadata["client_name"] = json!(n);
+            }
+            registry
+                .put_client(&ClientRecord {
+                    client_id: c.client_id.clone(),
+                    metadata,
+                    secret_hash: secret.as_ref().map(|s| hashed(s.expose())),
+                    source: "config".into(),
+                    created_at: now_ms(),
+                    blocked_at: None,
+                })
+                .await?;
+        }
+        let per_minute =
+            NonZeroU32::new(config.registrations_per_minute).unwrap_or(NonZeroU32::MIN);
+        let server = Arc::new(Self {
+            registrations: governor::RateLimiter::keyed(Quota::per_minute(per_minute)),
+            config,
+            resource,
+            keys,
+            grants: grants::GrantBook::default(),
+        });
+        let s = server.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                if let Err(e) = s
+                    .keys
+                    .rotate_if_due(registry.as_ref(), s.config.key_rotation)
+                    .await
+                {
+                    tracing::warn!(error = %e, "cannot rotate the signing keys");
+                }
+                // A retired key verifies until every token it signed has expired.
+                let before = now_ms() - s.config.access_token_ttl.as_millis() as i64 - 60_000;
+                if let Err(e) = registry.drop_retired_keys(before).await {
+                    tracing::warn!(error = %e, "cannot drop retired signing keys");
+                }
+            }
+        });
+        Ok(server)
+    }
+
+    /// Whether `resource` is one this server issues tokens for: the gateway's, or one of its
+    /// virtual servers' (`{resource}/v/{name}`).
+    pub fn serves(&self, resource: &str) -> bool {
+        resource == self.resource
+            || resource
+                .strip_prefix(&self.resource)
+                .and_then(|r| r.strip_prefix("/v/"))
+                .is_some_and(|name| {
+                    crate::names::Name::parse(crate::names::NameKind::VirtualServer, name).is_ok()
+                })
+    }
+
+    /// RFC 8414 metadata.
+    pub fn metadata(&self) -> Value {
+        let iss = &self.config.issuer;
+        let mut m = json!({
+            "issuer": iss,
+            "authorization_endpoint": format!("{iss}/oauth/authorize"),
+            "token_endpoint": format!("{iss}/oauth/token"),
+            "revocation_endpoint": format!("{iss}/oauth/revoke"),
+            "jwks_uri": format!("{iss}/oauth/jwks"),
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported":
+                ["none", "client_secret_post", "client_secret_basic"],
+            "revocation_endpoint_auth_methods_supported":
+                ["none", "client_secret_post", "client_secret_basic"],
+            "scopes_supported": self.config.scopes,
+            "authorization_response_iss_parameter_supported": true,
+            "client_id_metadata_document_supported": false,
+        });
+        if self.config.registration != Registration::Off {
+            m["registration_endpoint"] = json!(format!("{iss}/oauth/register"));
+        }
+        m
+    }
+}
+
+/// The routes of the authorization server (none when it is off).
+pub fn routes(state: &AppState) -> Router<AppState> {
+    if state.auth.server.is_none() {
+        return Router::new();
+    }
+    Router::new()
+        .route("/.well-known/oauth-authorization-server", get(metadata))
+        .route("/.well-known/openid-configuration", get(metadata))
+        .route("/oauth/jwks", get(jwks))
+        .route("/oauth/register", post(register))
+        .route(
+            "/oauth/authorize",
+            get(authorize::start).post(authorize::sign_in),
+        )
+        .route("/oauth/consent", post(authorize::consent))
+        .route("/oauth/token", post(token::token))
+        .route("/oauth/revoke", post(token::revoke))
+}
+
+fn server(state: &AppState) -> &Arc<AuthServer> {
+    state
+        .auth
+        .server
+        .as_ref()
+        .expect("the routes exist only with the server")
+}
+
+async fn metadata(State(state): State<AppState>) -> Response {
+    Json(server(&state).metadata()).into_response()
+}
+
+async fn jwks(State(state): State<AppState>) -> Response {
+    (
+        [(header::CACHE_CONTROL, "max-age=300")],
+        Json(server(&state).keys.jwks()),
+    )
+        .into_response()
+}
+
+/// RFC 7591 dynamic registration.
+async fn register(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let s = server(&state);
+    match s.config.registration {
+        Registration::Off => {
+            return oauth_error(
+                StatusCode::FORBIDDEN,
+                "access_denied",
+                "dynamic registration is off (auth.server.registration)",
+            )
+        }
+        Registration::Token => {
+            let sent = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .unwrap_or("");
+            let want = s.config.initial_access_token.as_ref().map(|t| t.expose());
+            if !want.is_some_and(|w| crate::auth::pat::same_bytes(w.as_bytes(), sent.as_bytes())) {
+                return oauth_error(
+                    StatusCode::UNAUTHORIZED,
+                    "invalid_token",
+                    "registration needs the initial access token",
+                );
+            }
+        }
+        Registration::Open => {}
+    }
+    if s.registrations
+        .check_key(&peer.ip().to_canonical())
+        .is_err()
+    {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, "60")],
+            Json(json!({"error": "slow_down",
+                        "error_description": "too many registrations from this address; retry in a minute"})),
+        )
+            .into_response();
+    }
+    let req: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_client_metadata",
+                &format!("the body is not JSON: {e}"),
+            )
+        }
+    };
+    let (metadata, confidential) = match clients::registered_metadata(&req, &s.config.scopes) {
+        Ok(m) => m,
+        Err(e) => {
+            let code = if e.starts_with("redirect_uri") {
+                "invalid_redirect_uri"
+            } else {
+                "invalid_client_metadata"
+            };
+            return oauth_error(StatusCode::BAD_REQUEST, code, &e);
+        }
+    };
+    let secret = confidential.then(random_secret);
+    let rec = ClientRecord {
+        client_id: format!("mcpgw-{}", uuid::Uuid::new_v4().simple()),
+        metadata: metadata.clone(),
+        secret_hash: secret.as_deref().map(hashed),
+        source: "dcr".into(),
+        created_at: now_ms(),
+        blocked_at: None,
+    };
+    if let Err(e) = state.registry.create_client(&rec).await {
+        tracing::warn!(error = %e, "cannot store a registered client");
+        return oauth_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "temporarily_unavailable",
+            "the client cannot be stored right now",
+        );
+    }
+    audit(&state, "anonymous", "oauth.register", &rec.client_id, "ok").await;
+    let mut out = metadata;
+    out["client_id"] = json!(rec.client_id);
+    out["client_id_issued_at"] = json!(rec.created_at / 1000);
+    if let Some(secret) = secret {
+        out["client_secret"] = json!(secret);
+        out["client_secret_expires_at"] = json!(0);
+    }
+    (
+        StatusCode::CREATED,
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(out),
+    )
+        .into_response()
+}
+
+/// An audit row for the authorization server.
+pub(crate) async fn audit(
+    state: &AppState,
+    principal: &str,
+    action: &str,
+    target: &str,
+    outcome: &str,
+) {
+    state
+        .dispatcher
+        .audit
+        .record(registry::AuditEntry {
+            at: now_ms(),
+            principal: principal.to_string(),
+            action: action.into(),
+            target: Some(target.into()),
+            outcome: outcome.into(),
+            ..Default::default()
+        })
+        .await;
+}

@@ -1,0 +1,337 @@
+//! `/oauth/token` and `/oauth/revoke`. A code is redeemed once, by its client, with the PKCE
+//! verifier of its challenge and the redirect URI it was issued for; a second use revokes the
+//! grant it made (RFC 6749 §4.1.2). Refresh tokens rotate: each use gives a new one, and a spent
+//! one used again revokes the whole grant (OAuth 2.1 §4.3.1), since one of its two holders is
+//! not the client.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD as B64};
+use base64::Engine;
+use registry::{now_ms, ClientRecord, GrantRecord, GrantsOf, Redeemed};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::{audit, hashed, oauth_error, random_secret, server, AuthServer};
+use crate::state::AppState;
+
+fn form(body: &Bytes) -> Result<HashMap<String, String>, String> {
+    let mut out = HashMap::new();
+    for (k, v) in url::form_urlencoded::parse(body) {
+        if out.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(format!("the parameter {k} is repeated"));
+        }
+    }
+    Ok(out)
+}
+
+fn invalid_request(m: &str) -> Response {
+    oauth_error(StatusCode::BAD_REQUEST, "invalid_request", m)
+}
+
+fn invalid_grant(m: &str) -> Response {
+    oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
+}
+
+fn unavailable() -> Response {
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        "the authorization server cannot reach its store; try again",
+    )
+}
+
+/// The client of a token request, authenticated as it registered: by its secret (HTTP Basic or
+/// the form), or, for a public client, by its id alone (PKCE proves the rest).
+async fn client_of(
+    state: &AppState,
+    headers: &HeaderMap,
+    form: &HashMap<String, String>,
+) -> Result<ClientRecord, Response> {
+    let basic = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|b| STANDARD.decode(b.trim()).ok())
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|s| {
+            let (id, secret) = s.split_once(':')?;
+            let dec = |x: &str| {
+                url::form_urlencoded::parse(format!("x={x}").as_bytes())
+                    .next()
+                    .map(|(_, v)| v.to_string())
+            };
+            Some((dec(id)?, dec(secret)?))
+        });
+    let (id, secret) = match (&basic, form.get("client_id")) {
+        (Some((id, secret)), _) => (id.clone(), Some(secret.clone())),
+        (None, Some(id)) => (id.clone(), form.get("client_secret").cloned()),
+        (None, None) => {
+            return Err(oauth_error(
+                StatusCode::UNAUTHORIZED,
+                "invalid_client",
+                "the request names no client",
+            ))
+        }
+    };
+    let refused = |m: &str| oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", m);
+    let client = match state.registry.get_client(&id).await {
+        Ok(Some(c)) => c,
+        Ok(None) => return Err(refused("unknown client")),
+        Err(_) => return Err(unavailable()),
+    };
+    if client.blocked_at.is_some() {
+        return Err(refused("the client is blocked"));
+    }
+    match (&client.secret_hash, secret) {
+        (None, _) => Ok(client),
+        (Some(want), Some(sent))
+            if crate::auth::pat::same_bytes(want.as_bytes(), hashed(&sent).as_bytes()) =>
+        {
+            Ok(client)
+        }
+        (Some(_), _) => Err(refused("the client's secret is missing or wrong")),
+    }
+}
+
+/// `POST /oauth/token`.
+pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let s = server(&state);
+    let form = match form(&body) {
+        Ok(f) => f,
+        Err(e) => return invalid_request(&e),
+    };
+    let client = match client_of(&state, &headers, &form).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let grant = match form.get("grant_type").map(String::as_str) {
+        Some("authorization_code") => redeem_code(&state, &client, &form).await,
+        Some("refresh_token") => redeem_refresh(&state, &client, &form).await,
+        Some(other) => {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "unsupported_grant_type",
+                &format!("grant_type {other:?} is not supported"),
+            )
+        }
+        None => return invalid_request("grant_type is required"),
+    };
+    let (grant, action) = match grant {
+        Ok(g) => g,
+        Err(r) => return r,
+    };
+    if let Some(res) = form.get("resource") {
+        if *res != grant.resource {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_target",
+                "the resource is not the one this grant was made for",
+            );
+        }
+    }
+    match issue(&state, s, &grant).await {
+        Ok(body) => {
+            audit(&state, &grant.subject, action, &grant.client_id, "ok").await;
+            (
+                [
+                    (header::CACHE_CONTROL, "no-store"),
+                    (header::PRAGMA, "no-cache"),
+                ],
+                Json(body),
+            )
+                .into_response()
+        }
+        Err(r) => r,
+    }
+}
+
+async fn live_grant(state: &AppState, id: &str) -> Result<GrantRecord, Response> {
+    match state.registry.get_grant(id).await {
+        Ok(Some(g)) if g.revoked_at.is_none() => Ok(g),
+        Ok(_) => Err(invalid_grant("the grant was revoked")),
+        Err(_) => Err(unavailable()),
+    }
+}
+
+/// A replayed code or refresh token: its grant goes, on every replica.
+async fn revoke_replayed(state: &AppState, grant: &str, what: &str) -> Response {
+    if let Ok(ids) = state.registry.revoke_grants(GrantsOf::Id(grant)).await {
+        for id in &ids {
+            state.auth.forget_grant(id);
+        }
+    }
+    audit(state, "anonymous", "oauth.replay", grant, what).await;
+    invalid_grant(&format!(
+        "the {what} was already used; its grant is revoked"
+    ))
+}
+
+async fn redeem_code(
+    state: &AppState,
+    client: &ClientRecord,
+    form: &HashMap<String, String>,
+) -> Result<(GrantRecord, &'static str), Response> {
+    let code = form
+        .get("code")
+        .ok_or_else(|| invalid_request("code is required"))?;
+    let verifier = form
+        .get("code_verifier")
+        .ok_or_else(|| invalid_request("code_verifier is required (PKCE)"))?;
+    let rec = match state.registry.redeem_code(&hashed(code), now_ms()).await {
+        Ok(Redeemed::Fresh(rec)) => rec,
+        Ok(Redeemed::Reused(grant)) => return Err(revoke_replayed(state, &grant, "code").await),
+        Ok(Redeemed::Unknown) => return Err(invalid_grant("unknown or expired code")),
+        Err(_) => return Err(unavailable()),
+    };
+    let grant = live_grant(state, &rec.grant_id).await?;
+    if grant.client_id != client.client_id {
+        return Err(invalid_grant("the code was issued to another client"));
+    }
+    if form
+        .get("redirect_uri")
+        .is_some_and(|r| *r != rec.redirect_uri)
+    {
+        return Err(invalid_grant(
+            "redirect_uri is not the one the code was issued for",
+        ));
+    }
+    let computed = B64.encode(Sha256::digest(verifier.as_bytes()));
+    if !super::authorize::is_pkce_value(verifier)
+        || !crate::auth::pat::same_bytes(computed.as_bytes(), rec.code_challenge.as_bytes())
+    {
+        return Err(invalid_grant(
+            "the code_verifier does not match the code_challenge",
+        ));
+    }
+    Ok((grant, "oauth.token"))
+}
+
+async fn redeem_refresh(
+    state: &AppState,
+    client: &ClientRecord,
+    form: &HashMap<String, String>,
+) -> Result<(GrantRecord, &'static str), Response> {
+    let token = form
+        .get("refresh_token")
+        .ok_or_else(|| invalid_request("refresh_token is required"))?;
+    let grant = match state
+        .registry
+        .redeem_refresh_token(&hashed(token), now_ms())
+        .await
+    {
+        Ok(Redeemed::Fresh(grant)) => grant,
+        Ok(Redeemed::Reused(grant)) => {
+            return Err(revoke_replayed(state, &grant, "refresh token").await)
+        }
+        Ok(Redeemed::Unknown) => return Err(invalid_grant("unknown or expired refresh token")),
+        Err(_) => return Err(unavailable()),
+    };
+    let grant = live_grant(state, &grant).await?;
+    if grant.client_id != client.client_id {
+        return Err(invalid_grant(
+            "the refresh token was issued to another client",
+        ));
+    }
+    Ok((grant, "oauth.refresh"))
+}
+
+/// A new access token and refresh token for `grant`.
+async fn issue(
+    state: &AppState,
+    s: &AuthServer,
+    grant: &GrantRecord,
+) -> Result<serde_json::Value, Response> {
+    let now = now_ms();
+    let ttl = s.config.access_token_ttl.as_secs();
+    let claims = json!({
+        "iss": s.config.issuer,
+        "sub": grant.subject,
+        "aud": grant.resource,
+        "client_id": grant.client_id,
+        "scope": grant.scope,
+        "iat": now / 1000,
+        "exp": now / 1000 + ttl as i64,
+        "jti": uuid::Uuid::new_v4().simple().to_string(),
+        "gid": grant.id,
+    });
+    let access = s.keys.sign(&claims).map_err(|_| unavailable())?;
+    let refresh = random_secret();
+    state
+        .registry
+        .create_refresh_token(
+            &hashed(&refresh),
+            &grant.id,
+            now,
+            now + s.config.refresh_token_ttl.as_millis() as i64,
+        )
+        .await
+        .map_err(|_| unavailable())?;
+    Ok(json!({
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": ttl,
+        "refresh_token": refresh,
+        "scope": grant.scope,
+    }))
+}
+
+/// `POST /oauth/revoke` (RFC 7009): a refresh token or an access token of this server revokes
+/// its grant. Answered 200 whatever the token was, as the RFC asks.
+pub async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let s = server(&state);
+    let form = match form(&body) {
+        Ok(f) => f,
+        Err(e) => return invalid_request(&e),
+    };
+    let client = match client_of(&state, &headers, &form).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let Some(token) = form.get("token") else {
+        return invalid_request("token is required");
+    };
+    let grant = match s
+        .keys
+        .verify(token, &s.config.issuer, state.registry.as_ref())
+        .await
+    {
+        Ok(claims) => claims
+            .get("gid")
+            .and_then(|g| g.as_str())
+            .map(str::to_string),
+        Err(_) => state
+            .registry
+            .redeem_refresh_token(&hashed(token), now_ms())
+            .await
+            .ok()
+            .and_then(|r| match r {
+                Redeemed::Fresh(g) | Redeemed::Reused(g) => Some(g),
+                Redeemed::Unknown => None,
+            }),
+    };
+    if let Some(grant) = grant {
+        // Only the client the grant is for may revoke it.
+        let mine = state
+            .registry
+            .get_grant(&grant)
+            .await
+            .ok()
+            .flatten()
+            .is_some_and(|g| g.client_id == client.client_id);
+        if mine {
+            if let Ok(ids) = state.registry.revoke_grants(GrantsOf::Id(&grant)).await {
+                for id in &ids {
+                    state.auth.forget_grant(id);
+                }
+            }
+            audit(&state, &client.client_id, "oauth.revoke", &grant, "ok").await;
+        }
+    }
+    StatusCode::OK.into_response()
+}

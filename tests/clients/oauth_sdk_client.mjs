@@ -1,0 +1,198 @@
+// A real MCP host's OAuth flow against the gateway's own authorization server: the TypeScript
+// SDK's `StreamableHTTPClientTransport` with an `OAuthClientProvider`, which discovers the
+// authorization server from the gateway's 401, registers itself (RFC 7591), and sends the user
+// to the sign-in page. The "user" here is this script acting as a browser on the pages (plain
+// HTML forms: the sign-in form with a personal access token, then the consent form), keeping
+// the pages' cookie as a browser would.
+//
+// Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token), ADMIN_URL and
+// ADMIN_TOKEN (to revoke the grant), REPLICA_MCP_URL (optional: another replica, same store).
+// Prints one JSON line with what happened at each step.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const sdk = (p) =>
+  import(pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@modelcontextprotocol/sdk/dist/esm', p)).href);
+const { Client } = await sdk('client/index.js');
+const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
+const { UnauthorizedError } = await sdk('client/auth.js');
+
+const MCP_URL = process.env.MCP_URL;
+const out = { steps: [] };
+const step = (name, value) => out.steps.push({ name, ...value });
+
+class Provider {
+  constructor() {
+    this.saved = {};
+    this.tokenSaves = 0;
+    this.code = null;
+  }
+  get redirectUrl() {
+    return 'http://127.0.0.1:33418/callback';
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'SDK test host',
+      redirect_uris: ['http://127.0.0.1:33418/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.saved.client;
+  }
+  saveClientInformation(info) {
+    this.saved.client = info;
+  }
+  tokens() {
+    return this.saved.tokens;
+  }
+  saveTokens(tokens) {
+    this.tokenSaves += 1;
+    this.saved.tokens = tokens;
+  }
+  saveCodeVerifier(v) {
+    this.saved.verifier = v;
+  }
+  codeVerifier() {
+    return this.saved.verifier;
+  }
+  // The browser: the sign-in page, then the consent page, then the redirect with the code.
+  async redirectToAuthorization(url) {
+    this.code = await actAsBrowser(url);
+  }
+}
+
+function hidden(html, name) {
+  const m = html.match(new RegExp(`name="${name}" value="([^"]*)"`));
+  if (!m) throw new Error(`no ${name} field in: ${html.slice(0, 300)}`);
+  return m[1].replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+}
+
+async function actAsBrowser(url) {
+  const page = await fetch(url);
+  const cookie = (page.headers.get('set-cookie') || '').split(';')[0];
+  const csp = page.headers.get('content-security-policy') || '';
+  const signIn = await page.text();
+  if (page.status !== 200) throw new Error(`sign-in page: ${page.status} ${signIn}`);
+  const origin = new URL(url).origin;
+  const post = (p, form) =>
+    fetch(origin + p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams(form),
+      redirect: 'manual',
+    });
+  const consentPage = await post('/oauth/authorize', { ticket: hidden(signIn, 'ticket'), pat: process.env.PAT });
+  const consent = await consentPage.text();
+  step('pages', { csp, signInStatus: page.status, consentStatus: consentPage.status, namesClient: consent.includes('SDK test host') });
+  const back = await post('/oauth/consent', { ticket: hidden(consent, 'ticket'), decision: 'allow' });
+  const location = new URL(back.headers.get('location'));
+  step('redirect', { status: back.status, to: location.origin + location.pathname, iss: location.searchParams.get('iss') });
+  return location.searchParams.get('code');
+}
+
+const provider = new Provider();
+async function connect() {
+  const client = new Client({ name: 'oauth-sdk-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { authProvider: provider });
+  try {
+    await client.connect(transport);
+    return client;
+  } catch (e) {
+    if (!(e instanceof UnauthorizedError) || !provider.code) throw e;
+    await transport.finishAuth(provider.code);
+    provider.code = null;
+    const again = new Client({ name: 'oauth-sdk-test', version: '1.0.0' });
+    await again.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { authProvider: provider }));
+    return again;
+  }
+}
+
+async function attempt(name, f) {
+  try {
+    step(name, { ok: true, ...(await f()) });
+  } catch (e) {
+    step(name, { ok: false, error: String(e?.message || e), unauthorized: e instanceof UnauthorizedError || /401|nauthorized/.test(String(e)) });
+  }
+}
+
+let client;
+await attempt('connect', async () => {
+  client = await connect();
+  return { clientId: provider.saved.client?.client_id };
+});
+await attempt('list', async () => ({ tools: (await client.listTools()).tools.map((t) => t.name) }));
+await attempt('call', async () => {
+  const r = await client.callTool({ name: 'fx__echo', arguments: { text: 'hello' } });
+  return { text: r.content?.[0]?.text };
+});
+
+// A spoilt access token: the SDK gets 401 and refreshes with its refresh token.
+const firstRefresh = provider.saved.tokens?.refresh_token;
+const firstAccess = provider.saved.tokens?.access_token;
+provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + firstAccess };
+await attempt('refreshed', async () => {
+  const c = await connect();
+  const r = await c.callTool({ name: 'fx__echo', arguments: { text: 'again' } });
+  client = c;
+  return {
+    text: r.content?.[0]?.text,
+    newRefresh: provider.saved.tokens?.refresh_token !== firstRefresh,
+    newAccess: provider.saved.tokens?.access_token !== firstAccess,
+  };
+});
+
+// A raw MCP request with the current access token, at this gateway or another replica.
+async function rawStatus(url) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${provider.saved.tokens.access_token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+  });
+  return { status: r.status, challenge: r.headers.get('www-authenticate') };
+}
+
+// An administrator revokes the grant: the next call is refused here and on the other replica.
+await attempt('revoked', async () => {
+  const replicaBefore = process.env.REPLICA_MCP_URL ? (await rawStatus(process.env.REPLICA_MCP_URL)).status : null;
+  const admin = (p, method = 'GET') =>
+    fetch(process.env.ADMIN_URL + p, { method, headers: { authorization: `Bearer ${process.env.ADMIN_TOKEN}` } });
+  const grants = await (await admin('/admin/v1/oauth/grants')).json();
+  const live = grants.filter((g) => !g.revoked_at);
+  const del = await admin(`/admin/v1/oauth/grants/${live[0].id}`, 'DELETE');
+  const here = await rawStatus(MCP_URL);
+  const replica = process.env.REPLICA_MCP_URL ? await rawStatus(process.env.REPLICA_MCP_URL) : null;
+  return { grants: live.length, subject: live[0].subject, deleteStatus: del.status, here, replicaBefore, replica };
+});
+
+// Signed in again; then the spent refresh token of the new grant used again: refused, and the
+// whole grant with it.
+await attempt('replay', async () => {
+  provider.saved.tokens = undefined;
+  client = await connect();
+  const spent = provider.saved.tokens.refresh_token;
+  const meta = await (await fetch(new URL('/.well-known/oauth-authorization-server', MCP_URL))).json();
+  const refresh = (token) =>
+    fetch(meta.token_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: provider.saved.client.client_id }),
+    });
+  const first = await refresh(spent);
+  const fresh = await first.json();
+  provider.saved.tokens = fresh;
+  const before = await rawStatus(MCP_URL);
+  const again = await refresh(spent);
+  const body = await again.json();
+  const after = await rawStatus(MCP_URL);
+  return { firstStatus: first.status, beforeStatus: before.status, status: again.status, error: body.error, after };
+});
+
+console.log(JSON.stringify(out));
+process.exit(0);
