@@ -125,7 +125,7 @@ await attempt('connect', async () => {
 });
 await attempt('list', async () => ({ tools: (await client.listTools()).tools.map((t) => t.name) }));
 await attempt('call', async () => {
-  const r = await client.callTool({ name: 'fx__echo', arguments: { text: 'hello' } });
+  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'hello' } });
   return { text: r.content?.[0]?.text };
 });
 
@@ -135,7 +135,7 @@ const firstAccess = provider.saved.tokens?.access_token;
 provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + firstAccess };
 await attempt('refreshed', async () => {
   const c = await connect();
-  const r = await c.callTool({ name: 'fx__echo', arguments: { text: 'again' } });
+  const r = await c.callTool({ name: 'fx__echo', arguments: { message: 'again' } });
   client = c;
   return {
     text: r.content?.[0]?.text,
