@@ -196,3 +196,344 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
         assert!(!log.contains("eyJ"), "a JWT leaked into a log line");
     }
 }
+
+/// One browser's walk through the pages, by hand: the authorize request, the sign-in form and
+/// the consent form, with the pages' cookie. Returns the final answer (the redirect).
+struct Walk {
+    http: reqwest::Client,
+    base: String,
+    cookie: String,
+}
+
+fn field(html: &str, name: &str) -> String {
+    let key = format!("name=\"{name}\" value=\"");
+    let start = html
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in {html}"))
+        + key.len();
+    html[start..start + html[start..].find('"').unwrap()].to_string()
+}
+
+impl Walk {
+    fn new(gw: &Gateway) -> Self {
+        Self {
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            base: gw.base.clone(),
+            cookie: String::new(),
+        }
+    }
+
+    async fn authorize(&mut self, query: &[(&str, &str)]) -> reqwest::Response {
+        let r = self
+            .http
+            .get(format!("{}/oauth/authorize", self.base))
+            .query(query)
+            .send()
+            .await
+            .unwrap();
+        if let Some(c) = r.headers().get("set-cookie") {
+            self.cookie = c.to_str().unwrap().split(';').next().unwrap().to_string();
+        }
+        r
+    }
+
+    async fn post(&self, path: &str, form: &[(&str, &str)], cookie: &str) -> reqwest::Response {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .header("cookie", cookie)
+            .form(form)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Signs in and allows: the redirect back to the client (at once when the user consented
+    /// to this client before).
+    async fn through(&mut self, query: &[(&str, &str)], pat: &str) -> reqwest::Response {
+        let page = self.authorize(query).await.text().await.unwrap();
+        let cookie = self.cookie.clone();
+        let signed_in = self
+            .post(
+                "/oauth/authorize",
+                &[("ticket", &field(&page, "ticket")), ("pat", pat)],
+                &cookie,
+            )
+            .await;
+        if signed_in.status() == 303 {
+            return signed_in;
+        }
+        let consent = signed_in.text().await.unwrap();
+        self.post(
+            "/oauth/consent",
+            &[
+                ("ticket", &field(&consent, "ticket")),
+                ("decision", "allow"),
+            ],
+            &cookie,
+        )
+        .await
+    }
+}
+
+fn location(r: &reqwest::Response) -> url::Url {
+    url::Url::parse(r.headers()["location"].to_str().unwrap()).unwrap()
+}
+
+fn param(u: &url::Url, k: &str) -> Option<String> {
+    u.query_pairs()
+        .find(|(n, _)| n == k)
+        .map(|(_, v)| v.to_string())
+}
+
+#[tokio::test]
+async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        "registrations_per_minute = 3",
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let http = reqwest::Client::new();
+    let register = || {
+        http.post(format!("{}/oauth/register", gw.base))
+            .json(&json!({"redirect_uris": ["http://127.0.0.1:9/cb"], "client_name": "A"}))
+            .send()
+    };
+    let client: Value = register().await.unwrap().json().await.unwrap();
+    let id = client["client_id"].as_str().unwrap().to_string();
+    let verifier = "v".repeat(64);
+    let challenge = {
+        use base64::Engine;
+        use sha2::Digest;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(sha2::Sha256::digest(verifier.as_bytes()))
+    };
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let good = |extra: &[(&'static str, String)]| {
+        let mut q: Vec<(&str, String)> = vec![
+            ("response_type", "code".into()),
+            ("client_id", id.clone()),
+            ("redirect_uri", "http://127.0.0.1:9/cb".into()),
+            ("state", "s1".into()),
+            ("code_challenge", challenge.clone()),
+            ("code_challenge_method", "S256".into()),
+            ("resource", resource.clone()),
+        ];
+        for (k, v) in extra {
+            q.retain(|(n, _)| n != k);
+            if !v.is_empty() {
+                q.push((k, v.clone()));
+            }
+        }
+        q
+    };
+
+    // PKCE downgrade: plain, or no challenge at all, goes back to the client as an error.
+    for extra in [
+        vec![("code_challenge_method", "plain".to_string())],
+        vec![("code_challenge_method", String::new())],
+        vec![
+            ("code_challenge", String::new()),
+            ("code_challenge_method", String::new()),
+        ],
+    ] {
+        let mut w = Walk::new(&gw);
+        let q = good(&extra);
+        let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = w.authorize(&pairs).await;
+        assert_eq!(r.status(), 303, "{extra:?}");
+        let to = location(&r);
+        assert_eq!(
+            param(&to, "error").as_deref(),
+            Some("invalid_request"),
+            "{to}"
+        );
+        assert_eq!(param(&to, "state").as_deref(), Some("s1"));
+    }
+
+    // A redirect URI the client did not register, or an open redirect: a page, never a redirect.
+    for uri in [
+        "http://127.0.0.1:9/other",
+        "https://evil.example/cb",
+        "http://127.0.0.1:9/cb?x=https://evil.example",
+    ] {
+        let mut w = Walk::new(&gw);
+        let q = good(&[("redirect_uri", uri.to_string())]);
+        let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = w.authorize(&pairs).await;
+        assert_eq!(r.status(), 400, "{uri}");
+        assert!(r.headers().get("location").is_none(), "{uri}");
+        assert!(r.text().await.unwrap().contains("redirect_uri is not one"));
+    }
+
+    // A token for another resource is not issued.
+    let mut w = Walk::new(&gw);
+    let q = good(&[("resource", "https://other.example/mcp".to_string())]);
+    let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let to = location(&w.authorize(&pairs).await);
+    assert_eq!(
+        param(&to, "error").as_deref(),
+        Some("invalid_target"),
+        "{to}"
+    );
+
+    // Consent CSRF: the consent form posted without the browser's cookie (another site's
+    // form), or with another browser's, is refused.
+    let mut w = Walk::new(&gw);
+    let q = good(&[]);
+    let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let page = w.authorize(&pairs).await.text().await.unwrap();
+    let consent = w
+        .post(
+            "/oauth/authorize",
+            &[("ticket", &field(&page, "ticket")), ("pat", &pat)],
+            &w.cookie.clone(),
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let ticket = field(&consent, "ticket");
+    for cookie in ["", "mcpgw_oauth_csrf=forged"] {
+        let r = w
+            .post(
+                "/oauth/consent",
+                &[("ticket", &ticket), ("decision", "allow")],
+                cookie,
+            )
+            .await;
+        assert_eq!(r.status(), 403, "cookie {cookie:?}");
+        assert!(r.headers().get("location").is_none());
+    }
+    // A changed ticket is refused too.
+    let r = w
+        .post(
+            "/oauth/consent",
+            &[("ticket", &format!("{ticket}x")), ("decision", "allow")],
+            &w.cookie.clone(),
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+
+    // A wrong token on the sign-in page: the page again, with the reason, and no code.
+    let mut w = Walk::new(&gw);
+    let page = w.authorize(&pairs).await.text().await.unwrap();
+    let r = w
+        .post(
+            "/oauth/authorize",
+            &[
+                ("ticket", &field(&page, "ticket")),
+                ("pat", "mcpgw_nope_nope"),
+            ],
+            &w.cookie.clone(),
+        )
+        .await;
+    assert_eq!(r.status(), 401);
+    assert!(r.text().await.unwrap().contains("not valid"));
+
+    // The real walk, then the code used twice: the second use is refused and revokes the
+    // tokens the first one got.
+    let mut w = Walk::new(&gw);
+    let back = w.through(&pairs, &pat).await;
+    let code = param(&location(&back), "code").expect("a code");
+    let exchange = |code: String, verifier: String| {
+        http.post(format!("{}/oauth/token", gw.base))
+            .form(&[
+                ("grant_type", "authorization_code".to_string()),
+                ("code", code),
+                ("code_verifier", verifier),
+                ("client_id", id.clone()),
+                ("redirect_uri", "http://127.0.0.1:9/cb".to_string()),
+            ])
+            .send()
+    };
+    let wrong = exchange(code.clone(), "w".repeat(64)).await.unwrap();
+    assert_eq!(wrong.status(), 400);
+    assert_eq!(
+        wrong.json::<Value>().await.unwrap()["error"],
+        "invalid_grant"
+    );
+    // The verifier was wrong, and the code is spent with it: a code is tried once.
+    let mut w = Walk::new(&gw);
+    let code = param(&location(&w.through(&pairs, &pat).await), "code").unwrap();
+    let first: Value = exchange(code.clone(), verifier.clone())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let access = first["access_token"].as_str().expect("tokens").to_string();
+    let initialize = |token: String, path: &'static str| {
+        http.post(format!("{}{path}", gw.base))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}}),
+            )
+            .send()
+    };
+    assert_eq!(
+        initialize(access.clone(), "/mcp").await.unwrap().status(),
+        200
+    );
+    let again = exchange(code, verifier.clone()).await.unwrap();
+    assert_eq!(again.status(), 400);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["error"], "invalid_grant");
+    assert!(again["error_description"]
+        .as_str()
+        .unwrap()
+        .contains("already used"));
+    assert_eq!(
+        initialize(access, "/mcp").await.unwrap().status(),
+        401,
+        "the first use's token is revoked"
+    );
+
+    // A token for one virtual server is refused at the gateway's own endpoint.
+    let mut w = Walk::new(&gw);
+    let q = good(&[("resource", format!("{resource}/v/ops"))]);
+    let vpairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let code = param(&location(&w.through(&vpairs, &pat).await), "code").unwrap();
+    let t: Value = exchange(code, verifier.clone())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let r = initialize(t["access_token"].as_str().unwrap().to_string(), "/mcp")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .contains("/mcp/v/ops"));
+
+    // A registration flood from one address: the fourth in a minute waits.
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        statuses.push(register().await.unwrap().status().as_u16());
+    }
+    assert_eq!(
+        statuses,
+        [201, 201, 429],
+        "the first registration counted too"
+    );
+
+    let log = gw.log();
+    assert!(
+        !log.contains(&pat) && !log.contains("eyJ"),
+        "no token in the log"
+    );
+}
