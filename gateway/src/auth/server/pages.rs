@@ -119,12 +119,9 @@ pub fn sign_in(client: &str, ticket: &str, problem: Option<&str>, target: &str) 
     let problem = problem
         .map(|p| format!("<p class=\"error\">{}</p>", escape(p)))
         .unwrap_or_default();
+    // A refused token shows the form again with the reason: a page like any other (200).
     page(
-        if problem.is_empty() {
-            StatusCode::OK
-        } else {
-            StatusCode::UNAUTHORIZED
-        },
+        StatusCode::OK,
         "Sign in to MCP Gateway",
         &format!(
             "<h1>Sign in to MCP Gateway</h1>{client}{problem}\
