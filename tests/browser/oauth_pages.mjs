@@ -4,7 +4,8 @@
 // this script listens on. Screenshots go to $ARTIFACTS. Prints one JSON object.
 //
 // Env: PEERS_NODE_MODULES, CHROMIUM, BASE (the gateway), CLIENT_ID (registered with
-// http://127.0.0.1/cb), PAT, RESOURCE, ARTIFACTS.
+// http://127.0.0.1/cb), PAT, RESOURCE, ARTIFACTS. With FEDERATED_LOGIN the user signs in at the
+// company provider instead (its own login and consent pages, any password).
 import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
@@ -56,11 +57,25 @@ try {
   result.signInTitle = await page.title();
   result.signInText = await page.textContent('body');
   await shot('1-sign-in');
-  await page.fill('#pat', 'mcpgw_wrong_token');
-  await page.click('button[type=submit]');
-  result.wrongTokenText = await page.textContent('.error');
-  await page.fill('#pat', process.env.PAT);
-  await page.click('button[type=submit]');
+  if (process.env.FEDERATED_LOGIN) {
+    result.federatedButton = await page.textContent('#federated');
+    await page.click('#federated');
+    await page.waitForSelector('input[name=login]');
+    result.providerUrl = page.url();
+    await shot('1b-provider-login');
+    await page.fill('input[name=login]', process.env.FEDERATED_LOGIN);
+    await page.fill('input[name=password]', 'any password');
+    await page.click('button.login-submit');
+    // The provider's own consent, then back to the gateway's.
+    await page.waitForSelector('button.login-submit, button[value=allow]');
+    if (await page.$('button.login-submit')) await page.click('button.login-submit');
+  } else {
+    await page.fill('#pat', 'mcpgw_wrong_token');
+    await page.click('form[action="/oauth/authorize"] button[type=submit]');
+    result.wrongTokenText = await page.textContent('.error');
+    await page.fill('#pat', process.env.PAT);
+    await page.click('form[action="/oauth/authorize"] button[type=submit]');
+  }
   await page.waitForSelector('button[value=allow]');
   result.consentText = await page.textContent('body');
   await shot('2-consent');
@@ -77,6 +92,11 @@ try {
   result.scrollWidth = await page.evaluate('document.documentElement.scrollWidth').catch(() => null);
 } catch (e) {
   result.failure = String(e?.stack || e);
+  const pages = browser.contexts().flatMap((c) => c.pages());
+  for (const p of pages) {
+    result.failedAt = p.url();
+    result.failedText = (await p.textContent('body').catch(() => '')).slice(0, 2000);
+  }
 } finally {
   await browser.close();
   callback.close();

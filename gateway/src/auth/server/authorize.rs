@@ -21,7 +21,7 @@ use crate::state::AppState;
 const CSRF_COOKIE: &str = "mcpgw_oauth_csrf";
 
 /// Form or query parameters, each at most once (RFC 6749 §3.1).
-fn params(text: &str) -> Result<HashMap<String, String>, String> {
+pub(super) fn params(text: &str) -> Result<HashMap<String, String>, String> {
     let mut out = HashMap::new();
     for (k, v) in url::form_urlencoded::parse(text.as_bytes()) {
         if out.insert(k.to_string(), v.to_string()).is_some() {
@@ -32,9 +32,9 @@ fn params(text: &str) -> Result<HashMap<String, String>, String> {
 }
 
 /// The authorization request, as sealed into the pages.
-struct Request {
-    client_id: String,
-    redirect_uri: String,
+pub(super) struct Request {
+    pub(super) client_id: String,
+    pub(super) redirect_uri: String,
     state: Option<String>,
     scope: String,
     challenge: String,
@@ -47,7 +47,7 @@ impl Request {
                "cc": self.challenge, "res": self.resource, "x": csrf, "e": expires})
     }
 
-    fn from_value(v: &Value) -> Option<Self> {
+    pub(super) fn from_value(v: &Value) -> Option<Self> {
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         Some(Self {
             client_id: s("c")?,
@@ -81,7 +81,7 @@ impl Request {
         resp
     }
 
-    fn error(&self, issuer: &str, error: &str, description: &str) -> Response {
+    pub(super) fn error(&self, issuer: &str, error: &str, description: &str) -> Response {
         self.redirect(
             issuer,
             &[("error", error), ("error_description", description)],
@@ -90,14 +90,35 @@ impl Request {
 }
 
 /// The origin of the client's redirect, for the pages' `form-action`.
-fn origin(uri: &str) -> String {
+pub(super) fn origin(uri: &str) -> String {
     url::Url::parse(uri)
         .map(|u| u.origin().ascii_serialization())
         .unwrap_or_else(|_| "'none'".into())
 }
 
+/// Where the sign-in page's forms may end up: the client's redirect, and the company
+/// provider's pages when sign-in is federated.
+pub(super) fn form_targets(s: &AuthServer, redirect_uri: &str) -> String {
+    match &s.config.federation {
+        Some(f) => format!("{} {}", origin(redirect_uri), origin(&f.issuer)),
+        None => origin(redirect_uri),
+    }
+}
+
+/// The ways to sign in this server offers.
+pub(super) fn ways(s: &AuthServer) -> pages::SignInWays<'_> {
+    pages::SignInWays {
+        pat: s.config.pat_sign_in,
+        federated: s
+            .config
+            .federation
+            .as_ref()
+            .map(|f| f.display_name.as_str()),
+    }
+}
+
 /// What a page shows of the client: its name, logo and where the answer goes.
-fn describe(client: &ClientRecord, redirect_uri: &str) -> String {
+pub(super) fn describe(client: &ClientRecord, redirect_uri: &str) -> String {
     let host = url::Url::parse(redirect_uri)
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
@@ -109,7 +130,7 @@ fn describe(client: &ClientRecord, redirect_uri: &str) -> String {
     )
 }
 
-async fn live_client(state: &AppState, id: &str) -> Result<ClientRecord, Response> {
+pub(super) async fn live_client(state: &AppState, id: &str) -> Result<ClientRecord, Response> {
     match state.registry.get_client(id).await {
         Ok(Some(c)) if c.blocked_at.is_none() => Ok(c),
         Ok(Some(_)) => Err(pages::error(
@@ -222,7 +243,8 @@ pub async fn start(State(state): State<AppState>, RawQuery(query): RawQuery) -> 
         &describe(&client, &req.redirect_uri),
         &ticket,
         None,
-        &origin(&req.redirect_uri),
+        &form_targets(s, &req.redirect_uri),
+        &ways(s),
     );
     set_csrf_cookie(s, &mut page, &csrf);
     page
@@ -277,20 +299,24 @@ fn set_csrf_cookie(s: &AuthServer, resp: &mut Response, value: &str) {
     }
 }
 
-fn csrf_cookie(headers: &HeaderMap) -> Option<&str> {
+pub(super) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == CSRF_COOKIE)
+        .find(|(k, _)| *k == name)
         .map(|(_, v)| v)
+}
+
+fn csrf_cookie(headers: &HeaderMap) -> Option<&str> {
+    cookie(headers, CSRF_COOKIE)
 }
 
 /// The sealed request of a posted form: unexpired, and posted by the browser it was shown to.
 /// Refused: the status and what the page says.
-fn opened(
+pub(super) fn opened(
     s: &AuthServer,
     headers: &HeaderMap,
     form: &HashMap<String, String>,
@@ -342,7 +368,13 @@ pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: By
     let described = describe(&client, &req.redirect_uri);
     let target = origin(&req.redirect_uri);
     let retry = |problem: &str| {
-        let mut page = pages::sign_in(&described, &form["ticket"], Some(problem), &target);
+        let mut page = pages::sign_in(
+            &described,
+            &form["ticket"],
+            Some(problem),
+            &form_targets(s, &req.redirect_uri),
+            &ways(s),
+        );
         page.headers_mut()
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         page
@@ -369,8 +401,23 @@ pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: By
         }
     };
     // The user is the token's owner: the same name their personal tokens carry.
-    let subject = rec.owner.clone();
-    let user = json!({"sub": rec.owner, "key": subject, "roles": rec.roles, "via": format!("pat:{}", rec.id)});
+    let user = json!({"key": rec.owner, "roles": rec.roles, "via": format!("pat:{}", rec.id)});
+    signed_in(&state, s, &req, &ticket, user, &described, &target).await
+}
+
+/// After sign-in (by either way): straight back to the client with a code when the user gave
+/// this client consent for these scopes before, else the consent page. `user`: `key` (the
+/// subject), `roles`, `via` (how they signed in).
+pub(super) async fn signed_in(
+    state: &AppState,
+    s: &AuthServer,
+    req: &Request,
+    ticket: &Value,
+    user: Value,
+    described: &str,
+    target: &str,
+) -> Response {
+    let subject = user["key"].as_str().unwrap_or("").to_string();
     let consented = state
         .registry
         .consent(&subject, &req.client_id)
@@ -379,7 +426,7 @@ pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: By
         .flatten()
         .is_some_and(|had| req.scope.split(' ').all(|w| had.split(' ').any(|h| h == w)));
     if consented {
-        return grant_and_redirect(&state, s, &req, &user).await;
+        return grant_and_redirect(state, s, req, &user).await;
     }
     let csrf = ticket["x"].as_str().unwrap_or("").to_string();
     let mut sealed = req.to_value(&csrf, ticket["e"].as_i64().unwrap_or(0));
@@ -391,7 +438,7 @@ pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: By
         );
     };
     let scopes: Vec<&str> = req.scope.split(' ').collect();
-    pages::consent(&described, &rec.owner, &scopes, &next, &target)
+    pages::consent(described, &subject, &scopes, &next, target)
 }
 
 /// `POST /oauth/consent`: allow (a grant and a code) or deny (`access_denied`).

@@ -1,8 +1,9 @@
 //! The gateway as the OAuth 2.1 authorization server its hosts sign in with (`[auth.server]`),
 //! to the MCP authorization spec: RFC 8414 metadata, authorization code with PKCE (S256 only),
 //! RFC 8707 resource indicators, RFC 7591 dynamic registration, refresh tokens that rotate
-//! (a spent one used again revokes its whole grant), RFC 7009 revocation. Users sign in with a
-//! personal access token; what they may do is their token's roles.
+//! (a spent one used again revokes its whole grant), RFC 7009 revocation. Users sign in at the
+//! company's OpenID provider (their claims mapped to roles by `auth.role_mappings`) or with a
+//! personal access token (its roles).
 //!
 //! | module | holds |
 //! |---|---|
@@ -11,10 +12,12 @@
 //! | [`clients`] | registration and the redirect URI rules |
 //! | [`pages`] | the sign-in, consent and error pages |
 //! | `authorize` | `/oauth/authorize` and `/oauth/consent` |
+//! | `federation` | sign-in at the company's OpenID provider, claims mapped to roles |
 //! | `token` | `/oauth/token` and `/oauth/revoke` |
 
 mod authorize;
 pub mod clients;
+mod federation;
 pub mod grants;
 pub mod keys;
 pub mod pages;
@@ -190,6 +193,8 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             get(authorize::start).post(authorize::sign_in),
         )
         .route("/oauth/consent", post(authorize::consent))
+        .route("/oauth/federate", post(federation::start))
+        .route("/oauth/callback", get(federation::callback))
         .route("/oauth/token", post(token::token))
         .route("/oauth/revoke", post(token::revoke))
 }

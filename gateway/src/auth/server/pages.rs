@@ -114,25 +114,53 @@ pub fn client_block(name: &str, logo: Option<&str>, redirect_host: &str) -> Stri
     )
 }
 
-/// The sign-in page: a personal access token.
-pub fn sign_in(client: &str, ticket: &str, problem: Option<&str>, target: &str) -> Response {
+/// The ways a user may sign in, as the sign-in page offers them.
+pub struct SignInWays<'a> {
+    pub pat: bool,
+    /// The company provider's name, for its button.
+    pub federated: Option<&'a str>,
+}
+
+/// The sign-in page: a button for the company's provider, a personal access token, or both.
+pub fn sign_in(
+    client: &str,
+    ticket: &str,
+    problem: Option<&str>,
+    target: &str,
+    ways: &SignInWays<'_>,
+) -> Response {
     let problem = problem
         .map(|p| format!("<p class=\"error\">{}</p>", escape(p)))
         .unwrap_or_default();
+    let ticket = escape(ticket);
+    let federated = ways
+        .federated
+        .map(|name| {
+            format!(
+                "<form method=\"post\" action=\"/oauth/federate\">\
+                 <input type=\"hidden\" name=\"ticket\" value=\"{ticket}\">\
+                 <button type=\"submit\" id=\"federated\">Sign in with {}</button></form>",
+                escape(name)
+            )
+        })
+        .unwrap_or_default();
+    let pat = if ways.pat {
+        format!(
+            "<form method=\"post\" action=\"/oauth/authorize\">\
+             <input type=\"hidden\" name=\"ticket\" value=\"{ticket}\">\
+             <label for=\"pat\">Personal access token</label>\
+             <input id=\"pat\" name=\"pat\" type=\"password\" autocomplete=\"off\" required>\
+             <button type=\"submit\">Sign in</button></form>\
+             <p class=\"note\">An administrator gives you a token (<code>mcpgw_…</code>).</p>"
+        )
+    } else {
+        String::new()
+    };
     // A refused token shows the form again with the reason: a page like any other (200).
     page(
         StatusCode::OK,
         "Sign in to MCP Gateway",
-        &format!(
-            "<h1>Sign in to MCP Gateway</h1>{client}{problem}\
-             <form method=\"post\" action=\"/oauth/authorize\">\
-             <input type=\"hidden\" name=\"ticket\" value=\"{}\">\
-             <label for=\"pat\">Personal access token</label>\
-             <input id=\"pat\" name=\"pat\" type=\"password\" autocomplete=\"off\" required>\
-             <button type=\"submit\">Sign in</button></form>\
-             <p class=\"note\">An administrator gives you a token (<code>mcpgw_…</code>).</p>",
-            escape(ticket)
-        ),
+        &format!("<h1>Sign in to MCP Gateway</h1>{client}{problem}{federated}{pat}"),
         Some(target),
     )
 }

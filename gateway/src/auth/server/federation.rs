@@ -1,0 +1,315 @@
+//! Sign-in federated to the company's OpenID provider (`[auth.server.oidc]`): the gateway is
+//! that provider's client. `POST /oauth/federate` sends the browser there (authorization code
+//! with PKCE, a `state` and a `nonce`); `GET /oauth/callback` takes the code back, checks the
+//! `state` against the browser's cookie, redeems the code, verifies the ID token (signature by
+//! the provider's keys, issuer, audience, expiry, nonce), and maps its claims to roles with
+//! `auth.role_mappings`. The user then goes on to the consent page like any other.
+//!
+//! Everything the round trip needs (the PKCE verifier, the nonce, the state, the host's sealed
+//! request) travels in one sealed, HttpOnly, `SameSite=Lax` cookie: any replica can take the
+//! callback, the verifier never appears in a URL, and a `state` from another browser (or a
+//! replayed one, once the cookie is gone) matches nothing.
+
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine;
+use jsonwebtoken::{DecodingKey, Validation};
+use registry::now_ms;
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::authorize::{self, Request};
+use super::{audit, pages, random_secret, server, AuthServer};
+use crate::config::auth_server::FederationConfig;
+use crate::state::AppState;
+
+const ROUND_TRIP_COOKIE: &str = "mcpgw_oidc";
+
+fn callback_url(s: &AuthServer) -> String {
+    format!("{}/oauth/callback", s.config.issuer)
+}
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        // The provider's endpoints must not send the gateway's client secret elsewhere.
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(20))
+        .build()
+        .expect("http client")
+}
+
+/// The provider's discovery document; its `issuer` must be the configured one.
+async fn discover(f: &FederationConfig) -> Result<Value, String> {
+    let url = format!("{}/.well-known/openid-configuration", f.issuer);
+    let meta: Value = http()
+        .get(&url)
+        .send()
+        .await
+        .and_then(|r| r.error_for_status())
+        .map_err(|e| format!("cannot read {url}: {e}"))?
+        .json()
+        .await
+        .map_err(|e| format!("{url} is not JSON: {e}"))?;
+    if meta["issuer"].as_str().map(|i| i.trim_end_matches('/')) != Some(f.issuer.as_str()) {
+        return Err(format!("{url} names another issuer: {}", meta["issuer"]));
+    }
+    Ok(meta)
+}
+
+fn unavailable(why: &str) -> Response {
+    tracing::warn!(error = why, "federated sign-in failed");
+    pages::error(
+        StatusCode::BAD_GATEWAY,
+        "the company sign-in cannot be reached right now; try again, or ask your administrator",
+    )
+}
+
+/// `POST /oauth/federate`: from the sign-in page to the company's provider.
+pub async fn start(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let s = server(&state);
+    let Some(f) = &s.config.federation else {
+        return pages::error(StatusCode::NOT_FOUND, "federated sign-in is not configured");
+    };
+    let form = match authorize::params(&String::from_utf8_lossy(&body)) {
+        Ok(f) => f,
+        Err(e) => return pages::error(StatusCode::BAD_REQUEST, &e),
+    };
+    if let Err((status, why)) = authorize::opened(s, &headers, &form) {
+        return pages::error(status, why);
+    }
+    let meta = match discover(f).await {
+        Ok(m) => m,
+        Err(e) => return unavailable(&e),
+    };
+    let Some(endpoint) = meta["authorization_endpoint"].as_str() else {
+        return unavailable("the provider has no authorization_endpoint");
+    };
+    let (verifier, nonce, round) = (random_secret(), random_secret(), random_secret());
+    let challenge = B64.encode(Sha256::digest(verifier.as_bytes()));
+    let trip = json!({"s": round, "v": verifier, "n": nonce, "t": form["ticket"],
+                      "e": now_ms() + s.config.page_ttl.as_millis() as i64});
+    let Ok(sealed) = s.keys.seal(&trip) else {
+        return unavailable("cannot seal the round trip");
+    };
+    let Ok(mut url) = url::Url::parse(endpoint) else {
+        return unavailable("the provider's authorization_endpoint is not a URL");
+    };
+    url.query_pairs_mut()
+        .append_pair("response_type", "code")
+        .append_pair("client_id", &f.client_id)
+        .append_pair("redirect_uri", &callback_url(s))
+        .append_pair("scope", &f.scopes.join(" "))
+        .append_pair("state", &round)
+        .append_pair("nonce", &nonce)
+        .append_pair("code_challenge", &challenge)
+        .append_pair("code_challenge_method", "S256");
+    let mut resp = StatusCode::SEE_OTHER.into_response();
+    let h = resp.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(url.as_str()) {
+        h.insert(header::LOCATION, v);
+    }
+    let secure = if s.config.issuer.starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
+    let cookie = format!(
+        "{ROUND_TRIP_COOKIE}={sealed}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+        s.config.page_ttl.as_secs()
+    );
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        h.append(header::SET_COOKIE, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+/// `GET /oauth/callback`: back from the company's provider.
+pub async fn callback(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let s = server(&state);
+    let Some(f) = &s.config.federation else {
+        return pages::error(StatusCode::NOT_FOUND, "federated sign-in is not configured");
+    };
+    let q = match authorize::params(query.as_deref().unwrap_or("")) {
+        Ok(q) => q,
+        Err(e) => return pages::error(StatusCode::BAD_REQUEST, &e),
+    };
+    let trip = authorize::cookie(&headers, ROUND_TRIP_COOKIE)
+        .and_then(|c| s.keys.open(c))
+        .filter(|t| t["e"].as_i64().is_some_and(|e| e >= now_ms()));
+    let Some(trip) = trip else {
+        return pages::error(
+            StatusCode::BAD_REQUEST,
+            "this sign-in is no longer valid (expired, or finished in another browser); start \
+             again from your application",
+        );
+    };
+    let sent_state = q.get("state").map(String::as_str).unwrap_or("");
+    let want_state = trip["s"].as_str().unwrap_or("");
+    if want_state.is_empty()
+        || !crate::auth::pat::same_bytes(sent_state.as_bytes(), want_state.as_bytes())
+    {
+        return pages::error(
+            StatusCode::FORBIDDEN,
+            "the answer from the company sign-in does not belong to this browser's sign-in \
+             (state mismatch)",
+        );
+    }
+    // The host's request, as the sign-in page sealed it (its CSRF value is the page cookie's).
+    let mut form = std::collections::HashMap::new();
+    form.insert(
+        "ticket".to_string(),
+        trip["t"].as_str().unwrap_or("").to_string(),
+    );
+    let ticket = match authorize::opened(s, &headers, &form) {
+        Ok(t) => t,
+        Err((status, why)) => return pages::error(status, why),
+    };
+    let Some(req) = Request::from_value(&ticket) else {
+        return pages::error(StatusCode::BAD_REQUEST, "the sign-in request is incomplete");
+    };
+    if let Some(e) = q.get("error") {
+        let described = q.get("error_description").cloned().unwrap_or_default();
+        audit(
+            &state,
+            "anonymous",
+            "oauth.sign_in",
+            &req.client_id,
+            "refused",
+        )
+        .await;
+        return pages::error(
+            StatusCode::FORBIDDEN,
+            &format!("the company sign-in refused: {e} {described}"),
+        );
+    }
+    let Some(code) = q.get("code") else {
+        return pages::error(StatusCode::BAD_REQUEST, "the company sign-in sent no code");
+    };
+    let claims = match redeem(s, f, code, &trip).await {
+        Ok(c) => c,
+        Err(e) => {
+            audit(
+                &state,
+                "anonymous",
+                "oauth.sign_in",
+                &req.client_id,
+                "refused",
+            )
+            .await;
+            tracing::warn!(error = %e, "federated sign-in refused");
+            return pages::error(
+                StatusCode::FORBIDDEN,
+                &format!("the company sign-in could not be verified: {e}"),
+            );
+        }
+    };
+    let Some(subject) = claims.get(&f.subject_claim).and_then(Value::as_str) else {
+        return pages::error(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "the company sign-in did not say who you are (no {} claim)",
+                f.subject_claim
+            ),
+        );
+    };
+    let roles = state.auth.roles_for_claims(&claims);
+    let client = match authorize::live_client(&state, &req.client_id).await {
+        Ok(c) => c,
+        Err(page) => return page,
+    };
+    let user = json!({"key": subject, "roles": roles, "via": format!("oidc:{}", f.issuer)});
+    let described = authorize::describe(&client, &req.redirect_uri);
+    let target = authorize::origin(&req.redirect_uri);
+    let mut resp = authorize::signed_in(&state, s, &req, &ticket, user, &described, &target).await;
+    // The round trip is over: its cookie goes, so the same answer cannot be replayed.
+    let gone = format!("{ROUND_TRIP_COOKIE}=; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=0");
+    if let Ok(v) = HeaderValue::from_str(&gone) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+    resp
+}
+
+/// The provider's code redeemed and its ID token verified: the token's claims.
+async fn redeem(
+    s: &AuthServer,
+    f: &FederationConfig,
+    code: &str,
+    trip: &Value,
+) -> Result<Map<String, Value>, String> {
+    let meta = discover(f).await?;
+    let token_endpoint = meta["token_endpoint"]
+        .as_str()
+        .ok_or("the provider has no token_endpoint")?;
+    let tokens: Value = http()
+        .post(token_endpoint)
+        .basic_auth(&f.client_id, Some(f.client_secret.expose()))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", &callback_url(s)),
+            ("code_verifier", trip["v"].as_str().unwrap_or("")),
+        ])
+        .send()
+        .await
+        .map_err(|e| format!("the token endpoint: {e}"))?
+        .json()
+        .await
+        .map_err(|e| format!("the token endpoint's answer: {e}"))?;
+    let id_token = tokens["id_token"].as_str().ok_or_else(|| {
+        format!(
+            "no ID token ({})",
+            tokens["error_description"]
+                .as_str()
+                .or(tokens["error"].as_str())
+                .unwrap_or("the provider sent none")
+        )
+    })?;
+    let jwks_uri = meta["jwks_uri"]
+        .as_str()
+        .ok_or("the provider has no jwks_uri")?;
+    let jwks: jsonwebtoken::jwk::JwkSet = http()
+        .get(jwks_uri)
+        .send()
+        .await
+        .map_err(|e| format!("the provider's keys: {e}"))?
+        .json()
+        .await
+        .map_err(|e| format!("the provider's keys: {e}"))?;
+    let header = jsonwebtoken::decode_header(id_token).map_err(|e| e.to_string())?;
+    let jwk = jwks
+        .keys
+        .iter()
+        .find(|k| header.kid.is_none() || k.common.key_id == header.kid)
+        .ok_or("the ID token's key is not among the provider's")?;
+    let key = DecodingKey::from_jwk(jwk).map_err(|e| e.to_string())?;
+    if matches!(
+        header.alg,
+        jsonwebtoken::Algorithm::HS256
+            | jsonwebtoken::Algorithm::HS384
+            | jsonwebtoken::Algorithm::HS512
+    ) {
+        return Err("the ID token is signed with a shared secret".into());
+    }
+    let mut v = Validation::new(header.alg);
+    v.set_issuer(&[&f.issuer, &format!("{}/", f.issuer)]);
+    v.set_audience(&[&f.client_id]);
+    v.leeway = 30;
+    let claims = jsonwebtoken::decode::<Map<String, Value>>(id_token, &key, &v)
+        .map_err(|e| format!("the ID token: {e}"))?
+        .claims;
+    if claims.get("nonce").and_then(Value::as_str) != trip["n"].as_str() {
+        return Err("the ID token's nonce is not this sign-in's".into());
+    }
+    Ok(claims)
+}
