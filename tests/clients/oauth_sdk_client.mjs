@@ -6,7 +6,9 @@
 // the pages' cookie as a browser would.
 //
 // Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token), ADMIN_URL and
-// ADMIN_TOKEN (to revoke the grant), REPLICA_MCP_URL (optional: another replica, same store).
+// ADMIN_TOKEN (to revoke the grant), REPLICA_MCP_URL (optional: another replica, same store),
+// CLIENT_METADATA_URL (optional: the host's client ID metadata document, instead of DCR),
+// ONLY_CONNECT (optional: stop after the first call).
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,6 +28,10 @@ class Provider {
     this.saved = {};
     this.tokenSaves = 0;
     this.code = null;
+  }
+  // With CLIENT_METADATA_URL the host is named by its metadata document instead of registering.
+  get clientMetadataUrl() {
+    return process.env.CLIENT_METADATA_URL || undefined;
   }
   get redirectUrl() {
     return 'http://127.0.0.1:33418/callback';
@@ -128,6 +134,11 @@ await attempt('call', async () => {
   const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'hello' } });
   return { text: r.content?.[0]?.text };
 });
+
+if (process.env.ONLY_CONNECT) {
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
 
 // A spoilt access token: the SDK gets 401 and refreshes with its refresh token.
 const firstRefresh = provider.saved.tokens?.refresh_token;

@@ -1,10 +1,13 @@
 """A Streamable HTTP server built with the Python MCP SDK (PyPI `mcp`), served over TLS by
 uvicorn with a certificate of a private certificate authority, for the tests.
 
-Usage: tls_server.py PORT DIR. It writes DIR/ca.pem (the authority's certificate, which a client
+Usage: tls_server.py PORT DIR [REDIRECT_URI]. It writes DIR/ca.pem (the authority's certificate, which a client
 must trust) and DIR/server.pem and DIR/server.key (for `localhost` and 127.0.0.1, signed by
 that authority), then serves one tool, `shout`, at https://127.0.0.1:PORT/mcp. `cryptography`
 and `uvicorn` come with the SDK (its `pyjwt[crypto]` and server dependencies).
+
+With REDIRECT_URI it also serves a client ID metadata document at
+https://localhost:PORT/client.json: a public OAuth client named by that URL, redirecting there.
 """
 
 import datetime
@@ -101,6 +104,24 @@ server = MCPServer("tls-server")
 def shout(text: str) -> str:
     """Upper-cases text."""
     return text.upper()
+
+
+if len(sys.argv) > 3:
+    from starlette.responses import JSONResponse
+
+    @server.custom_route("/client.json", methods=["GET"])
+    async def client_document(request):
+        url = f"https://localhost:{port}/client.json"
+        return JSONResponse(
+            {
+                "client_id": url,
+                "client_name": "Document Host",
+                "redirect_uris": [sys.argv[3]],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+            }
+        )
 
 
 uvicorn.run(

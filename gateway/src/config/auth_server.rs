@@ -95,6 +95,11 @@ pub(super) struct RawAuthServer {
     /// Sign-in with a personal access token on the sign-in page (default true).
     pat_sign_in: Option<bool>,
     oidc: Option<RawFederation>,
+    /// Clients named by the https URL of their metadata document (default true).
+    client_metadata_documents: Option<bool>,
+    /// Fetch metadata documents from loopback and private addresses too (default false: only
+    /// for tests and closed networks).
+    client_metadata_allow_private: Option<bool>,
     #[serde(default)]
     clients: Vec<PreClient>,
 }
@@ -114,6 +119,8 @@ pub struct AuthServerConfig {
     pub scopes: Vec<String>,
     pub pat_sign_in: bool,
     pub federation: Option<FederationConfig>,
+    pub client_metadata_documents: bool,
+    pub client_metadata_allow_private: bool,
     pub clients: Vec<(PreClient, Option<Secret>)>,
 }
 
@@ -248,6 +255,8 @@ impl AuthServerConfig {
             scopes,
             pat_sign_in,
             federation,
+            client_metadata_documents: raw.client_metadata_documents.unwrap_or(true),
+            client_metadata_allow_private: raw.client_metadata_allow_private.unwrap_or(false),
             clients,
         }))
     }

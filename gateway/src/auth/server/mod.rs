@@ -10,6 +10,7 @@
 //! | [`keys`] | signing keys in the store, rotation, JWKS, sealed form values |
 //! | [`grants`] | the grants behind issued tokens, as requests check them |
 //! | [`clients`] | registration and the redirect URI rules |
+//! | [`documents`] | clients named by the URL of their metadata document, fetched with an SSRF guard |
 //! | [`pages`] | the sign-in, consent and error pages |
 //! | `authorize` | `/oauth/authorize` and `/oauth/consent` |
 //! | `federation` | sign-in at the company's OpenID provider, claims mapped to roles |
@@ -17,6 +18,7 @@
 
 mod authorize;
 pub mod clients;
+pub mod documents;
 mod federation;
 pub mod grants;
 pub mod keys;
@@ -50,6 +52,7 @@ pub struct AuthServer {
     pub resource: String,
     pub keys: keys::Keys,
     pub grants: grants::GrantBook,
+    documents: documents::Documents,
     registrations: DefaultKeyedRateLimiter<IpAddr>,
 }
 
@@ -114,6 +117,7 @@ impl AuthServer {
             resource,
             keys,
             grants: grants::GrantBook::default(),
+            documents: documents::Documents::default(),
         });
         let s = server.clone();
         tokio::spawn(async move {
@@ -136,6 +140,31 @@ impl AuthServer {
             }
         });
         Ok(server)
+    }
+
+    /// The client `client_id` names: registered, or described by its metadata document.
+    /// `Err`: why it cannot be known right now (said to the user or the client).
+    pub async fn client(
+        &self,
+        registry: &dyn Registry,
+        client_id: &str,
+    ) -> Result<Option<ClientRecord>, String> {
+        if self.config.client_metadata_documents && documents::is_document_url(client_id) {
+            return self
+                .documents
+                .client(
+                    registry,
+                    client_id,
+                    self.config.client_metadata_allow_private,
+                )
+                .await
+                .map(Some)
+                .map_err(|e| format!("the application's metadata document: {e}"));
+        }
+        registry.get_client(client_id).await.map_err(|e| {
+            tracing::warn!(error = %e, "cannot read a client");
+            "the application cannot be checked right now; try again".to_string()
+        })
     }
 
     /// Whether `resource` is one this server issues tokens for: the gateway's, or one of its
@@ -169,7 +198,7 @@ impl AuthServer {
                 ["none", "client_secret_post", "client_secret_basic"],
             "scopes_supported": self.config.scopes,
             "authorization_response_iss_parameter_supported": true,
-            "client_id_metadata_document_supported": false,
+            "client_id_metadata_document_supported": self.config.client_metadata_documents,
         });
         if self.config.registration != Registration::Off {
             m["registration_endpoint"] = json!(format!("{iss}/oauth/register"));

@@ -80,10 +80,10 @@ async fn client_of(
         }
     };
     let refused = |m: &str| oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", m);
-    let client = match state.registry.get_client(&id).await {
+    let client = match server(state).client(state.registry.as_ref(), &id).await {
         Ok(Some(c)) => c,
         Ok(None) => return Err(refused("unknown client")),
-        Err(_) => return Err(unavailable()),
+        Err(e) => return Err(refused(&e)),
     };
     if client.blocked_at.is_some() {
         return Err(refused("the client is blocked"));

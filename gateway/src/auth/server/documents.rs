@@ -1,0 +1,246 @@
+//! Client ID Metadata Documents (the MCP authorization spec's preferred registration): a client
+//! whose `client_id` is an https URL is described by the JSON document at that URL. The
+//! gateway fetches it as an untrusted party would be fetched: https only, no redirects, the
+//! host's addresses resolved first and refused when loopback, private, link-local or otherwise
+//! not public (unless `client_metadata_allow_private`), the connection pinned to the address
+//! checked (a second DNS answer cannot swap it), at most [`MAX_BYTES`] in [`FETCH_TIMEOUT`].
+//! A good document is kept for [`FRESH_FOR`] and stored as a client of source `cimd`, so the
+//! admin API lists it and can block it.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use registry::{now_ms, ClientRecord, Registry};
+use serde_json::Value;
+
+/// The largest document read (the spec suggests documents stay under 5 kB).
+pub const MAX_BYTES: usize = 5 * 1024;
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
+/// A fetched document is trusted this long before it is fetched again.
+pub const FRESH_FOR: Duration = Duration::from_secs(300);
+
+/// Whether an address is one a document may come from without `allow_private`.
+fn is_public(ip: IpAddr) -> bool {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                // Carrier-grade NAT (100.64/10) and the benchmarking range (198.18/15).
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 198 && (b == 18 || b == 19))
+                || a == 0
+                || a >= 240)
+        }
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                // Unique local (fc00::/7) and link-local (fe80::/10).
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
+/// Whether `client_id` names a metadata document.
+pub fn is_document_url(client_id: &str) -> bool {
+    client_id.starts_with("https://")
+}
+
+/// Fetched documents by URL.
+#[derive(Default)]
+pub struct Documents {
+    seen: Mutex<HashMap<String, Instant>>,
+}
+
+impl Documents {
+    /// The client a document URL stands for: the stored one while fresh, else fetched again.
+    pub async fn client(
+        &self,
+        registry: &dyn Registry,
+        url: &str,
+        allow_private: bool,
+    ) -> Result<ClientRecord, String> {
+        let fresh = self
+            .seen
+            .lock()
+            .unwrap()
+            .get(url)
+            .is_some_and(|at| at.elapsed() < FRESH_FOR);
+        let stored = registry
+            .get_client(url)
+            .await
+            .map_err(|e| format!("cannot read the client: {e}"))?;
+        if fresh {
+            if let Some(c) = stored {
+                return Ok(c);
+            }
+        }
+        let doc = fetch(url, allow_private).await?;
+        let metadata = checked(url, &doc)?;
+        let rec = ClientRecord {
+            client_id: url.to_string(),
+            metadata,
+            secret_hash: None,
+            source: "cimd".into(),
+            created_at: stored.as_ref().map_or_else(now_ms, |s| s.created_at),
+            blocked_at: stored.as_ref().and_then(|s| s.blocked_at),
+        };
+        registry
+            .put_client(&rec)
+            .await
+            .map_err(|e| format!("cannot store the client: {e}"))?;
+        self.seen
+            .lock()
+            .unwrap()
+            .insert(url.to_string(), Instant::now());
+        Ok(rec)
+    }
+}
+
+/// A document's metadata, checked: it names itself, and asks for what a public client may.
+fn checked(url: &str, doc: &Value) -> Result<Value, String> {
+    if doc["client_id"].as_str() != Some(url) {
+        return Err(format!(
+            "the document's client_id is not its own URL ({url})"
+        ));
+    }
+    let method = doc["token_endpoint_auth_method"].as_str().unwrap_or("none");
+    if method != "none" {
+        return Err(format!(
+            "token_endpoint_auth_method {method:?}: a metadata document's client has no \
+             secret (use none)"
+        ));
+    }
+    let (metadata, _) = super::clients::registered_metadata(doc, &[]).or_else(|e| {
+        // Scopes are checked at authorization, against what the server offers.
+        if e.starts_with("scope") {
+            let mut d = doc.clone();
+            d.as_object_mut().map(|o| o.remove("scope"));
+            super::clients::registered_metadata(&d, &[])
+        } else {
+            Err(e)
+        }
+    })?;
+    Ok(metadata)
+}
+
+/// The document at `url`, fetched with the guards of this module.
+async fn fetch(url: &str, allow_private: bool) -> Result<Value, String> {
+    let parsed = url::Url::parse(url).map_err(|e| format!("client_id is not a URL: {e}"))?;
+    if parsed.scheme() != "https"
+        || !parsed.username().is_empty()
+        || parsed.password().is_some()
+        || parsed.fragment().is_some()
+        || parsed.path() == "/"
+    {
+        return Err(
+            "a client_id URL must be https, with a path, and without credentials or fragment"
+                .into(),
+        );
+    }
+    let host = parsed
+        .host_str()
+        .ok_or("client_id has no host")?
+        .to_string();
+    let port = parsed.port_or_known_default().unwrap_or(443);
+    let addrs: Vec<SocketAddr> = tokio::time::timeout(
+        FETCH_TIMEOUT,
+        tokio::net::lookup_host((host.trim_matches(['[', ']']), port)),
+    )
+    .await
+    .map_err(|_| format!("{host} did not resolve in time"))?
+    .map_err(|e| format!("{host} does not resolve: {e}"))?
+    .collect();
+    let Some(addr) = addrs.first().copied() else {
+        return Err(format!("{host} has no address"));
+    };
+    if !allow_private {
+        if let Some(bad) = addrs.iter().find(|a| !is_public(a.ip())) {
+            return Err(format!(
+                "{host} resolves to {} (loopback, private or reserved): refused \
+                 (auth.server.client_metadata_allow_private)",
+                bad.ip()
+            ));
+        }
+    }
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .resolve(&host, addr)
+        .connect_timeout(FETCH_TIMEOUT)
+        .timeout(FETCH_TIMEOUT)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut resp = http
+        .get(parsed.as_str())
+        .header("accept", "application/json")
+        .send()
+        .await
+        .map_err(|e| format!("cannot fetch {url}: {e}"))?;
+    if !resp.status().is_success() {
+        return Err(format!("{url} answered {}", resp.status()));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| format!("reading {url}: {e}"))?
+    {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_BYTES {
+            return Err(format!("{url} is larger than {MAX_BYTES} bytes"));
+        }
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("{url} is not JSON: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_public_addresses_are_public() {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "240.0.0.1",
+        ] {
+            assert!(!is_public(private.parse().unwrap()), "{private}");
+        }
+        for public in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
+            assert!(is_public(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    #[test]
+    fn a_document_names_itself_and_has_no_secret() {
+        let url = "https://app.example.com/client.json";
+        let good = serde_json::json!({"client_id": url, "redirect_uris": ["http://127.0.0.1/cb"],
+                                      "client_name": "App", "scope": "anything"});
+        assert!(checked(url, &good).is_ok());
+        let mut other = good.clone();
+        other["client_id"] = "https://evil.example/client.json".into();
+        assert!(checked(url, &other).is_err());
+        let mut secret = good.clone();
+        secret["token_endpoint_auth_method"] = "client_secret_basic".into();
+        assert!(checked(url, &secret).is_err());
+    }
+}
