@@ -933,3 +933,43 @@ async fn a_real_sdk_host_named_by_its_client_metadata_document_signs_in() {
     assert_eq!(listed["source"], "cimd");
     assert_eq!(listed["metadata"]["client_name"], "Document Host");
 }
+
+#[tokio::test]
+async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let run = Command::new(peers().join("venv/bin/python"))
+        .arg(gateway_tests::package_dir().join("clients/python_oauth_client.py"))
+        .arg(&gw.mcp)
+        .arg(&pat)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the Python host finishes within 2 minutes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let seen: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+            panic!(
+                "JSON ({e}): {stdout}\n{}\n{}",
+                String::from_utf8_lossy(&out.stderr),
+                gw.log()
+            )
+        });
+    assert!(
+        seen["client_id"].as_str().unwrap().starts_with("mcpgw-"),
+        "{seen}"
+    );
+    assert_eq!(seen["iss"], format!("http://127.0.0.1:{port}"));
+    assert_eq!(seen["text"], "from python", "{seen}");
+    let tools = seen["tools"].as_array().unwrap();
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "{seen}"
+    );
+}
