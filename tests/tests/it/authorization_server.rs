@@ -973,3 +973,122 @@ async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
         "{seen}"
     );
 }
+
+#[tokio::test]
+async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let callback_port = free_port().to_string();
+    let mut bridge = Command::new(peers().join("node_modules/.bin/mcp-remote"))
+        .args([gw.mcp.as_str(), callback_port.as_str(), "--allow-http"])
+        .env("PATH", peer_path())
+        // Its tokens and registration go under HOME (~/.mcp-auth).
+        .env("HOME", &dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(bridge.stderr.take().unwrap()).lines();
+    let mut said = String::new();
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = stderr.next_line().await.unwrap() {
+            said.push_str(&line);
+            said.push('\n');
+            if let Some(at) = line.find("/oauth/authorize?") {
+                let start = line[..at].rfind("http").unwrap();
+                return line[start..].trim().to_string();
+            }
+        }
+        panic!("mcp-remote ended without a sign-in URL: {said}")
+    })
+    .await
+    .expect("mcp-remote asks the user to sign in within a minute");
+
+    // The user's browser: the gateway's pages, then back to mcp-remote's own callback.
+    let mut w = Walk::new(&gw);
+    let page = w.http.get(&url).send().await.unwrap();
+    if let Some(c) = page.headers().get("set-cookie") {
+        w.cookie = c.to_str().unwrap().split(';').next().unwrap().to_string();
+    }
+    let page = page.text().await.unwrap();
+    let cookie = w.cookie.clone();
+    let consent = w
+        .post(
+            "/oauth/authorize",
+            &[("ticket", &field(&page, "ticket")), ("pat", &pat)],
+            &cookie,
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let back = w
+        .post(
+            "/oauth/consent",
+            &[
+                ("ticket", &field(&consent, "ticket")),
+                ("decision", "allow"),
+            ],
+            &cookie,
+        )
+        .await;
+    let to = location(&back);
+    assert_eq!(
+        to.port().map(|p| p.to_string()),
+        Some(callback_port.clone()),
+        "{to}"
+    );
+    let done = reqwest::get(to.as_str()).await.unwrap();
+    assert!(
+        done.status().is_success(),
+        "mcp-remote took the code: {}",
+        done.status()
+    );
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+
+    // The bridge now speaks MCP on stdio, signed in as ann.
+    let mut stdin = bridge.stdin.take().unwrap();
+    let mut stdout = BufReader::new(bridge.stdout.take().unwrap()).lines();
+    let mut exchange = async |msg: Value| -> Value {
+        stdin
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+        if msg.get("id").is_none() {
+            return Value::Null;
+        }
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(60), stdout.next_line())
+                .await
+                .expect("mcp-remote answers within a minute")
+                .unwrap()
+                .expect("mcp-remote stays up");
+            let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if v.get("id") == msg.get("id") {
+                return v;
+            }
+        }
+    };
+    let init = exchange(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "desktop", "version": "1"}}}),
+    )
+    .await;
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let r = exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "fx__echo", "arguments": {"message": "bridged"}}}))
+    .await;
+    assert_eq!(r["result"]["content"][0]["text"], "bridged", "{r}");
+    let grants = gw.get_json("/admin/v1/oauth/grants?subject=ann").await;
+    assert_eq!(grants.as_array().unwrap().len(), 1, "{grants}");
+}
