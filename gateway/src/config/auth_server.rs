@@ -152,8 +152,9 @@ impl AuthServerConfig {
                     .into(),
             );
         }
-        let issuer = raw
-            .issuer
+        let issuer = vars
+            .get("AUTH_SERVER_ISSUER")
+            .or(raw.issuer)
             .unwrap_or_else(|| origin_of(resource).to_string())
             .trim_end_matches('/')
             .to_string();
@@ -215,9 +216,13 @@ impl AuthServerConfig {
                     resolve(&vars, Some(f.client_secret), "oidc.client_secret")?.expect("given");
                 let mut scopes = vec!["openid".to_string()];
                 scopes.extend(f.scopes.into_iter().filter(|s| s != "openid"));
+                // The provider may be given by the environment, beside its secret.
+                let issuer = vars.get("AUTH_SERVER_OIDC_ISSUER").unwrap_or(f.issuer);
                 Some(FederationConfig {
-                    issuer: f.issuer.trim_end_matches('/').to_string(),
-                    client_id: f.client_id,
+                    issuer: issuer.trim_end_matches('/').to_string(),
+                    client_id: vars
+                        .get("AUTH_SERVER_OIDC_CLIENT_ID")
+                        .unwrap_or(f.client_id),
                     client_secret,
                     scopes,
                     subject_claim: f.subject_claim.unwrap_or_else(|| "sub".into()),

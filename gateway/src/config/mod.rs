@@ -249,6 +249,33 @@ mod tests {
         assert!(c.database.url.expose().starts_with("sqlite:"));
     }
 
+    /// `config/examples/authorization-server.toml` parses, with the provider and the resource
+    /// from the environment as its header says.
+    #[test]
+    fn the_authorization_server_example_parses() {
+        let text = include_str!("../../../config/examples/authorization-server.toml");
+        let env = HashMap::from([
+            ("OIDC_CLIENT_SECRET".to_string(), "s".to_string()),
+            ("INTERNAL_AGENT_SECRET".to_string(), "a".to_string()),
+            (
+                "MCP_GATEWAY_AUTH_SERVER_OIDC_ISSUER".to_string(),
+                "https://idp.example.org/".to_string(),
+            ),
+            (
+                "MCP_GATEWAY_AUTH_RESOURCE".to_string(),
+                "https://mcp.example.com/mcp".to_string(),
+            ),
+        ]);
+        let c = Config::parse(text, None, env).unwrap();
+        let s = c.auth.server.expect("the server is on");
+        assert_eq!(s.issuer, "https://mcp.example.com");
+        let f = s.federation.expect("federated sign-in");
+        assert_eq!(f.issuer, "https://idp.example.org");
+        assert_eq!(f.scopes[0], "openid");
+        assert_eq!(s.clients.len(), 1);
+        assert!(s.clients[0].1.is_some(), "a confidential client");
+    }
+
     #[test]
     fn env_overrides_file() {
         let env = HashMap::from([
