@@ -301,19 +301,8 @@ impl Application {
             }
         }
         crate::followers::upstreams(&registry, &upstreams);
-        let auth_server = match (&config.auth.server, &config.auth.resource) {
-            (Some(c), Some(resource)) => {
-                let s = crate::auth::server::AuthServer::start(
-                    c.clone(),
-                    resource.clone(),
-                    registry.clone(),
-                )
-                .await?;
-                tracing::info!(issuer = %c.issuer, "authorization server on");
-                Some(s)
-            }
-            _ => None,
-        };
+        let auth_server =
+            crate::auth::server::AuthServer::from_config(&config.auth, &registry).await?;
         let auth = Arc::new(Authenticator::new(
             config.auth.clone(),
             roles,

@@ -180,6 +180,20 @@ impl Authenticator {
         }
     }
 
+    /// `auth.required_scopes` are all among the token's.
+    fn check_scopes(&self, claims: &Map<String, Value>) -> Result<(), AuthError> {
+        let granted = jwt::scopes(claims);
+        match self
+            .config
+            .required_scopes
+            .iter()
+            .all(|s| granted.contains(s))
+        {
+            true => Ok(()),
+            false => Err(AuthError::InsufficientScope),
+        }
+    }
+
     /// The roles `auth.role_mappings` give someone with these claims (the company provider's
     /// ID token, for a federated sign-in).
     pub fn roles_for_claims(&self, claims: &Map<String, Value>) -> Vec<String> {
@@ -224,15 +238,7 @@ impl Authenticator {
             jwt::TokenError::Invalid(m) => AuthError::InvalidToken(m),
             jwt::TokenError::KeysUnavailable => AuthError::Unavailable,
         })?;
-        let granted = jwt::scopes(&claims);
-        if !self
-            .config
-            .required_scopes
-            .iter()
-            .all(|s| granted.contains(s))
-        {
-            return Err(AuthError::InsufficientScope);
-        }
+        self.check_scopes(&claims)?;
         let mut roles = issuer.roles.clone();
         for m in &self.config.role_mappings {
             if claim_has(&claims, m) && !roles.contains(&m.role) {
@@ -296,15 +302,7 @@ impl Authenticator {
                     AuthError::InvalidToken("the token's grant is unknown".into())
                 }
             })?;
-        let granted = jwt::scopes(&claims);
-        if !self
-            .config
-            .required_scopes
-            .iter()
-            .all(|s| granted.contains(s))
-        {
-            return Err(AuthError::InsufficientScope);
-        }
+        self.check_scopes(&claims)?;
         Ok(Arc::new(Principal {
             subject: grant.subject.clone(),
             kind: "oauth",

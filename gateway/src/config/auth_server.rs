@@ -152,26 +152,7 @@ impl AuthServerConfig {
                     .into(),
             );
         }
-        let issuer = vars
-            .get("AUTH_SERVER_ISSUER")
-            .or(raw.issuer)
-            .unwrap_or_else(|| origin_of(resource).to_string())
-            .trim_end_matches('/')
-            .to_string();
-        let parsed = url::Url::parse(&issuer)
-            .map_err(|e| format!("auth.server.issuer {issuer:?} is not a URL: {e}"))?;
-        let loopback = parsed
-            .host_str()
-            .is_some_and(crate::origins::is_loopback_host);
-        if (parsed.scheme() != "https" && !(parsed.scheme() == "http" && loopback))
-            || parsed.query().is_some()
-            || parsed.fragment().is_some()
-        {
-            return Err(format!(
-                "auth.server.issuer {issuer:?} must be an https URL without query or fragment \
-                 (http only on a loopback host)"
-            ));
-        }
+        let issuer = issuer_of(vars.get("AUTH_SERVER_ISSUER").or(raw.issuer), resource)?;
         for (key, v) in [
             ("access_token_ttl_secs", raw.access_token_ttl_secs),
             ("refresh_token_ttl_secs", raw.refresh_token_ttl_secs),
@@ -198,40 +179,21 @@ impl AuthServerConfig {
         if scopes.is_empty() || scopes.iter().any(|s| s.is_empty() || s.contains(' ')) {
             return Err("auth.server.scopes must be a non-empty list of words".into());
         }
-        let mut clients = Vec::new();
-        for c in raw.clients {
-            if c.redirect_uris.is_empty() {
-                return Err(format!(
-                    "auth.server.clients: {:?} needs redirect_uris",
-                    c.client_id
-                ));
-            }
-            let secret = resolve(&vars, c.client_secret.clone(), "clients.client_secret")?;
-            clients.push((c, secret));
-        }
-        let federation = match raw.oidc {
-            None => None,
-            Some(f) => {
-                let client_secret =
-                    resolve(&vars, Some(f.client_secret), "oidc.client_secret")?.expect("given");
-                let mut scopes = vec!["openid".to_string()];
-                scopes.extend(f.scopes.into_iter().filter(|s| s != "openid"));
-                // The provider may be given by the environment, beside its secret.
-                let issuer = vars.get("AUTH_SERVER_OIDC_ISSUER").unwrap_or(f.issuer);
-                Some(FederationConfig {
-                    issuer: issuer.trim_end_matches('/').to_string(),
-                    client_id: vars
-                        .get("AUTH_SERVER_OIDC_CLIENT_ID")
-                        .unwrap_or(f.client_id),
-                    client_secret,
-                    scopes,
-                    subject_claim: f.subject_claim.unwrap_or_else(|| "sub".into()),
-                    display_name: f
-                        .display_name
-                        .unwrap_or_else(|| "your company account".into()),
-                })
-            }
-        };
+        let clients = raw
+            .clients
+            .into_iter()
+            .map(|c| {
+                if c.redirect_uris.is_empty() {
+                    return Err(format!(
+                        "auth.server.clients: {:?} needs redirect_uris",
+                        c.client_id
+                    ));
+                }
+                let secret = resolve(&vars, c.client_secret.clone(), "clients.client_secret")?;
+                Ok((c, secret))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let federation = raw.oidc.map(|f| federation_of(f, &vars)).transpose()?;
         let pat_sign_in = raw.pat_sign_in.unwrap_or(true);
         if !pat_sign_in && federation.is_none() {
             return Err(
@@ -265,6 +227,50 @@ impl AuthServerConfig {
             clients,
         }))
     }
+}
+
+/// The issuer identifier: given, or the origin of the resource; https without query or
+/// fragment (http only on loopback).
+fn issuer_of(given: Option<String>, resource: &str) -> Result<String, String> {
+    let issuer = given
+        .unwrap_or_else(|| origin_of(resource).to_string())
+        .trim_end_matches('/')
+        .to_string();
+    let parsed = url::Url::parse(&issuer)
+        .map_err(|e| format!("auth.server.issuer {issuer:?} is not a URL: {e}"))?;
+    let loopback = parsed
+        .host_str()
+        .is_some_and(crate::origins::is_loopback_host);
+    if (parsed.scheme() != "https" && !(parsed.scheme() == "http" && loopback))
+        || parsed.query().is_some()
+        || parsed.fragment().is_some()
+    {
+        return Err(format!(
+            "auth.server.issuer {issuer:?} must be an https URL without query or fragment \
+             (http only on a loopback host)"
+        ));
+    }
+    Ok(issuer)
+}
+
+/// `[auth.server.oidc]`, with the provider given by the environment where it is.
+fn federation_of(f: RawFederation, vars: &Overrides) -> Result<FederationConfig, String> {
+    let client_secret = resolve(vars, Some(f.client_secret), "oidc.client_secret")?.expect("given");
+    let mut scopes = vec!["openid".to_string()];
+    scopes.extend(f.scopes.into_iter().filter(|s| s != "openid"));
+    let issuer = vars.get("AUTH_SERVER_OIDC_ISSUER").unwrap_or(f.issuer);
+    Ok(FederationConfig {
+        issuer: issuer.trim_end_matches('/').to_string(),
+        client_id: vars
+            .get("AUTH_SERVER_OIDC_CLIENT_ID")
+            .unwrap_or(f.client_id),
+        client_secret,
+        scopes,
+        subject_claim: f.subject_claim.unwrap_or_else(|| "sub".into()),
+        display_name: f
+            .display_name
+            .unwrap_or_else(|| "your company account".into()),
+    })
 }
 
 /// A secret setting: a reference, never clear text.

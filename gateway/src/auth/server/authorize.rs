@@ -240,7 +240,13 @@ pub async fn start(State(state): State<AppState>, RawQuery(query): RawQuery) -> 
         &form_targets(s, &req.redirect_uri),
         &ways(s),
     );
-    set_csrf_cookie(s, &mut page, &csrf);
+    super::set_cookie(
+        s,
+        &mut page,
+        CSRF_COOKIE,
+        &csrf,
+        s.config.page_ttl.as_secs(),
+    );
     page
 }
 
@@ -276,21 +282,6 @@ fn scope_of(s: &AuthServer, client: &ClientRecord, asked: Option<&str>) -> Resul
         }
     }
     Ok(out.join(" "))
-}
-
-fn set_csrf_cookie(s: &AuthServer, resp: &mut Response, value: &str) {
-    let secure = if s.config.issuer.starts_with("https://") {
-        "; Secure"
-    } else {
-        ""
-    };
-    let cookie = format!(
-        "{CSRF_COOKIE}={value}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-        s.config.page_ttl.as_secs()
-    );
-    if let Ok(v) = HeaderValue::from_str(&cookie) {
-        resp.headers_mut().append(header::SET_COOKIE, v);
-    }
 }
 
 pub(super) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
@@ -340,17 +331,26 @@ pub(super) fn opened(
     Ok(ticket)
 }
 
+/// A posted form of the pages and its sealed request, checked (see [`opened`]); else the page
+/// that says why not.
+async fn posted(
+    s: &AuthServer,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(HashMap<String, String>, Value), Response> {
+    let form = params(&String::from_utf8_lossy(body))
+        .map_err(|e| pages::error(StatusCode::BAD_REQUEST, &e))?;
+    let ticket = opened(s, headers, &form).map_err(|(status, why)| pages::error(status, why))?;
+    Ok((form, ticket))
+}
+
 /// `POST /oauth/authorize`: the sign-in form. A known user who consented to this client before
 /// goes straight back to it with a code; else the consent page.
 pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let s = server(&state);
-    let form = match params(&String::from_utf8_lossy(&body)) {
-        Ok(f) => f,
-        Err(e) => return pages::error(StatusCode::BAD_REQUEST, &e),
-    };
-    let ticket = match opened(s, &headers, &form) {
-        Ok(t) => t,
-        Err((status, why)) => return pages::error(status, why),
+    let (form, ticket) = match posted(s, &headers, &body).await {
+        Ok(posted) => posted,
+        Err(page) => return page,
     };
     let Some(req) = Request::from_value(&ticket) else {
         return pages::error(StatusCode::BAD_REQUEST, "the sign-in request is incomplete");
@@ -438,13 +438,9 @@ pub(super) async fn signed_in(
 /// `POST /oauth/consent`: allow (a grant and a code) or deny (`access_denied`).
 pub async fn consent(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let s = server(&state);
-    let form = match params(&String::from_utf8_lossy(&body)) {
-        Ok(f) => f,
-        Err(e) => return pages::error(StatusCode::BAD_REQUEST, &e),
-    };
-    let ticket = match opened(s, &headers, &form) {
-        Ok(t) => t,
-        Err((status, why)) => return pages::error(status, why),
+    let (form, ticket) = match posted(s, &headers, &body).await {
+        Ok(posted) => posted,
+        Err(page) => return page,
     };
     let (Some(req), Some(user)) = (Request::from_value(&ticket), ticket.get("u")) else {
         return pages::error(StatusCode::BAD_REQUEST, "the consent request is incomplete");

@@ -110,23 +110,18 @@ pub async fn start(State(state): State<AppState>, headers: HeaderMap, body: Byte
         .append_pair("code_challenge", &challenge)
         .append_pair("code_challenge_method", "S256");
     let mut resp = StatusCode::SEE_OTHER.into_response();
-    let h = resp.headers_mut();
     if let Ok(v) = HeaderValue::from_str(url.as_str()) {
-        h.insert(header::LOCATION, v);
+        resp.headers_mut().insert(header::LOCATION, v);
     }
-    let secure = if s.config.issuer.starts_with("https://") {
-        "; Secure"
-    } else {
-        ""
-    };
-    let cookie = format!(
-        "{ROUND_TRIP_COOKIE}={sealed}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-        s.config.page_ttl.as_secs()
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    super::set_cookie(
+        s,
+        &mut resp,
+        ROUND_TRIP_COOKIE,
+        &sealed,
+        s.config.page_ttl.as_secs(),
     );
-    if let Ok(v) = HeaderValue::from_str(&cookie) {
-        h.append(header::SET_COOKIE, v);
-    }
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp
 }
 
@@ -144,59 +139,23 @@ pub async fn callback(
         Ok(q) => q,
         Err(e) => return pages::error(StatusCode::BAD_REQUEST, &e),
     };
-    let trip = authorize::cookie(&headers, ROUND_TRIP_COOKIE)
-        .and_then(|c| s.keys.open(c))
-        .filter(|t| t["e"].as_i64().is_some_and(|e| e >= now_ms()));
-    let Some(trip) = trip else {
-        return pages::error(
-            StatusCode::BAD_REQUEST,
-            "this sign-in is no longer valid (expired, or finished in another browser); start \
-             again from your application",
-        );
-    };
-    let sent_state = q.get("state").map(String::as_str).unwrap_or("");
-    let want_state = trip["s"].as_str().unwrap_or("");
-    if want_state.is_empty()
-        || !crate::auth::pat::same_bytes(sent_state.as_bytes(), want_state.as_bytes())
-    {
-        return pages::error(
-            StatusCode::FORBIDDEN,
-            "the answer from the company sign-in does not belong to this browser's sign-in \
-             (state mismatch)",
-        );
-    }
-    // The host's request, as the sign-in page sealed it (its CSRF value is the page cookie's).
-    let mut form = std::collections::HashMap::new();
-    form.insert(
-        "ticket".to_string(),
-        trip["t"].as_str().unwrap_or("").to_string(),
-    );
-    let ticket = match authorize::opened(s, &headers, &form) {
-        Ok(t) => t,
+    let (trip, ticket) = match round_trip(s, &headers, &q) {
+        Ok(both) => both,
         Err((status, why)) => return pages::error(status, why),
     };
     let Some(req) = Request::from_value(&ticket) else {
         return pages::error(StatusCode::BAD_REQUEST, "the sign-in request is incomplete");
     };
-    if let Some(e) = q.get("error") {
-        let described = q.get("error_description").cloned().unwrap_or_default();
-        audit(
-            &state,
-            "anonymous",
-            "oauth.sign_in",
-            &req.client_id,
-            "refused",
-        )
-        .await;
-        return pages::error(
-            StatusCode::FORBIDDEN,
-            &format!("the company sign-in refused: {e} {described}"),
-        );
-    }
-    let Some(code) = q.get("code") else {
-        return pages::error(StatusCode::BAD_REQUEST, "the company sign-in sent no code");
+    let claims = match q.get("code") {
+        _ if q.contains_key("error") => Err(format!(
+            "it refused: {} {}",
+            q["error"],
+            q.get("error_description").map_or("", String::as_str)
+        )),
+        None => Err("it sent no code".into()),
+        Some(code) => redeem(s, f, code, &trip).await,
     };
-    let claims = match redeem(s, f, code, &trip).await {
+    let claims = match claims {
         Ok(c) => c,
         Err(e) => {
             audit(
@@ -210,7 +169,7 @@ pub async fn callback(
             tracing::warn!(error = %e, "federated sign-in refused");
             return pages::error(
                 StatusCode::FORBIDDEN,
-                &format!("the company sign-in could not be verified: {e}"),
+                &format!("the company sign-in did not let you in: {e}"),
             );
         }
     };
@@ -233,11 +192,43 @@ pub async fn callback(
     let target = authorize::origin(&req.redirect_uri);
     let mut resp = authorize::signed_in(&state, s, &req, &ticket, user, &described, &target).await;
     // The round trip is over: its cookie goes, so the same answer cannot be replayed.
-    let gone = format!("{ROUND_TRIP_COOKIE}=; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age=0");
-    if let Ok(v) = HeaderValue::from_str(&gone) {
-        resp.headers_mut().append(header::SET_COOKIE, v);
-    }
+    super::set_cookie(s, &mut resp, ROUND_TRIP_COOKIE, "", 0);
     resp
+}
+
+/// The round trip's sealed cookie, unexpired and of this `state`, and the host's request it
+/// carries (checked as the sign-in page's form would be).
+fn round_trip(
+    s: &AuthServer,
+    headers: &HeaderMap,
+    q: &std::collections::HashMap<String, String>,
+) -> Result<(Value, Value), (StatusCode, &'static str)> {
+    let trip = authorize::cookie(headers, ROUND_TRIP_COOKIE)
+        .and_then(|c| s.keys.open(c))
+        .filter(|t| t["e"].as_i64().is_some_and(|e| e >= now_ms()))
+        .ok_or((
+            StatusCode::BAD_REQUEST,
+            "this sign-in is no longer valid (expired, or finished in another browser); start \
+             again from your application",
+        ))?;
+    let sent_state = q.get("state").map(String::as_str).unwrap_or("");
+    let want_state = trip["s"].as_str().unwrap_or("");
+    if want_state.is_empty()
+        || !crate::auth::pat::same_bytes(sent_state.as_bytes(), want_state.as_bytes())
+    {
+        return Err((
+            StatusCode::FORBIDDEN,
+            "the answer from the company sign-in does not belong to this browser's sign-in \
+             (state mismatch)",
+        ));
+    }
+    // The host's request, as the sign-in page sealed it (its CSRF value is the page cookie's).
+    let form = std::collections::HashMap::from([(
+        "ticket".to_string(),
+        trip["t"].as_str().unwrap_or("").to_string(),
+    )]);
+    let ticket = authorize::opened(s, headers, &form)?;
+    Ok((trip, ticket))
 }
 
 /// The provider's code redeemed and its ID token verified: the token's claims.

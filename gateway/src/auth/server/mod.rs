@@ -68,6 +68,27 @@ pub fn hashed(secret: &str) -> String {
     registry::hash::text_hash(secret)
 }
 
+/// Sets a cookie for the sign-in pages (`/oauth` only, HttpOnly, `SameSite=Lax`, `Secure` when
+/// the issuer is https); `max_age` 0 removes it.
+pub(crate) fn set_cookie(
+    s: &AuthServer,
+    resp: &mut Response,
+    name: &str,
+    value: &str,
+    max_age: u64,
+) {
+    let secure = if s.config.issuer.starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
+    let cookie =
+        format!("{name}={value}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}");
+    if let Ok(v) = axum::http::HeaderValue::from_str(&cookie) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+}
+
 /// An OAuth error answer (RFC 6749 §5.2): `{"error", "error_description"}`, never cached.
 pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     (
@@ -79,6 +100,19 @@ pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> Respon
 }
 
 impl AuthServer {
+    /// The server `[auth.server]` asks for, started; `None` when it is off.
+    pub async fn from_config(
+        auth: &crate::config::AuthConfig,
+        registry: &Arc<dyn Registry>,
+    ) -> anyhow::Result<Option<Arc<Self>>> {
+        let (Some(c), Some(resource)) = (&auth.server, &auth.resource) else {
+            return Ok(None);
+        };
+        let s = Self::start(c.clone(), resource.clone(), registry.clone()).await?;
+        tracing::info!(issuer = %c.issuer, "authorization server on");
+        Ok(Some(s))
+    }
+
     /// Loads (or makes) the signing keys, stores the config file's clients, and keeps the keys
     /// rotating.
     pub async fn start(

@@ -172,6 +172,21 @@ async fn revoke_replayed(state: &AppState, grant: &str, what: &str) -> Response 
     ))
 }
 
+/// What a one-time secret (`what`) was redeemed for, if it was unused: a replay revokes its
+/// grant; an unknown or expired one is `invalid_grant`.
+async fn fresh<T>(
+    state: &AppState,
+    redeemed: registry::Result<Redeemed<T>>,
+    what: &str,
+) -> Result<T, Response> {
+    match redeemed {
+        Ok(Redeemed::Fresh(t)) => Ok(t),
+        Ok(Redeemed::Reused(grant)) => Err(revoke_replayed(state, &grant, what).await),
+        Ok(Redeemed::Unknown) => Err(invalid_grant(&format!("unknown or expired {what}"))),
+        Err(_) => Err(unavailable()),
+    }
+}
+
 async fn redeem_code(
     state: &AppState,
     client: &ClientRecord,
@@ -183,12 +198,8 @@ async fn redeem_code(
     let verifier = form
         .get("code_verifier")
         .ok_or_else(|| invalid_request("code_verifier is required (PKCE)"))?;
-    let rec = match state.registry.redeem_code(&hashed(code), now_ms()).await {
-        Ok(Redeemed::Fresh(rec)) => rec,
-        Ok(Redeemed::Reused(grant)) => return Err(revoke_replayed(state, &grant, "code").await),
-        Ok(Redeemed::Unknown) => return Err(invalid_grant("unknown or expired code")),
-        Err(_) => return Err(unavailable()),
-    };
+    let redeemed = state.registry.redeem_code(&hashed(code), now_ms()).await;
+    let rec = fresh(state, redeemed, "code").await?;
     let grant = live_grant(state, &rec.grant_id).await?;
     if grant.client_id != client.client_id {
         return Err(invalid_grant("the code was issued to another client"));
@@ -220,18 +231,11 @@ async fn redeem_refresh(
     let token = form
         .get("refresh_token")
         .ok_or_else(|| invalid_request("refresh_token is required"))?;
-    let grant = match state
+    let redeemed = state
         .registry
         .redeem_refresh_token(&hashed(token), now_ms())
-        .await
-    {
-        Ok(Redeemed::Fresh(grant)) => grant,
-        Ok(Redeemed::Reused(grant)) => {
-            return Err(revoke_replayed(state, &grant, "refresh token").await)
-        }
-        Ok(Redeemed::Unknown) => return Err(invalid_grant("unknown or expired refresh token")),
-        Err(_) => return Err(unavailable()),
-    };
+        .await;
+    let grant = fresh(state, redeemed, "refresh token").await?;
     let grant = live_grant(state, &grant).await?;
     if grant.client_id != client.client_id {
         return Err(invalid_grant(
