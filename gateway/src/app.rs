@@ -215,13 +215,13 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/mcp",
             get(transport::get)
-                .post(transport::post)
+                .post(transport::handle_post)
                 .delete(transport::delete),
         )
         .route(
             "/mcp/v/{name}",
             get(transport::get)
-                .post(transport::post)
+                .post(transport::handle_post)
                 .delete(transport::delete),
         )
         // `POST /mcp` does not come through here (`hot_path`): what guards MCP requests goes

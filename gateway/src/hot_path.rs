@@ -58,14 +58,14 @@ where
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
         if req.method() == Method::POST && req.uri().path() == ROUTE {
-            Either::Left(Box::pin(post(self.state.clone(), req.map(Body::new))))
+            Either::Left(Box::pin(serve_post(self.state.clone(), req.map(Body::new))))
         } else {
             Either::Right(self.router.call(req))
         }
     }
 }
 
-async fn post(state: AppState, req: Request) -> Result<Response, Infallible> {
+async fn serve_post(state: AppState, req: Request) -> Result<Response, Infallible> {
     let span = crate::edge::traced_span(&req, ROUTE);
     let started = std::time::Instant::now();
     let metrics = state.dispatcher.metrics.clone();
@@ -88,7 +88,7 @@ async fn admitted(state: AppState, req: Request) -> Response {
         Ok(body) => body,
         Err(rejected) => return rejected.into_response(),
     };
-    crate::mcp::transport::post(
+    crate::mcp::transport::handle_post(
         State(state),
         Extension(principal),
         Extension(endpoint),

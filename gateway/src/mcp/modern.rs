@@ -131,7 +131,7 @@ fn discover(state: &AppState) -> Value {
     })
 }
 
-pub async fn post(
+pub async fn handle_stateless_post(
     state: AppState,
     principal: std::sync::Arc<Principal>,
     headers: HeaderMap,

@@ -74,7 +74,7 @@ fn check_version(headers: &HeaderMap) -> Result<(), McpError> {
     }
 }
 
-pub async fn post(
+pub async fn handle_post(
     State(state): State<AppState>,
     Extension(principal): Extension<Arc<Principal>>,
     Extension(endpoint): Extension<Endpoint>,
@@ -100,7 +100,15 @@ pub async fn post(
             .reply(jsonrpc::id(&msg), Revision::Stateless));
     }
     if super::modern::is_modern(&headers, &msg) {
-        return Ok(super::modern::post(state, principal, headers, body, msg, endpoint.scope).await);
+        return Ok(super::modern::handle_stateless_post(
+            state,
+            principal,
+            headers,
+            body,
+            msg,
+            endpoint.scope,
+        )
+        .await);
     }
     let method = Method::parse(jsonrpc::method(&msg).unwrap_or_default());
     if kind == jsonrpc::Kind::Request && method == Method::Initialize {

@@ -101,12 +101,14 @@ impl Pools {
 }
 
 /// Why a request got no answer.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The connection could not be made.
+    #[error("{0}")]
     Connect(String),
     /// The connection failed while the request was sent or answered.
-    Request(hyper::Error),
+    #[error("{0}")]
+    Request(#[source] hyper::Error),
 }
 
 impl Pool {
@@ -404,10 +406,10 @@ mod tests {
 
     /// An upstream that answers with keep-alive and then closes the connection anyway: the
     /// next call finds the connection closed when it checks it before reuse, and goes out on a
-    /// new one. (The request that comes back unsent when the close lands between that check
-    /// and the write is a race this test does not provoke.)
+    /// new one. The name says what is tested: the request hyper hands back unsent when the
+    /// close lands between that check and the write is a race this test does not provoke.
     #[tokio::test]
-    async fn a_connection_closed_without_notice_is_replaced() {
+    async fn a_connection_closed_without_notice_is_replaced_once_seen_closed_before_reuse() {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());

@@ -297,7 +297,7 @@ struct Direct(Arc<Shared>);
 impl DirectSend for Direct {
     fn send(&self, msg: Value) -> DirectPost {
         let s = self.0.clone();
-        Box::pin(async move { post(&s, msg).await.map(Answered::Message) })
+        Box::pin(async move { post_message(&s, msg).await.map(Answered::Message) })
     }
 
     fn send_written(&self, id: i64, routing: Routing<'_>, body: Vec<u8>) -> DirectPost {
@@ -315,7 +315,7 @@ impl DirectSend for Direct {
 /// Posts one message. The response to it comes back as the result when it is the POST's own
 /// answer and nothing else came before it (the caller takes it without a hop through the
 /// connection's router); everything else, errors included, is delivered on `inbound`.
-async fn post(s: &Shared, msg: Value) -> Option<Value> {
+async fn post_message(s: &Shared, msg: Value) -> Option<Value> {
     let id = if jsonrpc::kind(&msg) == jsonrpc::Kind::Request {
         msg.member("id").and_then(Value::as_i64)
     } else {
@@ -357,7 +357,7 @@ async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option
         );
         h
     };
-    let resp = s.poster.post(headers, body).await;
+    let resp = s.poster.post_json(headers, body).await;
     // A session that worked and now fails to be used: the upstream restarted or forgot it.
     let had_session = !is_init && s.session.lock().unwrap().is_some();
     let resp = match resp {
@@ -489,7 +489,7 @@ async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option
 /// goes on `inbound` like everything else.
 async fn post_delivering(s: &Shared, msg: Value) {
     let id = msg.get("id").and_then(Value::as_i64);
-    if let Some(answer) = post(s, msg).await {
+    if let Some(answer) = post_message(s, msg).await {
         s.deliver(answer, id);
     }
 }

@@ -28,17 +28,12 @@ pub fn plain_client() -> PlainClient {
 }
 
 /// A request that got no answer.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
 pub struct SendError {
     /// The connection could not be made (the upstream is down or gone).
     pub connect: bool,
     message: String,
-}
-
-impl std::fmt::Display for SendError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
 }
 
 impl From<reqwest::Error> for SendError {
@@ -105,7 +100,7 @@ impl Poster {
     }
 
     /// POSTs `body` (JSON) with the headers `headers` makes; called again for a second try.
-    pub async fn post(
+    pub async fn post_json(
         &self,
         headers: impl Fn() -> HeaderMap,
         body: Vec<u8>,
@@ -227,12 +222,18 @@ mod tests {
             l.local_addr().unwrap().port()
         };
         let p = poster(&format!("http://127.0.0.1:{port}/mcp"));
-        let e = p.post(HeaderMap::new, b"{}".to_vec()).await.unwrap_err();
+        let e = p
+            .post_json(HeaderMap::new, b"{}".to_vec())
+            .await
+            .unwrap_err();
         assert!(e.connect, "{e}");
         assert!(e.to_string().contains("refused"), "{e}");
         // The same through reqwest (`https://`).
         let p = poster(&format!("https://127.0.0.1:{port}/mcp"));
-        let e = p.post(HeaderMap::new, b"{}".to_vec()).await.unwrap_err();
+        let e = p
+            .post_json(HeaderMap::new, b"{}".to_vec())
+            .await
+            .unwrap_err();
         assert!(e.connect && e.to_string().contains("refused"), "{e}");
         assert!(is_redirect(http::StatusCode::TEMPORARY_REDIRECT));
         assert!(!is_redirect(http::StatusCode::NOT_MODIFIED));
