@@ -186,6 +186,13 @@ impl AccessStore for SqlRegistry {
             .get_token(id)
             .await?
             .ok_or_else(|| RegistryError::NotFound(format!("token {id:?}")))?;
+        // What a user authorized by signing in with the token goes with it.
+        let signed_in_with = format!("pat:{id}");
+        crate::oauth::OAuthStore::revoke_grants(
+            self,
+            crate::oauth::GrantsOf::SignedInWith(&signed_in_with),
+        )
+        .await?;
         self.announce(&Change::Token(id.to_string())).await?;
         Ok(t)
     }

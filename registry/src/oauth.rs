@@ -83,6 +83,8 @@ pub enum GrantsOf<'a> {
     Id(&'a str),
     Subject(&'a str),
     Client(&'a str),
+    /// Made at a sign-in with this (`pat:<token id>`): the token's revocation takes them along.
+    SignedInWith(&'a str),
 }
 
 /// Storage of the authorization server.
@@ -413,6 +415,7 @@ impl OAuthStore for SqlRegistry {
             GrantsOf::Id(v) => ("id", v),
             GrantsOf::Subject(v) => ("subject", v),
             GrantsOf::Client(v) => ("client_id", v),
+            GrantsOf::SignedInWith(v) => ("signed_in_with", v),
         };
         let rows = sqlx::query(&format!(
             "SELECT id, subject, client_id FROM oauth_grants \

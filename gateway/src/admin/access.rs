@@ -118,6 +118,10 @@ pub async fn revoke_token(
     let change = async {
         let rec = state.registry.revoke_token(&id).await?;
         state.auth.forget_token(&id);
+        // The grants made by signing in with it were revoked with it.
+        if let Some(s) = &state.auth.server {
+            s.grants.distrust_all();
+        }
         Ok(rec)
     };
     let rec = audited(&state, &p, "admin.token.revoke", &id, None, change).await?;

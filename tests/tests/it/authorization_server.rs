@@ -585,6 +585,43 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
         );
     }
 
+    // Revoking the personal access token a user signed in with takes their grants along.
+    let mut w = Walk::new(&gw);
+    let code = param(&location(&w.through(&pairs, &pat).await), "code").unwrap();
+    let t: Value = exchange(code, verifier.clone())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let access = t["access_token"].as_str().unwrap().to_string();
+    assert_eq!(
+        initialize(access.clone(), "/mcp").await.unwrap().status(),
+        200
+    );
+    let pat_id = pat.split('_').nth(1).unwrap();
+    let (status, _) = gw
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/admin/v1/tokens/{pat_id}"),
+            gw.admin_token.as_deref(),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(initialize(access, "/mcp").await.unwrap().status(), 401);
+    let refreshed = http
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", t["refresh_token"].as_str().unwrap()),
+            ("client_id", id.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refreshed.status(), 400, "its refresh token is dead too");
+
     // A registration flood from one address: the fourth in a minute waits.
     let mut statuses = Vec::new();
     for _ in 0..3 {
