@@ -34,6 +34,7 @@ pub struct Metrics {
     /// Calls refused because the audit log could not take their rows.
     pub audit_refused: prometheus::IntCounter,
     upstream_up: IntGaugeVec,
+    upstream_calls_in_flight: IntGaugeVec,
     upstream_restarts: IntCounterVec,
     sessions: IntGauge,
     db_connections: IntGaugeVec,
@@ -95,6 +96,14 @@ impl Metrics {
             &["upstream"],
         )
         .unwrap();
+        let upstream_calls_in_flight = IntGaugeVec::new(
+            Opts::new(
+                "upstream_calls_in_flight",
+                "Hosts' calls waiting for the upstream's answer (counted at scrape time)",
+            ),
+            &["upstream"],
+        )
+        .unwrap();
         let upstream_restarts = IntCounterVec::new(
             Opts::new(
                 "upstream_restarts_total",
@@ -145,6 +154,7 @@ impl Metrics {
             Box::new(audit_writable.clone()),
             Box::new(audit_refused.clone()),
             Box::new(upstream_up.clone()),
+            Box::new(upstream_calls_in_flight.clone()),
             Box::new(upstream_restarts.clone()),
             Box::new(sessions.clone()),
             Box::new(db_connections.clone()),
@@ -174,6 +184,7 @@ impl Metrics {
             audit_writable,
             audit_refused,
             upstream_up,
+            upstream_calls_in_flight,
             upstream_restarts,
             sessions,
             db_connections,
@@ -197,10 +208,14 @@ impl Metrics {
             .with_label_values(&["idle"])
             .set(idle as i64);
         self.upstream_up.reset();
+        self.upstream_calls_in_flight.reset();
         for h in &now.upstreams {
             self.upstream_up
                 .with_label_values(&[&h.name])
                 .set((h.status == "up") as i64);
+            self.upstream_calls_in_flight
+                .with_label_values(&[&h.name])
+                .set(h.calls_in_flight as i64);
             // Health counts restarts; the counter catches up with it (it never goes back, also
             // when an upstream is removed and added again).
             let counter = self.upstream_restarts.with_label_values(&[&h.name]);

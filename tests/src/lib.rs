@@ -298,6 +298,27 @@ impl Gateway {
             .expect("a text body")
     }
 
+    /// Waits (bounded) until `upstream` has at least `n` hosts' calls waiting for its answer
+    /// (`calls_in_flight` in `/admin/v1/health`): a call is in flight upstream, not on its way.
+    pub async fn wait_in_flight(&self, upstream: &str, n: u64) {
+        for _ in 0..500 {
+            let health = self.get_json("/admin/v1/health").await;
+            let now = health
+                .as_array()
+                .and_then(|a| a.iter().find(|h| h["name"] == upstream))
+                .and_then(|h| h["calls_in_flight"].as_u64())
+                .unwrap_or(0);
+            if now >= n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!(
+            "{upstream} never had {n} calls in flight; log:\n{}",
+            self.log()
+        );
+    }
+
     /// Waits (bounded) until the named upstreams are up.
     pub async fn wait_up(&self, names: &[&str]) {
         for _ in 0..240 {

@@ -41,6 +41,8 @@ pub struct Health {
     pub tools: usize,
     pub server_info: Option<Value>,
     pub protocol_version: Option<String>,
+    /// Hosts' calls waiting for this upstream's answer now, on all its connections.
+    pub calls_in_flight: usize,
 }
 
 /// One listed definition, hashed and its key read once when it arrives (views are rebuilt on
@@ -231,7 +233,17 @@ impl Upstreams {
         let entries = self.entries.lock().unwrap();
         entries
             .values()
-            .map(|e| e.health.lock().unwrap().clone())
+            .map(|e| {
+                let mut h = e.health.lock().unwrap().clone();
+                let shared = e.shared.lock().unwrap().clone();
+                let sessions: Vec<_> = e.sessions.lock().unwrap().values().cloned().collect();
+                h.calls_in_flight = shared
+                    .iter()
+                    .chain(&sessions)
+                    .map(|c| c.calls_in_flight().0)
+                    .sum();
+                h
+            })
             .collect()
     }
 
@@ -253,6 +265,7 @@ impl Upstreams {
                 last_restart_reason: None,
                 up_since: None,
                 tools: 0,
+                calls_in_flight: 0,
                 server_info: None,
                 protocol_version: None,
             }),

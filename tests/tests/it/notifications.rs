@@ -116,7 +116,7 @@ async fn a_shared_upstream_asks_the_one_session_whose_calls_are_in_flight() {
     };
     let sleeping = post(&c, "slow", "fx__sleep", json!({"ms": 4000}));
     // The sleep is in flight upstream before the question comes.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    gw.wait_in_flight("fx", 1).await;
     let asking = post(&c, "ask", "fx__ask_name", json!({}));
     let question = loop {
         let msg = tokio::time::timeout(Duration::from_secs(10), get.next())
@@ -140,7 +140,8 @@ async fn a_shared_upstream_asks_the_one_session_whose_calls_are_in_flight() {
 
     // Another session's question while this session's sleep runs: which one asks is unknown.
     let sleeping_too = post(&c, "slow-2", "fx__sleep", json!({"ms": 3000}));
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Both sleeps are in flight (the first runs 4 s).
+    gw.wait_in_flight("fx", 2).await;
     let mut other = RawClient::initialize(&gw.mcp, json!({"elicitation": {}})).await;
     let r = other
         .request(

@@ -81,6 +81,7 @@ async fn health_readiness_metrics_and_request_ids() {
         r#"mcp_gateway_mcp_requests_total{method="tools/call",outcome="error"} 1"#,
         r#"mcp_gateway_upstream_up{upstream="fx"} 1"#,
         r#"mcp_gateway_upstream_up{upstream="dead"} 0"#,
+        r#"mcp_gateway_upstream_calls_in_flight{upstream="fx"} 0"#,
         r#"mcp_gateway_upstream_request_duration_seconds_count{method="tools/call",outcome="ok",upstream="fx"} 1"#,
         "mcp_gateway_sessions_active 1",
         r#"mcp_gateway_db_pool_connections{state="open"}"#,
@@ -114,7 +115,7 @@ async fn sigterm_lets_calls_in_flight_finish_and_ends_streams() {
         )
         .await
     });
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    gw.wait_in_flight("fx", 1).await;
     let status = gw.stop().await;
     assert!(status.success(), "clean exit: {status:?}");
     let r = call.await.unwrap();

@@ -118,7 +118,8 @@ async fn a_host_that_goes_away_before_the_answer_does_not_cancel_the_call() {
     tokio::io::AsyncWriteExt::write_all(&mut tcp, request.as_bytes())
         .await
         .unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    // The call has reached the upstream before the host goes.
+    gw.wait_in_flight("fx", 1).await;
     tcp.set_zero_linger().unwrap();
     drop(tcp);
 
