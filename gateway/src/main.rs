@@ -43,6 +43,22 @@ enum Command {
     },
     /// Check the configuration and print the upstreams it defines.
     CheckConfig,
+    /// Sign in at an MCP server behind OAuth as the gateway would for a user (discovery,
+    /// registration, authorization code with PKCE, following the authorization server's
+    /// redirects as a browser would), then initialize, list and call a tool; print what
+    /// happened. A client registered beforehand comes from `--client-id`/`--client-secret` or
+    /// the conformance suite's `MCP_CONFORMANCE_CONTEXT`.
+    UpstreamLogin {
+        url: String,
+        #[arg(long)]
+        client_id: Option<String>,
+        #[arg(long)]
+        client_secret: Option<String>,
+        /// The https URL of the gateway's client ID metadata document, its `client_id` where
+        /// the server supports such documents.
+        #[arg(long)]
+        client_metadata_url: Option<String>,
+    },
     /// Print the JSON Schema of the configuration file.
     ConfigSchema {
         /// Print the Helm chart's values.schema.json instead (its `config` is the file).
@@ -303,6 +319,30 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             dry_run,
             prune,
         } => import(&config, &file, dry_run, prune).await,
+        Command::UpstreamLogin {
+            url,
+            client_id,
+            client_secret,
+            client_metadata_url,
+        } => {
+            // The conformance suite gives a scenario's pre-registered client this way.
+            let context: serde_json::Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+                .ok()
+                .and_then(|c| serde_json::from_str(&c).ok())
+                .unwrap_or_default();
+            let id = client_id.or_else(|| context["client_id"].as_str().map(str::to_string));
+            let secret =
+                client_secret.or_else(|| context["client_secret"].as_str().map(str::to_string));
+            let choice = gateway::upstream::credentials::ClientChoice {
+                preregistered: id.map(|i| (i, secret)),
+                metadata_url: client_metadata_url,
+            };
+            let summary = gateway::upstream::credentials::sign_in(&url, choice)
+                .await
+                .map_err(anyhow::Error::msg)?;
+            println!("{summary}");
+            Ok(())
+        }
         Command::CheckConfig => {
             for u in &config.upstreams {
                 println!("{} ({})", u.name, u.transport.kind().as_str());

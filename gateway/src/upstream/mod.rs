@@ -9,11 +9,13 @@
 //! | [`drain`] | an answer dropped before its end, read to the end so its connection is kept |
 //! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
 //! | [`oauth`] | the gateway's own OAuth token for an upstream (client credentials) |
+//! | [`credentials`] | the gateway as an OAuth client of an upstream's authorization server, for a user |
 //! | [`limits`] | bounded reads: HTTP answers, SSE events, stdio lines |
 //! | [`connection`] | transport-independent: ids, pending calls, routing context |
 //! | [`manager`] | supervision (restart with backoff), health, per-session connections, catalog sync |
 
 pub mod connection;
+pub mod credentials;
 pub mod drain;
 pub mod h1;
 pub mod http;

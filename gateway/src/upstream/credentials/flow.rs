@@ -1,0 +1,341 @@
+//! The gateway as an OAuth client of an upstream's authorization server: it becomes a client
+//! (registered beforehand, or by RFC 7591 registration), sends the user to the authorization
+//! endpoint (authorization code with PKCE S256, `state`, and `resource` per RFC 8707), checks
+//! the answer (`state`; `iss` per RFC 9207 where the server advertises it), and redeems the code
+//! with the client authentication the server and the registration agree on.
+
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD as B64};
+use base64::Engine;
+use chacha20poly1305::aead::rand_core::RngCore;
+use chacha20poly1305::aead::OsRng;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use super::discovery::Discovered;
+
+/// The gateway as a client of one authorization server.
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    /// `none`, `client_secret_basic` or `client_secret_post`.
+    pub auth_method: String,
+}
+
+/// One authorization in progress: what the answer is checked against and the code redeemed with.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub url: String,
+    pub state: String,
+    pub verifier: String,
+    pub redirect_uri: String,
+}
+
+/// Tokens from the authorization server.
+#[derive(Debug, Clone)]
+pub struct Tokens {
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+    pub expires_in: Option<u64>,
+    pub scope: Option<String>,
+}
+
+fn random() -> String {
+    let mut b = [0u8; 32];
+    OsRng.fill_bytes(&mut b);
+    B64.encode(b)
+}
+
+fn endpoint<'a>(d: &'a Discovered, key: &str) -> Result<&'a str, String> {
+    d.metadata[key]
+        .as_str()
+        .ok_or_else(|| format!("the authorization server has no {key}"))
+}
+
+/// The client authentication to use: the registration's, if the server supports it; else the
+/// first the server supports that the client can do.
+fn auth_method(d: &Discovered, registered: Option<&str>, has_secret: bool) -> String {
+    let supported: Vec<&str> = d.metadata["token_endpoint_auth_methods_supported"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        // RFC 8414's default.
+        .unwrap_or_else(|| vec!["client_secret_basic"]);
+    if let Some(r) = registered.filter(|r| supported.contains(r)) {
+        return r.to_string();
+    }
+    let usable = |m: &&&str| match **m {
+        "none" => !has_secret,
+        "client_secret_basic" | "client_secret_post" => has_secret,
+        _ => false,
+    };
+    supported
+        .iter()
+        .find(usable)
+        .map(|m| m.to_string())
+        .unwrap_or_else(|| {
+            if has_secret {
+                "client_secret_basic"
+            } else {
+                "none"
+            }
+            .into()
+        })
+}
+
+/// A client registered beforehand (its id and secret given).
+pub fn preregistered(d: &Discovered, client_id: &str, secret: Option<&str>) -> Client {
+    Client {
+        client_id: client_id.to_string(),
+        client_secret: secret.map(str::to_string),
+        auth_method: auth_method(d, None, secret.is_some()),
+    }
+}
+
+/// Registers the gateway (RFC 7591) with `redirect_uri`.
+pub async fn register(
+    http: &reqwest::Client,
+    d: &Discovered,
+    redirect_uri: &str,
+) -> Result<Client, String> {
+    let url = endpoint(d, "registration_endpoint")?;
+    let mut body = json!({
+        "client_name": "MCP Gateway",
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    });
+    let supported = d.metadata["token_endpoint_auth_methods_supported"].as_array();
+    if supported.is_some_and(|s| s.iter().any(|m| m == "none")) {
+        body["token_endpoint_auth_method"] = json!("none");
+    }
+    if let Some(s) = &d.scope {
+        body["scope"] = json!(s);
+    }
+    let r = http
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .map_err(|e| format!("registration at {url}: {e}"))?;
+    let status = r.status();
+    let v: Value = r
+        .json()
+        .await
+        .map_err(|e| format!("registration answer: {e}"))?;
+    let id = v["client_id"]
+        .as_str()
+        .ok_or_else(|| format!("registration refused ({status}): {v}"))?;
+    let secret = v["client_secret"].as_str();
+    Ok(Client {
+        client_id: id.to_string(),
+        client_secret: secret.map(str::to_string),
+        auth_method: auth_method(
+            d,
+            v["token_endpoint_auth_method"].as_str(),
+            secret.is_some(),
+        ),
+    })
+}
+
+/// The authorization request for `client`, with a fresh PKCE pair and state.
+pub fn authorization(
+    d: &Discovered,
+    client: &Client,
+    redirect_uri: &str,
+) -> Result<Pending, String> {
+    let mut url = url::Url::parse(endpoint(d, "authorization_endpoint")?)
+        .map_err(|e| format!("the authorization endpoint is not a URL: {e}"))?;
+    let (verifier, state) = (random(), random());
+    let challenge = B64.encode(Sha256::digest(verifier.as_bytes()));
+    {
+        let mut q = url.query_pairs_mut();
+        q.append_pair("response_type", "code")
+            .append_pair("client_id", &client.client_id)
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("state", &state)
+            .append_pair("code_challenge", &challenge)
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("resource", &d.resource);
+        if let Some(s) = &d.scope {
+            q.append_pair("scope", s);
+        }
+    }
+    Ok(Pending {
+        url: url.to_string(),
+        state,
+        verifier,
+        redirect_uri: redirect_uri.to_string(),
+    })
+}
+
+/// The code of the answer that came back to the redirect URI, checked: its `state`, and its
+/// `iss` (RFC 9207: required when the server advertises it, and never another issuer's).
+pub fn code_of(d: &Discovered, pending: &Pending, answer: &url::Url) -> Result<String, String> {
+    let get = |k: &str| {
+        answer
+            .query_pairs()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.to_string())
+    };
+    if get("state").as_deref() != Some(pending.state.as_str()) {
+        return Err("the answer's state is not this authorization's".into());
+    }
+    let advertised = d.metadata["authorization_response_iss_parameter_supported"] == true;
+    match get("iss") {
+        Some(iss) if iss.trim_end_matches('/') != d.issuer => {
+            return Err(format!("the answer comes from another issuer ({iss})"))
+        }
+        None if advertised => return Err("the answer has no iss, which its server promised".into()),
+        _ => {}
+    }
+    if let Some(e) = get("error") {
+        return Err(format!("the authorization server refused: {e}"));
+    }
+    get("code").ok_or_else(|| "the answer has no code".into())
+}
+
+/// A token request with the client's authentication.
+async fn token_request(
+    http: &reqwest::Client,
+    d: &Discovered,
+    client: &Client,
+    mut form: Vec<(&str, String)>,
+) -> Result<Tokens, String> {
+    let url = endpoint(d, "token_endpoint")?;
+    let mut req = http.post(url).header("accept", "application/json");
+    match (client.auth_method.as_str(), &client.client_secret) {
+        ("client_secret_basic", Some(secret)) => {
+            let enc =
+                |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+            let pair = format!("{}:{}", enc(&client.client_id), enc(secret));
+            req = req.header("authorization", format!("Basic {}", STANDARD.encode(pair)));
+        }
+        ("client_secret_post", Some(secret)) => {
+            form.push(("client_id", client.client_id.clone()));
+            form.push(("client_secret", secret.clone()));
+        }
+        _ => form.push(("client_id", client.client_id.clone())),
+    }
+    let r = req
+        .form(&form)
+        .send()
+        .await
+        .map_err(|e| format!("the token endpoint: {e}"))?;
+    let status = r.status();
+    let v: Value = r
+        .json()
+        .await
+        .map_err(|e| format!("the token answer: {e}"))?;
+    let access = v["access_token"]
+        .as_str()
+        .ok_or_else(|| format!("no token ({status}): {v}"))?;
+    Ok(Tokens {
+        access_token: access.to_string(),
+        refresh_token: v["refresh_token"].as_str().map(str::to_string),
+        expires_in: v["expires_in"].as_u64(),
+        scope: v["scope"].as_str().map(str::to_string),
+    })
+}
+
+/// Redeems a code.
+pub async fn redeem(
+    http: &reqwest::Client,
+    d: &Discovered,
+    client: &Client,
+    pending: &Pending,
+    code: &str,
+) -> Result<Tokens, String> {
+    token_request(
+        http,
+        d,
+        client,
+        vec![
+            ("grant_type", "authorization_code".into()),
+            ("code", code.into()),
+            ("redirect_uri", pending.redirect_uri.clone()),
+            ("code_verifier", pending.verifier.clone()),
+            ("resource", d.resource.clone()),
+        ],
+    )
+    .await
+}
+
+/// A new access token for a refresh token.
+pub async fn refresh(
+    http: &reqwest::Client,
+    d: &Discovered,
+    client: &Client,
+    refresh_token: &str,
+) -> Result<Tokens, String> {
+    token_request(
+        http,
+        d,
+        client,
+        vec![
+            ("grant_type", "refresh_token".into()),
+            ("refresh_token", refresh_token.into()),
+            ("resource", d.resource.clone()),
+        ],
+    )
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn discovered(meta: Value) -> Discovered {
+        Discovered {
+            resource: "https://up/mcp".into(),
+            issuer: "https://as".into(),
+            metadata: meta,
+            scope: None,
+        }
+    }
+
+    #[test]
+    fn the_answer_is_checked_for_state_and_issuer() {
+        let d = discovered(json!({"authorization_endpoint": "https://as/authorize",
+                                  "authorization_response_iss_parameter_supported": true}));
+        let c = preregistered(&d, "c", None);
+        let p = authorization(&d, &c, "http://127.0.0.1:1/cb").unwrap();
+        assert!(p.url.contains("code_challenge_method=S256") && p.url.contains("resource="));
+        let answer = |q: &str| url::Url::parse(&format!("http://127.0.0.1:1/cb?{q}")).unwrap();
+        let s = &p.state;
+        assert_eq!(
+            code_of(&d, &p, &answer(&format!("code=x&state={s}&iss=https://as"))),
+            Ok("x".into())
+        );
+        assert!(
+            code_of(&d, &p, &answer(&format!("code=x&state={s}"))).is_err(),
+            "iss promised"
+        );
+        assert!(code_of(
+            &d,
+            &p,
+            &answer(&format!("code=x&state={s}&iss=https://evil"))
+        )
+        .is_err());
+        assert!(code_of(&d, &p, &answer("code=x&state=other&iss=https://as")).is_err());
+    }
+
+    #[test]
+    fn client_authentication_follows_what_the_server_supports() {
+        let d =
+            discovered(json!({"token_endpoint_auth_methods_supported": ["client_secret_post"]}));
+        assert_eq!(
+            auth_method(&d, Some("client_secret_basic"), true),
+            "client_secret_post"
+        );
+        let d = discovered(json!({}));
+        assert_eq!(auth_method(&d, None, true), "client_secret_basic");
+        assert_eq!(
+            auth_method(
+                &discovered(json!({"token_endpoint_auth_methods_supported": ["none"]})),
+                None,
+                false
+            ),
+            "none"
+        );
+    }
+}
