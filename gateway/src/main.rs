@@ -337,7 +337,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 preregistered: id.map(|i| (i, secret)),
                 metadata_url: client_metadata_url,
             };
-            let summary = gateway::upstream::credentials::sign_in(&url, choice)
+            // The suite runs a scenario at the revision its server speaks.
+            let modern = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+                .is_ok_and(|v| v == gateway::protocol::Revision::Stateless.as_str());
+            let summary = gateway::upstream::credentials::sign_in(&url, choice, modern)
                 .await
                 .map_err(anyhow::Error::msg)?;
             println!("{summary}");

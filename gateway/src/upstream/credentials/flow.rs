@@ -98,8 +98,14 @@ pub async fn register(
     redirect_uri: &str,
 ) -> Result<Client, String> {
     let url = endpoint(d, "registration_endpoint")?;
+    // SEP-837: `native` for a redirect on loopback (or an app's own scheme), else `web`.
+    let native = url::Url::parse(redirect_uri).is_ok_and(|u| {
+        u.scheme() != "https"
+            && (u.scheme() != "http" || u.host_str().is_some_and(crate::origins::is_loopback_host))
+    });
     let mut body = json!({
         "client_name": "MCP Gateway",
+        "application_type": if native { "native" } else { "web" },
         "redirect_uris": [redirect_uri],
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
@@ -181,8 +187,10 @@ pub fn code_of(d: &Discovered, pending: &Pending, answer: &url::Url) -> Result<S
         return Err("the answer's state is not this authorization's".into());
     }
     let advertised = d.metadata["authorization_response_iss_parameter_supported"] == true;
+    // Compared as the server states its issuer, character for character (no normalization).
+    let issuer = d.metadata["issuer"].as_str().unwrap_or(&d.issuer);
     match get("iss") {
-        Some(iss) if iss.trim_end_matches('/') != d.issuer => {
+        Some(iss) if iss != issuer => {
             return Err(format!("the answer comes from another issuer ({iss})"))
         }
         None if advertised => return Err("the answer has no iss, which its server promised".into()),

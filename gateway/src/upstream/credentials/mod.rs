@@ -101,26 +101,43 @@ async fn authorize(
     Ok((tokens, seen))
 }
 
-/// An MCP request to `server_url` with `token`: (status, challenge, session id, body).
+/// An MCP request to `server_url` with `token`: (status, challenge, session id, body). A
+/// 2026-07-28 request (`modern`) carries its envelope in `_meta` and its method in a header.
 async fn mcp(
     http: &reqwest::Client,
     server_url: &str,
     token: Option<&str>,
     session: Option<&str>,
     msg: &Value,
+    modern: bool,
 ) -> Result<(u16, Option<String>, Option<String>, String), String> {
+    use crate::protocol::envelope::{
+        CLIENT_CAPS, CLIENT_INFO, METHOD_HEADER, PROTOCOL_VERSION, VERSION_HEADER,
+    };
+    let mut msg = msg.clone();
     let mut req = http
         .post(server_url)
         .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .body(msg.to_string());
+        .header("content-type", "application/json");
+    if modern {
+        let stateless = crate::protocol::Revision::Stateless.as_str();
+        msg["params"]["_meta"] = json!({
+            PROTOCOL_VERSION: stateless,
+            CLIENT_CAPS: {},
+            CLIENT_INFO: {"name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION")},
+        });
+        req = req
+            .header(VERSION_HEADER, stateless)
+            .header(METHOD_HEADER, msg["method"].as_str().unwrap_or(""));
+    }
+    let mut req = req.body(msg.to_string());
     if let Some(t) = token {
         req = req.bearer_auth(t);
     }
     if let Some(s) = session {
         req = req
             .header("mcp-session-id", s)
-            .header("mcp-protocol-version", "2025-11-25");
+            .header(VERSION_HEADER, "2025-11-25");
     }
     let r = req.send().await.map_err(|e| format!("{server_url}: {e}"))?;
     let status = r.status().as_u16();
@@ -139,10 +156,15 @@ async fn mcp(
     ))
 }
 
-/// Signs in at the MCP server `server_url` as the gateway would for a user, then initializes,
-/// lists tools and calls the first one; re-authorizes (with the scope asked) when a request is
-/// refused with a challenge, a bounded number of times. A summary of what happened.
-pub async fn sign_in(server_url: &str, choice: ClientChoice) -> Result<Value, String> {
+/// Signs in at the MCP server `server_url` as the gateway would for a user, then initializes
+/// (a 2026-07-28 server, `modern`: no session), lists tools and calls the first one;
+/// re-authorizes (with the scope asked) when a request is refused with a challenge, a bounded
+/// number of times. A summary of what happened.
+pub async fn sign_in(
+    server_url: &str,
+    choice: ClientChoice,
+    modern: bool,
+) -> Result<Value, String> {
     let http = http();
     let mut token: Option<String> = None;
     let mut session: Option<String> = None;
@@ -150,7 +172,11 @@ pub async fn sign_in(server_url: &str, choice: ClientChoice) -> Result<Value, St
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION")}}});
-    let mut steps: Vec<Value> = vec![init];
+    let mut steps: Vec<Value> = if modern {
+        vec![json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})]
+    } else {
+        vec![init]
+    };
     let mut answers = Vec::new();
     let mut i = 0;
     while i < steps.len() {
@@ -161,6 +187,7 @@ pub async fn sign_in(server_url: &str, choice: ClientChoice) -> Result<Value, St
             token.as_deref(),
             session.as_deref(),
             &msg,
+            modern,
         )
         .await?;
         if status == 401 || status == 403 {
