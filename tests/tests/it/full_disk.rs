@@ -182,3 +182,68 @@ async fn full_disk(audit: &str) {
     assert_eq!(verify["ok"], true, "{verify}");
     gw.stop().await;
 }
+
+/// The authorization server's grants, tokens and registrations are audit rows: while the log
+/// cannot take them it refuses them (503 `temporarily_unavailable`), and issues again once it can.
+#[tokio::test]
+async fn the_authorization_server_issues_nothing_the_audit_log_cannot_record() {
+    let fs = Tmpfs::mount("8m");
+    let db = format!("sqlite://{}/gw.db?mode=rwc", fs.path().display());
+    let port = gateway_tests::free_port();
+    let config = format!(
+        "{}\n[auth]\nmode = \"required\"\nresource = \"http://127.0.0.1:{port}/mcp\"\n\
+         [auth.server]\n\n[[roles]]\nname = \"admin\"\nadmin = true\nupstreams = [\"*\"]\n",
+        fixture_config(&db, "")
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&config, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["admin"]).await;
+    let register = || async {
+        reqwest::Client::new()
+            .post(format!("{}/oauth/register", gw.base))
+            .json(&json!({"redirect_uris": ["http://127.0.0.1/cb"]}))
+            .send()
+            .await
+            .unwrap()
+    };
+    assert_eq!(register().await.status(), 201);
+
+    fs.fill();
+    let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&pat)).await;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    for i in 1..20_000 {
+        if !echo(&mut c, i).await["result"].is_object() || Instant::now() > deadline {
+            break;
+        }
+    }
+    assert_eq!(ready(&gw).await.0, 503, "the audit log is unwritable");
+    let refused = register().await;
+    assert_eq!(refused.status(), 503);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"], "temporarily_unavailable", "{body}");
+    let token = reqwest::Client::new()
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", "x"),
+            ("client_id", "y"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(token.status(), 503);
+
+    fs.free();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ready(&gw).await.0 != 200 {
+        assert!(Instant::now() < deadline, "the audit log resumes");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        register().await.status(),
+        201,
+        "registering again once it can record it"
+    );
+    gw.stop().await;
+}

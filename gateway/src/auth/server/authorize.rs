@@ -475,6 +475,13 @@ async fn grant_and_redirect(
     user: &Value,
 ) -> Response {
     let key = user["key"].as_str().unwrap_or("").to_string();
+    if state.dispatcher.audit.admit().is_err() {
+        return req.error(
+            &s.config.issuer,
+            "temporarily_unavailable",
+            "the audit log cannot be written right now; try again shortly",
+        );
+    }
     let grant = GrantRecord {
         id: uuid::Uuid::new_v4().simple().to_string(),
         subject: key.clone(),

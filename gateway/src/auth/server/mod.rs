@@ -290,6 +290,9 @@ async fn register(
     body: axum::body::Bytes,
 ) -> Response {
     let s = server(&state);
+    if let Some(refused) = audit_refuses(&state) {
+        return refused;
+    }
     match s.config.registration {
         Registration::Off => {
             return oauth_error(
@@ -379,6 +382,18 @@ async fn register(
         Json(out),
     )
         .into_response()
+}
+
+/// Granting, issuing and registering are audit rows: while the audit log cannot take them
+/// (`audit.when_unwritable`), they are refused as admin changes are. Revocation never is.
+pub(crate) fn audit_refuses(state: &AppState) -> Option<Response> {
+    state.dispatcher.audit.admit().err().map(|_| {
+        oauth_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "temporarily_unavailable",
+            "the audit log cannot be written right now; try again shortly",
+        )
+    })
 }
 
 /// An audit row for the authorization server.

@@ -102,6 +102,9 @@ async fn client_of(
 /// `POST /oauth/token`.
 pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let s = server(&state);
+    if let Some(refused) = super::audit_refuses(&state) {
+        return refused;
+    }
     let form = match form(&body) {
         Ok(f) => f,
         Err(e) => return invalid_request(&e),
