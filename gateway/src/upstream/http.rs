@@ -373,30 +373,7 @@ async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option
     };
     let status = resp.status();
     if !status.is_success() {
-        let body = post::read_body(resp, s.max_message.min(1 << 20))
-            .await
-            .unwrap_or_default();
-        // The spec asks for 404; real servers (server-everything, the TypeScript SDK's
-        // examples) answer 400 "No valid session ID provided".
-        let names_session = String::from_utf8_lossy(&body)
-            .to_ascii_lowercase()
-            .contains("session");
-        if had_session
-            && (status == StatusCode::NOT_FOUND
-                || (status == StatusCode::BAD_REQUEST && names_session))
-        {
-            s.session_lost(id, format!("it answered HTTP {status} to our session"));
-            return None;
-        }
-        // A JSON-RPC error with a status (2026-07-28 maps codes to 400/404) is the answer itself.
-        if let Ok(m) = serde_json::from_slice::<Value>(&body) {
-            if id.is_some() && m.get("id").and_then(Value::as_i64) == id && m.get("error").is_some()
-            {
-                s.deliver(m, id);
-                return None;
-            }
-        }
-        s.fail(id, format!("upstream answered HTTP {status}"));
+        refused(s, id, had_session, resp).await;
         return None;
     }
     if is_init {
@@ -418,71 +395,121 @@ async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option
         .unwrap_or("")
         .to_string();
     if ctype.starts_with("text/event-stream") {
-        let mut read = Read {
-            id,
-            pass,
-            answered: false,
-            last_event: None,
-            answer: None,
-            delivered: false,
-        };
-        read_stream(s, resp, &mut read).await;
-        let mut resumes = 0;
-        while !read.answered && read.last_event.is_some() && resumes < MAX_RESUMES {
-            resumes += 1;
-            let r = s
-                .poster
-                .client()
-                .get(s.poster.url().clone())
-                .headers(s.request_headers())
-                .header(ACCEPT, "text/event-stream")
-                .header("last-event-id", read.last_event.clone().unwrap_or_default())
-                .send()
-                .await;
-            match r {
-                Ok(r) if r.status().is_success() => {
-                    read_stream(s, post::from_reqwest(r), &mut read).await
-                }
-                _ => break,
-            }
-        }
-        if !read.answered {
-            s.fail(
-                id,
-                "upstream closed the response stream before answering".into(),
-            );
-        }
-        read.answer
+        answer_of_stream(s, resp, id, pass).await
     } else {
-        let body = match post::read_body(resp, s.max_message).await {
-            Ok(b) => b,
-            Err(e) => {
-                s.fail(id, e);
-                return None;
-            }
-        };
-        // The whole answer of a call, its result passed to the host as the upstream wrote it.
-        if let Some(p) = id
-            .filter(|_| pass)
-            .and_then(|id| Passed::from_response(&body, id))
-        {
-            return Some(Answered::Result(p));
-        }
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(Value::Array(msgs)) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
-            Ok(m) => {
-                if is_init {
-                    remember_version(s, &m);
-                }
-                if is_answer_to(&m, id) {
-                    return Some(Answered::Message(m));
-                }
-                s.deliver(m, id)
-            }
-            Err(_) => s.fail(id, "upstream sent a response that is not JSON".into()),
-        }
-        None
+        answer_of_json(s, resp, id, pass, is_init).await
     }
+}
+
+/// An upstream's refusal of a POST: a lost session, a JSON-RPC error that is the answer itself
+/// (2026-07-28 gives errors statuses), or a failure of the call.
+async fn refused(s: &Shared, id: Option<i64>, had_session: bool, resp: post::Response) {
+    let status = resp.status();
+    let body = post::read_body(resp, s.max_message.min(1 << 20))
+        .await
+        .unwrap_or_default();
+    // The spec asks for 404; real servers (server-everything, the TypeScript SDK's
+    // examples) answer 400 "No valid session ID provided".
+    let names_session = String::from_utf8_lossy(&body)
+        .to_ascii_lowercase()
+        .contains("session");
+    if had_session
+        && (status == StatusCode::NOT_FOUND || (status == StatusCode::BAD_REQUEST && names_session))
+    {
+        s.session_lost(id, format!("it answered HTTP {status} to our session"));
+        return;
+    }
+    if let Ok(m) = serde_json::from_slice::<Value>(&body) {
+        if id.is_some() && m.get("id").and_then(Value::as_i64) == id && m.get("error").is_some() {
+            s.deliver(m, id);
+            return;
+        }
+    }
+    s.fail(id, format!("upstream answered HTTP {status}"));
+}
+
+/// The answer of a POST that came as an SSE stream, resumed (bounded) when the stream ends
+/// before it.
+async fn answer_of_stream(
+    s: &Shared,
+    resp: post::Response,
+    id: Option<i64>,
+    pass: bool,
+) -> Option<Answered> {
+    let mut read = Read {
+        id,
+        pass,
+        answered: false,
+        last_event: None,
+        answer: None,
+        delivered: false,
+    };
+    read_stream(s, resp, &mut read).await;
+    let mut resumes = 0;
+    while !read.answered && read.last_event.is_some() && resumes < MAX_RESUMES {
+        resumes += 1;
+        let r = s
+            .poster
+            .client()
+            .get(s.poster.url().clone())
+            .headers(s.request_headers())
+            .header(ACCEPT, "text/event-stream")
+            .header("last-event-id", read.last_event.clone().unwrap_or_default())
+            .send()
+            .await;
+        match r {
+            Ok(r) if r.status().is_success() => {
+                read_stream(s, post::from_reqwest(r), &mut read).await
+            }
+            _ => break,
+        }
+    }
+    if !read.answered {
+        s.fail(
+            id,
+            "upstream closed the response stream before answering".into(),
+        );
+    }
+    read.answer
+}
+
+/// The answer of a POST that came as plain JSON: a call's result passed through as written, or
+/// the message (or batch) delivered.
+async fn answer_of_json(
+    s: &Shared,
+    resp: post::Response,
+    id: Option<i64>,
+    pass: bool,
+    is_init: bool,
+) -> Option<Answered> {
+    let body = match post::read_body(resp, s.max_message).await {
+        Ok(b) => b,
+        Err(e) => {
+            s.fail(id, e);
+            return None;
+        }
+    };
+    // The whole answer of a call, its result passed to the host as the upstream wrote it.
+    if let Some(p) = id
+        .filter(|_| pass)
+        .and_then(|id| Passed::from_response(&body, id))
+    {
+        return Some(Answered::Result(p));
+    }
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Array(msgs)) => msgs.into_iter().for_each(|m| s.deliver(m, id)),
+        Ok(m) => {
+            if is_init {
+                remember_version(s, &m);
+            }
+            if is_answer_to(&m, id) {
+                return Some(Answered::Message(m));
+            }
+            s.deliver(m, id)
+        }
+        Err(_) => s.fail(id, "upstream sent a response that is not JSON".into()),
+    }
+    None
 }
 
 /// Posts for a sender that does not wait for the answer itself (the writer task): the answer
