@@ -26,7 +26,52 @@ pub fn spawn(
     max_message: usize,
 ) -> Result<TransportParts, UpstreamError> {
     let program = spec.command.as_str();
-    let mut cmd = Command::new(program);
+    let mut child = command(spec, env)?
+        .spawn()
+        .map_err(|e| UpstreamError::Connect(format!("cannot start {program:?}: {e}")))?;
+    let pid = child.id().map(|p| Pid::from_raw(p as i32));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let name = upstream.to_string();
+
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
+    let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
+
+    tokio::spawn(async move {
+        while let Some(Outbound { msg }) = out_rx.recv().await {
+            let mut line = serde_json::to_vec(&msg).unwrap_or_default();
+            line.push(b'\n');
+            if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(read_stdout(name.clone(), stdout, in_tx, max_message));
+    let err_name = name.clone();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            tracing::debug!(upstream = %err_name, stderr = %line, "upstream stderr");
+        }
+    });
+    // Reap the child so it never lingers as a zombie.
+    tokio::spawn(async move {
+        let status = child.wait().await;
+        tracing::info!(upstream = %name, ?status, "upstream process exited");
+    });
+    Ok(TransportParts {
+        tx: out_tx,
+        rx: in_rx,
+        close: closer(pid),
+        direct: None,
+    })
+}
+
+/// The child's command: its arguments and working folder, and an environment of the allowlist
+/// of the gateway's own plus the upstream's references resolved.
+fn command(spec: &Launch, env: &HashMap<String, String>) -> Result<Command, UpstreamError> {
+    let mut cmd = Command::new(spec.command.as_str());
     cmd.args(&spec.args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -51,81 +96,58 @@ pub fn spawn(
     if let Some(cwd) = &spec.cwd {
         cmd.current_dir(cwd);
     }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| UpstreamError::Connect(format!("cannot start {program:?}: {e}")))?;
-    let pid = child.id().map(|p| Pid::from_raw(p as i32));
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let name = upstream.to_string();
+    Ok(cmd)
+}
 
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Outbound>();
-    let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
-
-    tokio::spawn(async move {
-        while let Some(Outbound { msg }) = out_rx.recv().await {
-            let mut line = serde_json::to_vec(&msg).unwrap_or_default();
-            line.push(b'\n');
-            if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
-                break;
-            }
-        }
-    });
-    let reader_name = name.clone();
-    tokio::spawn(async move {
-        let mut stdout = BufReader::new(stdout);
-        loop {
-            let line = match limits::read_line(&mut stdout, max_message).await {
-                Ok(limits::Line::Text(line)) => line,
-                Ok(limits::Line::TooLong { head, tail }) => {
-                    let Some(id) = limits::id_in(&head, &tail) else {
-                        // Whose answer it was cannot be told: restart rather than leave a call
-                        // waiting for its timeout.
-                        tracing::warn!(upstream = %reader_name, "oversized message of no request; restarting");
-                        break;
-                    };
-                    tracing::warn!(upstream = %reader_name, id, "oversized answer refused");
-                    let msg = crate::protocol::jsonrpc::error(
-                        serde_json::Value::from(id),
-                        crate::protocol::jsonrpc::INTERNAL_ERROR,
-                        limits::too_large(max_message),
-                    );
-                    if in_tx.send(Inbound { msg, related: None }).is_err() {
-                        break;
-                    }
-                    continue;
+/// Reads the child's messages, a line each, until it ends: an oversized answer becomes its
+/// call's error, a line that is not JSON is skipped.
+async fn read_stdout(
+    name: String,
+    stdout: tokio::process::ChildStdout,
+    in_tx: mpsc::UnboundedSender<Inbound>,
+    max_message: usize,
+) {
+    let mut stdout = BufReader::new(stdout);
+    loop {
+        let line = match limits::read_line(&mut stdout, max_message).await {
+            Ok(limits::Line::Text(line)) => line,
+            Ok(limits::Line::TooLong { head, tail }) => {
+                let Some(id) = limits::id_in(&head, &tail) else {
+                    // Whose answer it was cannot be told: restart rather than leave a call
+                    // waiting for its timeout.
+                    tracing::warn!(upstream = %name, "oversized message of no request; restarting");
+                    break;
+                };
+                tracing::warn!(upstream = %name, id, "oversized answer refused");
+                let msg = crate::protocol::jsonrpc::error(
+                    serde_json::Value::from(id),
+                    crate::protocol::jsonrpc::INTERNAL_ERROR,
+                    limits::too_large(max_message),
+                );
+                if in_tx.send(Inbound { msg, related: None }).is_err() {
+                    break;
                 }
-                Ok(limits::Line::End) | Err(_) => break,
-            };
-            if line.trim_ascii().is_empty() {
                 continue;
             }
-            match serde_json::from_slice(&line) {
-                Ok(msg) => {
-                    if in_tx.send(Inbound { msg, related: None }).is_err() {
-                        break;
-                    }
-                }
-                Err(_) => {
-                    tracing::warn!(upstream = %reader_name, "non-JSON line on stdout ignored")
+            Ok(limits::Line::End) | Err(_) => break,
+        };
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        match serde_json::from_slice(&line) {
+            Ok(msg) => {
+                if in_tx.send(Inbound { msg, related: None }).is_err() {
+                    break;
                 }
             }
+            Err(_) => tracing::warn!(upstream = %name, "non-JSON line on stdout ignored"),
         }
-    });
-    let err_name = name.clone();
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(stderr).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            tracing::debug!(upstream = %err_name, stderr = %line, "upstream stderr");
-        }
-    });
-    // Reap the child so it never lingers as a zombie.
-    tokio::spawn(async move {
-        let status = child.wait().await;
-        tracing::info!(upstream = %name, ?status, "upstream process exited");
-    });
-    let close = Box::new(move || {
+    }
+}
+
+/// Ends the child's process group: SIGTERM, then SIGKILL after [`TERM_GRACE`].
+fn closer(pid: Option<Pid>) -> Box<dyn FnOnce() + Send> {
+    Box::new(move || {
         if let Some(pid) = pid {
             let _ = killpg(pid, Signal::SIGTERM);
             let kill = move || {
@@ -141,11 +163,5 @@ pub fn spawn(
                 Err(_) => kill(),
             }
         }
-    });
-    Ok(TransportParts {
-        tx: out_tx,
-        rx: in_rx,
-        close,
-        direct: None,
     })
 }
