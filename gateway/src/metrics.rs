@@ -40,130 +40,52 @@ pub struct Metrics {
     db_connections: IntGaugeVec,
 }
 
+/// Makes each metric and registers it: one line per metric in [`Metrics::new`].
+struct Maker<'r>(&'r Registry);
+
+impl Maker<'_> {
+    fn register<C: prometheus::core::Collector + Clone + 'static>(&self, c: C) -> C {
+        self.0
+            .register(Box::new(c.clone()))
+            .expect("unique metric names");
+        c
+    }
+
+    fn counter(&self, name: &str, help: &str) -> prometheus::IntCounter {
+        self.register(prometheus::IntCounter::new(name, help).expect("a valid metric"))
+    }
+
+    fn counters(&self, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+        self.register(IntCounterVec::new(Opts::new(name, help), labels).expect("a valid metric"))
+    }
+
+    fn gauge(&self, name: &str, help: &str) -> IntGauge {
+        self.register(IntGauge::new(name, help).expect("a valid metric"))
+    }
+
+    fn gauges(&self, name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
+        self.register(IntGaugeVec::new(Opts::new(name, help), labels).expect("a valid metric"))
+    }
+
+    fn histograms(&self, name: &str, help: &str, labels: &[&str]) -> HistogramVec {
+        let opts = HistogramOpts::new(name, help).buckets(BUCKETS.to_vec());
+        self.register(HistogramVec::new(opts, labels).expect("a valid metric"))
+    }
+}
+
 impl Metrics {
     pub fn new() -> Self {
         let registry =
             Registry::new_custom(Some("mcp_gateway".into()), None).expect("metrics registry");
-        let http_requests = IntCounterVec::new(
-            Opts::new("http_requests_total", "HTTP requests by route and status"),
-            &["route", "status"],
-        )
-        .unwrap();
-        let mcp_requests = IntCounterVec::new(
-            Opts::new("mcp_requests_total", "MCP requests by method and outcome"),
-            &["method", "outcome"],
-        )
-        .unwrap();
-        let tool_calls = HistogramVec::new(
-            HistogramOpts::new(
-                "upstream_request_duration_seconds",
-                "Requests forwarded to upstreams, by upstream, method and outcome",
-            )
-            .buckets(BUCKETS.to_vec()),
-            &["upstream", "method", "outcome"],
-        )
-        .unwrap();
-        let auth_refused = IntCounterVec::new(
-            Opts::new(
-                "auth_refused_total",
-                "Requests refused by authentication, authorization or rate limits, by reason",
-            ),
-            &["reason"],
-        )
-        .unwrap();
-        let audit_written =
-            prometheus::IntCounter::new("audit_entries_written_total", "Audit rows written")
-                .unwrap();
-        let audit_write_errors = prometheus::IntCounter::new(
-            "audit_write_errors_total",
-            "Failed audit batch writes (each batch is retried until written)",
-        )
-        .unwrap();
-        let audit_queue =
-            IntGauge::new("audit_queue_entries", "Audit entries waiting to be written").unwrap();
-        let audit_writable = IntGauge::new(
-            "audit_writable",
-            "1 while the audit log takes rows, 0 while its writes fail",
-        )
-        .unwrap();
-        let audit_refused = prometheus::IntCounter::new(
-            "audit_refused_calls_total",
-            "Calls refused because the audit log could not be written (audit.when_unwritable)",
-        )
-        .unwrap();
-        let upstream_up = IntGaugeVec::new(
-            Opts::new("upstream_up", "1 when the upstream is connected"),
-            &["upstream"],
-        )
-        .unwrap();
-        let upstream_calls_in_flight = IntGaugeVec::new(
-            Opts::new(
-                "upstream_calls_in_flight",
-                "Hosts' calls waiting for the upstream's answer (counted at scrape time)",
-            ),
-            &["upstream"],
-        )
-        .unwrap();
-        let upstream_restarts = IntCounterVec::new(
-            Opts::new(
-                "upstream_restarts_total",
-                "Times the upstream's connection was lost and restarted",
-            ),
-            &["upstream"],
-        )
-        .unwrap();
-        let http_duration = HistogramVec::new(
-            HistogramOpts::new(
-                "http_request_duration_seconds",
-                "HTTP requests by route, until the response head",
-            )
-            .buckets(BUCKETS.to_vec()),
-            &["route"],
-        )
-        .unwrap();
-        let tool_calls_by_name = IntCounterVec::new(
-            Opts::new(
-                "tool_calls_total",
-                "tools/call by upstream, tool (the upstream's own name) and outcome",
-            ),
-            &["upstream", "tool", "outcome"],
-        )
-        .unwrap();
-        let build_info = IntGaugeVec::new(
-            Opts::new("build_info", "1, labelled with the gateway's version"),
+        let m = Maker(&registry);
+        let build_info = m.gauges(
+            "build_info",
+            "1, labelled with the gateway's version",
             &["version"],
-        )
-        .unwrap();
+        );
         build_info
             .with_label_values(&[env!("CARGO_PKG_VERSION")])
             .set(1);
-        let sessions = IntGauge::new("sessions_active", "Open downstream sessions").unwrap();
-        let db_connections = IntGaugeVec::new(
-            Opts::new("db_pool_connections", "Database pool connections by state"),
-            &["state"],
-        )
-        .unwrap();
-        for c in [
-            Box::new(http_requests.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(mcp_requests.clone()),
-            Box::new(tool_calls.clone()),
-            Box::new(auth_refused.clone()),
-            Box::new(audit_written.clone()),
-            Box::new(audit_write_errors.clone()),
-            Box::new(audit_queue.clone()),
-            Box::new(audit_writable.clone()),
-            Box::new(audit_refused.clone()),
-            Box::new(upstream_up.clone()),
-            Box::new(upstream_calls_in_flight.clone()),
-            Box::new(upstream_restarts.clone()),
-            Box::new(sessions.clone()),
-            Box::new(db_connections.clone()),
-            Box::new(http_duration.clone()),
-            Box::new(tool_calls_by_name.clone()),
-            Box::new(build_info),
-        ] {
-            registry.register(c).expect("unique metric names");
-        }
         // CPU seconds, resident and virtual memory, open and maximum file descriptors, threads,
         // start time (Linux; `mcp_gateway_process_*`).
         #[cfg(target_os = "linux")]
@@ -173,23 +95,72 @@ impl Metrics {
             ))
             .expect("unique metric names");
         Self {
+            http_requests: m.counters(
+                "http_requests_total",
+                "HTTP requests by route and status",
+                &["route", "status"],
+            ),
+            mcp_requests: m.counters(
+                "mcp_requests_total",
+                "MCP requests by method and outcome",
+                &["method", "outcome"],
+            ),
+            tool_calls: m.histograms(
+                "upstream_request_duration_seconds",
+                "Requests forwarded to upstreams, by upstream, method and outcome",
+                &["upstream", "method", "outcome"],
+            ),
+            auth_refused: m.counters(
+                "auth_refused_total",
+                "Requests refused by authentication, authorization or rate limits, by reason",
+                &["reason"],
+            ),
+            audit_written: m.counter("audit_entries_written_total", "Audit rows written"),
+            audit_write_errors: m.counter(
+                "audit_write_errors_total",
+                "Failed audit batch writes (each batch is retried until written)",
+            ),
+            audit_queue: m.gauge("audit_queue_entries", "Audit entries waiting to be written"),
+            audit_writable: m.gauge(
+                "audit_writable",
+                "1 while the audit log takes rows, 0 while its writes fail",
+            ),
+            audit_refused: m.counter(
+                "audit_refused_calls_total",
+                "Calls refused because the audit log could not be written (audit.when_unwritable)",
+            ),
+            upstream_up: m.gauges(
+                "upstream_up",
+                "1 when the upstream is connected",
+                &["upstream"],
+            ),
+            upstream_calls_in_flight: m.gauges(
+                "upstream_calls_in_flight",
+                "Hosts' calls waiting for the upstream's answer (counted at scrape time)",
+                &["upstream"],
+            ),
+            upstream_restarts: m.counters(
+                "upstream_restarts_total",
+                "Times the upstream's connection was lost and restarted",
+                &["upstream"],
+            ),
+            sessions: m.gauge("sessions_active", "Open downstream sessions"),
+            db_connections: m.gauges(
+                "db_pool_connections",
+                "Database pool connections by state",
+                &["state"],
+            ),
+            http_duration: m.histograms(
+                "http_request_duration_seconds",
+                "HTTP requests by route, until the response head",
+                &["route"],
+            ),
+            tool_calls_by_name: m.counters(
+                "tool_calls_total",
+                "tools/call by upstream, tool (the upstream's own name) and outcome",
+                &["upstream", "tool", "outcome"],
+            ),
             registry,
-            http_requests,
-            mcp_requests,
-            tool_calls,
-            auth_refused,
-            audit_written,
-            audit_write_errors,
-            audit_queue,
-            audit_writable,
-            audit_refused,
-            upstream_up,
-            upstream_calls_in_flight,
-            upstream_restarts,
-            sessions,
-            db_connections,
-            http_duration,
-            tool_calls_by_name,
         }
     }
 
