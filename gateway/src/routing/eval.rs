@@ -232,9 +232,76 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
     let embedder = OnnxEmbedder::load(model).map_err(|e| {
         anyhow::anyhow!("{e} (the evaluation needs the model: run scripts/fetch-model)")
     })?;
+    let (index, index_build) = build_index(&tools, &embedder, opts)?;
+    let texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
+    let (vectors, mut embed_times) = embed_queries(&embedder, &texts, opts, "embedding queries")?;
+    let (steps, mut step_times) = if opts.split {
+        embed_steps(&embedder, &texts, opts)?
+    } else {
+        (vec![Vec::new(); texts.len()], Vec::new())
+    };
+    let mut runs: Vec<(Method, Fusion, bool)> = vec![
+        (Method::Semantic, Fusion::default(), false),
+        (Method::Lexical, Fusion::default(), false),
+    ];
+    runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f, false)));
+    if opts.split {
+        runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f, true)));
+    }
+    let several = opts.fusions.len() > 1;
+    // The run whose searches the "nothing fits" curve judges graded requests by.
+    let curve_run = (
+        Method::Hybrid,
+        opts.fusions.first().copied().unwrap_or_default(),
+        false,
+    );
+    // Per graded query: the best similarity among its relevant tools in that run's top 5 (none
+    // returned: nothing a threshold could keep).
+    let mut graded: Vec<Option<f32>> = Vec::new();
+    let mut methods = Vec::new();
+    for (method, fusion, split) in &runs {
+        let curve = (*method, *fusion, *split) == curve_run;
+        let search = Search {
+            index: &index,
+            method: *method,
+            fusion,
+            split: *split,
+        };
+        let graded_here = curve.then_some(&mut graded);
+        methods.push(method_report(
+            &search,
+            &queries,
+            &vectors,
+            &steps,
+            several,
+            graded_here,
+        ));
+    }
+    let no_tool = no_tool_curve(&index, &embedder, opts, &no_tool, &graded)?;
+    Ok(Report {
+        tools: tools.len(),
+        queries: queries.len(),
+        model: embedder.model_id().to_string(),
+        index_build_ms: index_build.as_secs_f64() * 1e3,
+        query_embed_p50_ms: percentile(&mut embed_times, 0.5).as_secs_f64() * 1e3,
+        query_embed_p95_ms: percentile(&mut embed_times, 0.95).as_secs_f64() * 1e3,
+        split_queries: step_times.len(),
+        steps_embed_p50_ms: percentile(&mut step_times, 0.5).as_secs_f64() * 1e3,
+        steps_embed_p95_ms: percentile(&mut step_times, 0.95).as_secs_f64() * 1e3,
+        methods,
+        no_tool,
+    })
+}
+
+/// The catalog embedded into an index, and how long that took.
+fn build_index(
+    tools: &[CatalogLine],
+    embedder: &OnnxEmbedder,
+    opts: &Options,
+) -> anyhow::Result<(ToolIndex, std::time::Duration)> {
     let mut index = ToolIndex::default();
     let mut docs = Vec::new();
-    for t in &tools {
+    for t in tools {
         let name = t
             .definition
             .get("name")
@@ -258,141 +325,131 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
             docs.len(),
         );
     }
-    let index_build = started.elapsed();
-    let texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
-    let (vectors, mut embed_times) = embed_queries(&embedder, &texts, opts, "embedding queries")?;
-    let (steps, mut step_times) = if opts.split {
-        embed_steps(&embedder, &texts, opts)?
-    } else {
-        (vec![Vec::new(); texts.len()], Vec::new())
-    };
+    Ok((index, started.elapsed()))
+}
+
+/// One way of searching that the report measures.
+struct Search<'a> {
+    index: &'a ToolIndex,
+    method: Method,
+    fusion: &'a Fusion,
+    split: bool,
+}
+
+/// Every query searched one way, judged: the summary, by field, timings and misses. With
+/// `graded`, the best similarity of each query's relevant tools in its top 5 is recorded (for
+/// the "nothing fits" curve).
+fn method_report(
+    search: &Search<'_>,
+    queries: &[QueryLine],
+    vectors: &[Vec<f32>],
+    steps: &Steps,
+    several: bool,
+    mut graded: Option<&mut Vec<Option<f32>>>,
+) -> MethodReport {
     let all = |_: &registry::routing::ToolDoc| true;
-    let mut runs: Vec<(Method, Fusion, bool)> = vec![
-        (Method::Semantic, Fusion::default(), false),
-        (Method::Lexical, Fusion::default(), false),
-    ];
-    runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f, false)));
-    if opts.split {
-        runs.extend(opts.fusions.iter().map(|f| (Method::Hybrid, *f, true)));
-    }
-    let several = opts.fusions.len() > 1;
-    // The run whose searches the "nothing fits" curve judges graded requests by.
-    let curve_run = (
-        Method::Hybrid,
-        opts.fusions.first().copied().unwrap_or_default(),
-        false,
-    );
-    // Per graded query: the best similarity among its relevant tools in that run's top 5 (none
-    // returned: nothing a threshold could keep).
-    let mut graded: Vec<Option<f32>> = Vec::new();
-    let mut methods = Vec::new();
-    for (method, fusion, split) in &runs {
-        let curve = (*method, *fusion, *split) == curve_run;
-        let mut judged = Vec::new();
-        let mut times = Vec::new();
-        let mut misses = Vec::new();
-        let mut by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (i, (q, v)) in queries.iter().zip(&vectors).enumerate() {
-            let t = Instant::now();
-            let hits = if *split {
-                index.search_steps(&q.query, Some(v), &steps[i], 10, *method, fusion, &all)
-            } else {
-                index.search(&q.query, Some(v), 10, *method, fusion, &all)
-            };
-            times.push(t.elapsed());
-            let ranked: Vec<String> = hits
-                .iter()
-                .map(|h| format!("{}/{}", h.upstream, h.name))
-                .collect();
-            let relevant: Vec<String> = q.relevant.iter().map(key).collect();
-            if curve {
-                graded.push(
-                    hits.iter()
-                        .take(5)
-                        .zip(&ranked)
-                        .filter(|(_, name)| relevant.contains(name))
-                        .filter_map(|(h, _)| h.similarity)
-                        .reduce(f32::max),
-                );
-            }
-            let j = Judged {
-                relevant,
-                groups: q
-                    .relevant_groups
-                    .iter()
-                    .map(|g| g.iter().map(key).collect())
-                    .collect(),
-                ranked,
-            };
-            if !j.ranked.iter().take(5).any(|r| j.relevant.contains(r)) {
-                misses.push((
-                    q.id.clone(),
-                    q.query.clone(),
-                    j.ranked.iter().take(3).cloned().collect(),
-                ));
-            }
-            for l in labels(q) {
-                by_field.entry(l).or_default().push(i);
-            }
-            judged.push(j);
-        }
-        methods.push(MethodReport {
-            method: label(*method, fusion, several, *split),
-            summary: Summary::of(&judged),
-            by_field: by_field
-                .into_iter()
-                .map(|(l, ids)| (l, Summary::of(ids.iter().map(|&i| &judged[i]))))
-                .collect(),
-            search_p50_us: percentile(&mut times, 0.5).as_secs_f64() * 1e6,
-            search_p95_us: percentile(&mut times, 0.95).as_secs_f64() * 1e6,
-            misses_at_5: misses,
-        });
-    }
-    let no_tool = if no_tool.is_empty() {
-        Vec::new()
-    } else {
-        let texts: Vec<String> = no_tool.iter().map(|q| q.query.clone()).collect();
-        let (none_vectors, _) =
-            embed_queries(&embedder, &texts, opts, "embedding no-tool queries")?;
-        let fusion = opts.fusions.first().copied().unwrap_or_default();
-        let best = |q: &str, v: &[f32]| {
-            index
-                .search(q, Some(v), 5, Method::Hybrid, &fusion, &all)
-                .iter()
-                .filter_map(|h| h.similarity)
-                .fold(f32::MIN, f32::max)
+    let (index, method, fusion) = (search.index, search.method, search.fusion);
+    let mut judged = Vec::new();
+    let mut times = Vec::new();
+    let mut misses = Vec::new();
+    let mut by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, (q, v)) in queries.iter().zip(vectors).enumerate() {
+        let t = Instant::now();
+        let hits = if search.split {
+            index.search_steps(&q.query, Some(v), &steps[i], 10, method, fusion, &all)
+        } else {
+            index.search(&q.query, Some(v), 10, method, fusion, &all)
         };
-        let none: Vec<f32> = no_tool
+        times.push(t.elapsed());
+        let ranked: Vec<String> = hits
             .iter()
-            .zip(&none_vectors)
-            .map(|(q, v)| best(&q.query, v))
+            .map(|h| format!("{}/{}", h.upstream, h.name))
             .collect();
-        (0..=14)
-            .map(|i| {
-                let t = 0.2 + 0.05 * i as f32;
-                ThresholdPoint {
-                    threshold: (t * 100.0).round() / 100.0,
-                    no_tool_rejected: none.iter().filter(|&&s| s < t).count() as f64
-                        / none.len() as f64,
-                    graded_kept: graded.iter().filter(|s| s.is_some_and(|s| s >= t)).count() as f64
-                        / graded.len().max(1) as f64,
-                }
-            })
-            .collect()
+        let relevant: Vec<String> = q.relevant.iter().map(key).collect();
+        if let Some(graded) = graded.as_deref_mut() {
+            graded.push(
+                hits.iter()
+                    .take(5)
+                    .zip(&ranked)
+                    .filter(|(_, name)| relevant.contains(name))
+                    .filter_map(|(h, _)| h.similarity)
+                    .reduce(f32::max),
+            );
+        }
+        let j = Judged {
+            relevant,
+            groups: q
+                .relevant_groups
+                .iter()
+                .map(|g| g.iter().map(key).collect())
+                .collect(),
+            ranked,
+        };
+        if !j.ranked.iter().take(5).any(|r| j.relevant.contains(r)) {
+            misses.push((
+                q.id.clone(),
+                q.query.clone(),
+                j.ranked.iter().take(3).cloned().collect(),
+            ));
+        }
+        for l in labels(q) {
+            by_field.entry(l).or_default().push(i);
+        }
+        judged.push(j);
+    }
+    MethodReport {
+        method: label(method, fusion, several, search.split),
+        summary: Summary::of(&judged),
+        by_field: by_field
+            .into_iter()
+            .map(|(l, ids)| (l, Summary::of(ids.iter().map(|&i| &judged[i]))))
+            .collect(),
+        search_p50_us: percentile(&mut times, 0.5).as_secs_f64() * 1e6,
+        search_p95_us: percentile(&mut times, 0.95).as_secs_f64() * 1e6,
+        misses_at_5: misses,
+    }
+}
+
+/// The "nothing fits" curve: per threshold, the share of requests with no fitting tool whose
+/// best hit falls below it, and the share of graded requests whose relevant tool stays above.
+fn no_tool_curve(
+    index: &ToolIndex,
+    embedder: &OnnxEmbedder,
+    opts: &Options,
+    no_tool: &[QueryLine],
+    graded: &[Option<f32>],
+) -> anyhow::Result<Vec<ThresholdPoint>> {
+    if no_tool.is_empty() {
+        return Ok(Vec::new());
+    }
+    let all = |_: &registry::routing::ToolDoc| true;
+    let texts: Vec<String> = no_tool.iter().map(|q| q.query.clone()).collect();
+    let (none_vectors, _) = embed_queries(embedder, &texts, opts, "embedding no-tool queries")?;
+    let fusion = opts.fusions.first().copied().unwrap_or_default();
+    let best = |q: &str, v: &[f32]| {
+        index
+            .search(q, Some(v), 5, Method::Hybrid, &fusion, &all)
+            .iter()
+            .filter_map(|h| h.similarity)
+            .fold(f32::MIN, f32::max)
     };
-    Ok(Report {
-        tools: tools.len(),
-        queries: queries.len(),
-        model: embedder.model_id().to_string(),
-        index_build_ms: index_build.as_secs_f64() * 1e3,
-        query_embed_p50_ms: percentile(&mut embed_times, 0.5).as_secs_f64() * 1e3,
-        query_embed_p95_ms: percentile(&mut embed_times, 0.95).as_secs_f64() * 1e3,
-        split_queries: step_times.len(),
-        steps_embed_p50_ms: percentile(&mut step_times, 0.5).as_secs_f64() * 1e3,
-        steps_embed_p95_ms: percentile(&mut step_times, 0.95).as_secs_f64() * 1e3,
-        methods,
-        no_tool,
-    })
+    let none: Vec<f32> = no_tool
+        .iter()
+        .zip(&none_vectors)
+        .map(|(q, v)| best(&q.query, v))
+        .collect();
+    Ok((0..=14)
+        .map(|i| {
+            let t = 0.2 + 0.05 * i as f32;
+            ThresholdPoint {
+                threshold: (t * 100.0).round() / 100.0,
+                no_tool_rejected: none.iter().filter(|&&s| s < t).count() as f64
+                    / none.len() as f64,
+                graded_kept: graded.iter().filter(|s| s.is_some_and(|s| s >= t)).count() as f64
+                    / graded.len().max(1) as f64,
+            }
+        })
+        .collect())
 }
 
 /// Misses listed per method in the Markdown report (all of them are in `--json`).
