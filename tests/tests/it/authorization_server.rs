@@ -986,6 +986,23 @@ async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
         tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
         "{seen}"
     );
+
+    // An administrator revokes everything the user authorized.
+    let (status, _) = gw
+        .send(
+            reqwest::Method::DELETE,
+            "/admin/v1/oauth/users/ann/grants",
+            gw.admin_token.as_deref(),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(status, 204);
+    let grants = gw.get_json("/admin/v1/oauth/grants?subject=ann").await;
+    let grants = grants.as_array().unwrap();
+    assert!(
+        !grants.is_empty() && grants.iter().all(|g| g["revoked_at"].is_i64()),
+        "{grants:?}"
+    );
 }
 
 #[tokio::test]
