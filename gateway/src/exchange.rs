@@ -127,6 +127,30 @@ pub async fn plan(
     prune: bool,
 ) -> anyhow::Result<Vec<Step>> {
     let mut steps = Vec::new();
+    let mut deletes = Vec::new();
+    let (upstreams, upstream_deletes) = plan_upstreams(registry, doc, prune).await?;
+    steps.extend(upstreams);
+    deletes.extend(upstream_deletes);
+    let (roles, role_deletes) = plan_roles(registry, doc, prune).await?;
+    steps.extend(roles);
+    deletes.extend(role_deletes);
+    let (servers, server_deletes) = plan_virtual_servers(registry, doc, prune).await?;
+    steps.extend(servers);
+    deletes.extend(server_deletes);
+    // Deletions come last, as a reader of the plan expects.
+    steps.extend(deletes);
+    Ok(steps)
+}
+
+/// A kind's changes and (with `prune`) deletions.
+type Planned = (Vec<Step>, Vec<Step>);
+
+async fn plan_upstreams(
+    registry: &dyn Registry,
+    doc: &Document,
+    prune: bool,
+) -> anyhow::Result<Planned> {
+    let mut steps = Vec::new();
     let mut names = BTreeSet::new();
     let stored: BTreeMap<String, (String, Value)> = registry
         .list_upstreams()
@@ -160,19 +184,28 @@ pub async fn plan(
             },
         )?);
     }
-    let mut deletes = Vec::new();
-    if prune {
-        deletes.extend(deletions("upstream", &stored, |n| {
+    let deletes = match prune {
+        true => deletions("upstream", &stored, |n| {
             doc.upstreams.iter().any(|u| u.name == n)
-        }));
-    }
+        }),
+        false => Vec::new(),
+    };
+    Ok((steps, deletes))
+}
+
+async fn plan_roles(
+    registry: &dyn Registry,
+    doc: &Document,
+    prune: bool,
+) -> anyhow::Result<Planned> {
+    let mut steps = Vec::new();
+    let mut names = BTreeSet::new();
     let stored: BTreeMap<String, (String, Value)> = registry
         .list_roles()
         .await?
         .into_iter()
         .map(|r| (r.name, (r.source, r.spec)))
         .collect();
-    names.clear();
     for role in &doc.roles {
         role.validate().map_err(anyhow::Error::msg)?;
         anyhow::ensure!(
@@ -193,11 +226,19 @@ pub async fn plan(
             },
         )?);
     }
-    if prune {
-        deletes.extend(deletions("role", &stored, |n| {
-            doc.roles.iter().any(|r| r.name == n)
-        }));
-    }
+    let deletes = match prune {
+        true => deletions("role", &stored, |n| doc.roles.iter().any(|r| r.name == n)),
+        false => Vec::new(),
+    };
+    Ok((steps, deletes))
+}
+
+async fn plan_virtual_servers(
+    registry: &dyn Registry,
+    doc: &Document,
+    prune: bool,
+) -> anyhow::Result<Planned> {
+    let mut steps = Vec::new();
     let stored: BTreeMap<String, (String, Value)> = registry
         .list_virtual_servers()
         .await?
@@ -220,14 +261,13 @@ pub async fn plan(
             },
         )?);
     }
-    if prune {
-        deletes.extend(deletions("virtual_server", &stored, |n| {
+    let deletes = match prune {
+        true => deletions("virtual_server", &stored, |n| {
             doc.virtual_servers.contains_key(n)
-        }));
-    }
-    // Deletions come last, as a reader of the plan expects.
-    steps.extend(deletes);
-    Ok(steps)
+        }),
+        false => Vec::new(),
+    };
+    Ok((steps, deletes))
 }
 
 /// The step for one item: `stored` is its (source, spec) in the registry, `normal` reads a stored
