@@ -145,14 +145,38 @@ pub async fn plan(
 /// A kind's changes and (with `prune`) deletions.
 type Planned = (Vec<Step>, Vec<Step>);
 
+/// What is stored of a kind, by name: (source, spec).
+type Stored = BTreeMap<String, (String, Value)>;
+
+/// The steps of one kind: each wanted item (name and spec, validated) against what is stored,
+/// compared in the normal form `normal` gives a stored spec; with `prune`, deletions of what the
+/// document does not name.
+fn plan_kind(
+    kind: &'static str,
+    stored: &Stored,
+    wanted: Vec<(String, Value)>,
+    normal: impl Fn(&Value) -> Option<Value>,
+    prune: bool,
+) -> anyhow::Result<Planned> {
+    let mut names = BTreeSet::new();
+    let mut steps = Vec::new();
+    for (name, json) in &wanted {
+        anyhow::ensure!(names.insert(name.clone()), "{kind} {name:?} is named twice");
+        steps.push(step(kind, name, stored.get(name), json, &normal)?);
+    }
+    let deletes = match prune {
+        true => deletions(kind, stored, |n| names.contains(n)),
+        false => Vec::new(),
+    };
+    Ok((steps, deletes))
+}
+
 async fn plan_upstreams(
     registry: &dyn Registry,
     doc: &Document,
     prune: bool,
 ) -> anyhow::Result<Planned> {
-    let mut steps = Vec::new();
-    let mut names = BTreeSet::new();
-    let stored: BTreeMap<String, (String, Value)> = registry
+    let stored: Stored = registry
         .list_upstreams()
         .await?
         .into_iter()
@@ -162,35 +186,19 @@ async fn plan_upstreams(
             (r.name, (r.source, spec))
         })
         .collect();
+    let mut wanted = Vec::new();
     for wire in &doc.upstreams {
         let spec = UpstreamSpec::try_from(wire.clone())
             .and_then(|s| s.validate().map(|()| s))
             .map_err(anyhow::Error::msg)?;
-        anyhow::ensure!(
-            names.insert(spec.name.clone()),
-            "upstream {:?} is named twice",
-            spec.name
-        );
-        let json = serde_json::to_value(&spec)?;
-        steps.push(step(
-            "upstream",
-            &spec.name,
-            stored.get(&spec.name),
-            &json,
-            |v| {
-                serde_json::from_value::<UpstreamSpec>(v.clone())
-                    .ok()
-                    .map(|s| s.to_json())
-            },
-        )?);
+        wanted.push((spec.name.clone(), serde_json::to_value(&spec)?));
     }
-    let deletes = match prune {
-        true => deletions("upstream", &stored, |n| {
-            doc.upstreams.iter().any(|u| u.name == n)
-        }),
-        false => Vec::new(),
+    let normal = |v: &Value| {
+        serde_json::from_value::<UpstreamSpec>(v.clone())
+            .ok()
+            .map(|s| s.to_json())
     };
-    Ok((steps, deletes))
+    plan_kind("upstream", &stored, wanted, normal, prune)
 }
 
 async fn plan_roles(
@@ -198,39 +206,23 @@ async fn plan_roles(
     doc: &Document,
     prune: bool,
 ) -> anyhow::Result<Planned> {
-    let mut steps = Vec::new();
-    let mut names = BTreeSet::new();
-    let stored: BTreeMap<String, (String, Value)> = registry
+    let stored: Stored = registry
         .list_roles()
         .await?
         .into_iter()
         .map(|r| (r.name, (r.source, r.spec)))
         .collect();
+    let mut wanted = Vec::new();
     for role in &doc.roles {
         role.validate().map_err(anyhow::Error::msg)?;
-        anyhow::ensure!(
-            names.insert(role.name.clone()),
-            "role {:?} is named twice",
-            role.name
-        );
-        let json = serde_json::to_value(role)?;
-        steps.push(step(
-            "role",
-            &role.name,
-            stored.get(&role.name),
-            &json,
-            |v| {
-                serde_json::from_value::<RoleSpec>(v.clone())
-                    .ok()
-                    .and_then(|r| serde_json::to_value(r).ok())
-            },
-        )?);
+        wanted.push((role.name.clone(), serde_json::to_value(role)?));
     }
-    let deletes = match prune {
-        true => deletions("role", &stored, |n| doc.roles.iter().any(|r| r.name == n)),
-        false => Vec::new(),
+    let normal = |v: &Value| {
+        serde_json::from_value::<RoleSpec>(v.clone())
+            .ok()
+            .and_then(|r| serde_json::to_value(r).ok())
     };
-    Ok((steps, deletes))
+    plan_kind("role", &stored, wanted, normal, prune)
 }
 
 async fn plan_virtual_servers(
@@ -238,36 +230,24 @@ async fn plan_virtual_servers(
     doc: &Document,
     prune: bool,
 ) -> anyhow::Result<Planned> {
-    let mut steps = Vec::new();
-    let stored: BTreeMap<String, (String, Value)> = registry
+    let stored: Stored = registry
         .list_virtual_servers()
         .await?
         .into_iter()
         .map(|r| (r.name, ("api".to_string(), r.spec)))
         .collect();
+    let mut wanted = Vec::new();
     for (name, spec) in &doc.virtual_servers {
         VirtualServer::new(name, spec.clone())
             .map_err(|e| anyhow::anyhow!("virtual server {name:?}: {e}"))?;
-        let json = serde_json::to_value(spec)?;
-        steps.push(step(
-            "virtual_server",
-            name,
-            stored.get(name),
-            &json,
-            |v| {
-                serde_json::from_value::<VirtualServerSpec>(v.clone())
-                    .ok()
-                    .and_then(|s| serde_json::to_value(s).ok())
-            },
-        )?);
+        wanted.push((name.clone(), serde_json::to_value(spec)?));
     }
-    let deletes = match prune {
-        true => deletions("virtual_server", &stored, |n| {
-            doc.virtual_servers.contains_key(n)
-        }),
-        false => Vec::new(),
+    let normal = |v: &Value| {
+        serde_json::from_value::<VirtualServerSpec>(v.clone())
+            .ok()
+            .and_then(|s| serde_json::to_value(s).ok())
     };
-    Ok((steps, deletes))
+    plan_kind("virtual_server", &stored, wanted, normal, prune)
 }
 
 /// The step for one item: `stored` is its (source, spec) in the registry, `normal` reads a stored
