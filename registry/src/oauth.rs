@@ -132,6 +132,8 @@ pub trait OAuthStore: Send + Sync {
     ) -> Result<()>;
     /// The grant of a refresh token that was unused and unexpired.
     async fn redeem_refresh_token(&self, token_hash: &str, at: i64) -> Result<Redeemed<String>>;
+    /// The grant of a refresh token, used or not, without spending it.
+    async fn refresh_token_grant(&self, token_hash: &str) -> Result<Option<String>>;
 }
 
 fn db(what: &'static str) -> impl Fn(sqlx::Error) -> RegistryError {
@@ -176,6 +178,15 @@ fn grant_from_row(row: &AnyRow) -> Result<GrantRecord> {
         created_at: get(row, "created_at")?,
         revoked_at: get(row, "revoked_at")?,
     })
+}
+
+/// What redeeming found: reused (`fresh` false: it was used before), expired, or good.
+fn verdict<T>(fresh: bool, at: i64, expires_at: i64, grant: String, value: T) -> Redeemed<T> {
+    match fresh {
+        false => Redeemed::Reused(grant),
+        true if expires_at < at => Redeemed::Unknown,
+        true => Redeemed::Fresh(value),
+    }
 }
 
 impl SqlRegistry {
@@ -490,11 +501,13 @@ impl OAuthStore for SqlRegistry {
             code_challenge: get(&row, "code_challenge")?,
             expires_at: get(&row, "expires_at")?,
         };
-        Ok(match fresh {
-            false => Redeemed::Reused(code.grant_id),
-            true if code.expires_at < at => Redeemed::Unknown,
-            true => Redeemed::Fresh(code),
-        })
+        Ok(verdict(
+            fresh,
+            at,
+            code.expires_at,
+            code.grant_id.clone(),
+            code,
+        ))
     }
 
     async fn create_refresh_token(
@@ -533,12 +546,22 @@ impl OAuthStore for SqlRegistry {
             return Ok(Redeemed::Unknown);
         };
         let grant: String = get(&row, "grant_id")?;
-        let expires_at: i64 = get(&row, "expires_at")?;
-        Ok(match fresh {
-            false => Redeemed::Reused(grant),
-            true if expires_at < at => Redeemed::Unknown,
-            true => Redeemed::Fresh(grant),
-        })
+        Ok(verdict(
+            fresh,
+            at,
+            get(&row, "expires_at")?,
+            grant.clone(),
+            grant,
+        ))
+    }
+
+    async fn refresh_token_grant(&self, token_hash: &str) -> Result<Option<String>> {
+        let row = sqlx::query("SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1")
+            .bind(token_hash)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(db("refresh token"))?;
+        row.as_ref().map(|r| get(r, "grant_id")).transpose()
     }
 }
 
@@ -603,8 +626,13 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
+            r.refresh_token_grant("r1").await.unwrap().as_deref(),
+            Some("g1")
+        );
+        assert_eq!(
             r.redeem_refresh_token("r1", now).await.unwrap(),
-            Redeemed::Fresh("g1".into())
+            Redeemed::Fresh("g1".into()),
+            "a lookup does not spend it"
         );
         assert_eq!(
             r.redeem_refresh_token("r1", now).await.unwrap(),

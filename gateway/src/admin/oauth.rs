@@ -7,12 +7,13 @@ use std::sync::Arc;
 use axum::extract::{Extension, Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use registry::{now_ms, ClientRecord, GrantRecord, GrantsOf};
+use registry::{ClientRecord, GrantRecord, GrantsOf};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::AdminError;
 use super::trail::audited;
+use crate::auth::server::clients;
 use crate::auth::Principal;
 use crate::state::AppState;
 
@@ -58,22 +59,12 @@ pub async fn create_client(
     if confidential {
         req["token_endpoint_auth_method"] = json!("client_secret_basic");
     }
-    let id = format!("mcpgw-{}", uuid::Uuid::new_v4().simple());
+    let id = clients::new_client_id();
     let change = async {
-        let (metadata, _) = crate::auth::server::clients::registered_metadata(&req, &scopes)
-            .map_err(AdminError::BadRequest)?;
-        let secret = confidential.then(crate::auth::server::random_secret);
-        state
-            .registry
-            .create_client(&ClientRecord {
-                client_id: id.clone(),
-                metadata: metadata.clone(),
-                secret_hash: secret.as_deref().map(crate::auth::server::hashed),
-                source: "api".into(),
-                created_at: now_ms(),
-                blocked_at: None,
-            })
-            .await?;
+        let (metadata, _) =
+            clients::registered_metadata(&req, &scopes).map_err(AdminError::BadRequest)?;
+        let (rec, secret) = clients::new_client(id.clone(), metadata.clone(), confidential, "api");
+        state.registry.create_client(&rec).await?;
         let mut out = metadata;
         out["client_id"] = json!(id);
         if let Some(s) = secret {
@@ -200,9 +191,7 @@ pub async fn revoke_user(
 
 /// Revokes grants in the store (which tells the other replicas) and forgets them here at once.
 async fn forget_grants_of(state: &AppState, which: GrantsOf<'_>) -> Result<(), AdminError> {
-    for id in state.registry.revoke_grants(which).await? {
-        state.auth.forget_grant(&id);
-    }
+    crate::auth::server::revoke_grants(state, which).await?;
     Ok(())
 }
 

@@ -138,23 +138,12 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
 
     // What a host finds first: the protected resource names the gateway as its authorization
     // server, whose metadata offers registration and S256 only.
-    let prm: Value = reqwest::get(format!(
-        "{}/.well-known/oauth-protected-resource/mcp",
-        gw.base
-    ))
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let prm = gw
+        .get_json("/.well-known/oauth-protected-resource/mcp")
+        .await;
     let issuer = format!("http://127.0.0.1:{port}");
     assert_eq!(prm["authorization_servers"], json!([issuer]), "{prm}");
-    let meta: Value = reqwest::get(format!("{issuer}/.well-known/oauth-authorization-server"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
     assert_eq!(meta["issuer"], issuer);
     assert_eq!(meta["code_challenge_methods_supported"], json!(["S256"]));
     assert!(meta["registration_endpoint"].is_string(), "{meta}");
@@ -920,15 +909,7 @@ async fn a_real_sdk_host_named_by_its_client_metadata_document_signs_in() {
     )
     .await;
     gw.wait_up(&["fx"]).await;
-    let meta: Value = reqwest::get(format!(
-        "{}/.well-known/oauth-authorization-server",
-        gw.base
-    ))
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
     assert_eq!(meta["client_id_metadata_document_supported"], true);
     assert!(
         meta["registration_endpoint"].is_null(),

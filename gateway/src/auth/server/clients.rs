@@ -81,6 +81,31 @@ pub fn display_name(client: &ClientRecord) -> &str {
         .unwrap_or(&client.client_id)
 }
 
+/// A new client's id.
+pub fn new_client_id() -> String {
+    format!("mcpgw-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// A new client's record, and its secret (shown once, stored as a hash) when it is
+/// confidential. `source`: `dcr` or `api`.
+pub fn new_client(
+    client_id: String,
+    metadata: Value,
+    confidential: bool,
+    source: &str,
+) -> (ClientRecord, Option<String>) {
+    let secret = confidential.then(super::random_secret);
+    let rec = ClientRecord {
+        client_id,
+        metadata,
+        secret_hash: secret.as_deref().map(super::hashed),
+        source: source.into(),
+        created_at: registry::now_ms(),
+        blocked_at: None,
+    };
+    (rec, secret)
+}
+
 /// A registration request checked and completed (RFC 7591 §2): the metadata to store, and
 /// whether the client is confidential (gets a secret).
 pub fn registered_metadata(req: &Value, scopes: &[String]) -> Result<(Value, bool), String> {

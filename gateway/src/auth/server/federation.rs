@@ -34,32 +34,55 @@ fn callback_url(s: &AuthServer) -> String {
     format!("{}/oauth/callback", s.config.issuer)
 }
 
-fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        // The provider's endpoints must not send the gateway's client secret elsewhere.
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(20))
-        .build()
-        .expect("http client")
+/// How long the provider's discovery document is kept: a sign-in reads it twice (leaving and
+/// coming back).
+const DISCOVERY_TTL: Duration = Duration::from_secs(300);
+
+/// The company's provider as sign-ins use it: one HTTP client, built at the first sign-in,
+/// and its discovery document, kept for [`DISCOVERY_TTL`].
+#[derive(Default)]
+pub struct Provider {
+    client: std::sync::OnceLock<reqwest::Client>,
+    meta: std::sync::Mutex<Option<(Value, std::time::Instant)>>,
 }
 
-/// The provider's discovery document; its `issuer` must be the configured one.
-async fn discover(f: &FederationConfig) -> Result<Value, String> {
-    let url = format!("{}/.well-known/openid-configuration", f.issuer);
-    let meta: Value = http()
-        .get(&url)
-        .send()
-        .await
-        .and_then(|r| r.error_for_status())
-        .map_err(|e| format!("cannot read {url}: {e}"))?
-        .json()
-        .await
-        .map_err(|e| format!("{url} is not JSON: {e}"))?;
-    if meta["issuer"].as_str().map(|i| i.trim_end_matches('/')) != Some(f.issuer.as_str()) {
-        return Err(format!("{url} names another issuer: {}", meta["issuer"]));
+impl Provider {
+    fn http(&self) -> &reqwest::Client {
+        self.client.get_or_init(|| {
+            reqwest::Client::builder()
+                // The provider's endpoints must not send the gateway's client secret elsewhere.
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(Duration::from_secs(10))
+                .timeout(Duration::from_secs(20))
+                .build()
+                .expect("http client")
+        })
     }
-    Ok(meta)
+
+    /// The provider's discovery document; its `issuer` must be the configured one.
+    async fn metadata(&self, f: &FederationConfig) -> Result<Value, String> {
+        if let Some((meta, at)) = self.meta.lock().unwrap().as_ref() {
+            if at.elapsed() < DISCOVERY_TTL {
+                return Ok(meta.clone());
+            }
+        }
+        let url = format!("{}/.well-known/openid-configuration", f.issuer);
+        let meta: Value = self
+            .http()
+            .get(&url)
+            .send()
+            .await
+            .and_then(|r| r.error_for_status())
+            .map_err(|e| format!("cannot read {url}: {e}"))?
+            .json()
+            .await
+            .map_err(|e| format!("{url} is not JSON: {e}"))?;
+        if meta["issuer"].as_str().map(|i| i.trim_end_matches('/')) != Some(f.issuer.as_str()) {
+            return Err(format!("{url} names another issuer: {}", meta["issuer"]));
+        }
+        *self.meta.lock().unwrap() = Some((meta.clone(), std::time::Instant::now()));
+        Ok(meta)
+    }
 }
 
 fn unavailable(why: &str) -> Response {
@@ -83,7 +106,7 @@ pub async fn start(State(state): State<AppState>, headers: HeaderMap, body: Byte
     if let Err((status, why)) = authorize::opened(s, &headers, &form) {
         return pages::error(status, why);
     }
-    let meta = match discover(f).await {
+    let meta = match s.provider.metadata(f).await {
         Ok(m) => m,
         Err(e) => return unavailable(&e),
     };
@@ -238,11 +261,13 @@ async fn redeem(
     code: &str,
     trip: &Value,
 ) -> Result<Map<String, Value>, String> {
-    let meta = discover(f).await?;
+    let meta = s.provider.metadata(f).await?;
     let token_endpoint = meta["token_endpoint"]
         .as_str()
         .ok_or("the provider has no token_endpoint")?;
-    let tokens: Value = http()
+    let tokens: Value = s
+        .provider
+        .http()
         .post(token_endpoint)
         .basic_auth(&f.client_id, Some(f.client_secret.expose()))
         .form(&[
@@ -269,7 +294,9 @@ async fn redeem(
     let jwks_uri = meta["jwks_uri"]
         .as_str()
         .ok_or("the provider has no jwks_uri")?;
-    let jwks: jsonwebtoken::jwk::JwkSet = http()
+    let jwks: jsonwebtoken::jwk::JwkSet = s
+        .provider
+        .http()
         .get(jwks_uri)
         .send()
         .await

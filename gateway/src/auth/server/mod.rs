@@ -13,13 +13,13 @@
 //! | [`documents`] | clients named by the URL of their metadata document, fetched with an SSRF guard |
 //! | [`pages`] | the sign-in, consent and error pages |
 //! | `authorize` | `/oauth/authorize` and `/oauth/consent` |
-//! | `federation` | sign-in at the company's OpenID provider, claims mapped to roles |
+//! | [`federation`] | sign-in at the company's OpenID provider, claims mapped to roles |
 //! | `token` | `/oauth/token` and `/oauth/revoke` |
 
 mod authorize;
 pub mod clients;
 pub mod documents;
-mod federation;
+pub mod federation;
 pub mod grants;
 pub mod keys;
 pub mod pages;
@@ -53,6 +53,8 @@ pub struct AuthServer {
     pub keys: keys::Keys,
     pub grants: grants::GrantBook,
     documents: documents::Documents,
+    /// The company's provider, for federated sign-in.
+    provider: federation::Provider,
     registrations: DefaultKeyedRateLimiter<IpAddr>,
 }
 
@@ -152,6 +154,7 @@ impl AuthServer {
             keys,
             grants: grants::GrantBook::default(),
             documents: documents::Documents::default(),
+            provider: federation::Provider::default(),
         });
         let s = server.clone();
         tokio::spawn(async move {
@@ -351,15 +354,12 @@ async fn register(
             return oauth_error(StatusCode::BAD_REQUEST, code, &e);
         }
     };
-    let secret = confidential.then(random_secret);
-    let rec = ClientRecord {
-        client_id: format!("mcpgw-{}", uuid::Uuid::new_v4().simple()),
-        metadata: metadata.clone(),
-        secret_hash: secret.as_deref().map(hashed),
-        source: "dcr".into(),
-        created_at: now_ms(),
-        blocked_at: None,
-    };
+    let (rec, secret) = clients::new_client(
+        clients::new_client_id(),
+        metadata.clone(),
+        confidential,
+        "dcr",
+    );
     if let Err(e) = state.registry.create_client(&rec).await {
         tracing::warn!(error = %e, "cannot store a registered client");
         return oauth_error(
@@ -382,6 +382,19 @@ async fn register(
         Json(out),
     )
         .into_response()
+}
+
+/// Revokes grants in the store (which tells the other replicas) and forgets them here at once:
+/// the ids revoked now.
+pub(crate) async fn revoke_grants(
+    state: &AppState,
+    which: registry::GrantsOf<'_>,
+) -> registry::Result<Vec<String>> {
+    let ids = state.registry.revoke_grants(which).await?;
+    for id in &ids {
+        state.auth.forget_grant(id);
+    }
+    Ok(ids)
 }
 
 /// Granting, issuing and registering are audit rows: while the audit log cannot take them

@@ -154,21 +154,27 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     }
 }
 
-async fn live_grant(state: &AppState, id: &str) -> Result<GrantRecord, Response> {
+/// The grant a one-time secret (`what`) was redeemed for: still standing, and `client`'s.
+async fn live_grant(
+    state: &AppState,
+    id: &str,
+    client: &ClientRecord,
+    what: &str,
+) -> Result<GrantRecord, Response> {
     match state.registry.get_grant(id).await {
-        Ok(Some(g)) if g.revoked_at.is_none() => Ok(g),
-        Ok(_) => Err(invalid_grant("the grant was revoked")),
+        Ok(Some(g)) if g.revoked_at.is_some() => Err(invalid_grant("the grant was revoked")),
+        Ok(Some(g)) if g.client_id != client.client_id => Err(invalid_grant(&format!(
+            "the {what} was issued to another client"
+        ))),
+        Ok(Some(g)) => Ok(g),
+        Ok(None) => Err(invalid_grant("the grant was revoked")),
         Err(_) => Err(unavailable()),
     }
 }
 
 /// A replayed code or refresh token: its grant goes, on every replica.
 async fn revoke_replayed(state: &AppState, grant: &str, what: &str) -> Response {
-    if let Ok(ids) = state.registry.revoke_grants(GrantsOf::Id(grant)).await {
-        for id in &ids {
-            state.auth.forget_grant(id);
-        }
-    }
+    let _ = super::revoke_grants(state, GrantsOf::Id(grant)).await;
     audit(state, "anonymous", "oauth.replay", grant, what).await;
     invalid_grant(&format!(
         "the {what} was already used; its grant is revoked"
@@ -203,10 +209,7 @@ async fn redeem_code(
         .ok_or_else(|| invalid_request("code_verifier is required (PKCE)"))?;
     let redeemed = state.registry.redeem_code(&hashed(code), now_ms()).await;
     let rec = fresh(state, redeemed, "code").await?;
-    let grant = live_grant(state, &rec.grant_id).await?;
-    if grant.client_id != client.client_id {
-        return Err(invalid_grant("the code was issued to another client"));
-    }
+    let grant = live_grant(state, &rec.grant_id, client, "code").await?;
     if form
         .get("redirect_uri")
         .is_some_and(|r| *r != rec.redirect_uri)
@@ -239,12 +242,7 @@ async fn redeem_refresh(
         .redeem_refresh_token(&hashed(token), now_ms())
         .await;
     let grant = fresh(state, redeemed, "refresh token").await?;
-    let grant = live_grant(state, &grant).await?;
-    if grant.client_id != client.client_id {
-        return Err(invalid_grant(
-            "the refresh token was issued to another client",
-        ));
-    }
+    let grant = live_grant(state, &grant, client, "refresh token").await?;
     Ok((grant, "oauth.refresh"))
 }
 
@@ -312,15 +310,14 @@ pub async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Byt
             .get("gid")
             .and_then(|g| g.as_str())
             .map(str::to_string),
+        // Looked up, not redeemed: a request that turns out not to be the grant's client
+        // must not spend the token.
         Err(_) => state
             .registry
-            .redeem_refresh_token(&hashed(token), now_ms())
+            .refresh_token_grant(&hashed(token))
             .await
             .ok()
-            .and_then(|r| match r {
-                Redeemed::Fresh(g) | Redeemed::Reused(g) => Some(g),
-                Redeemed::Unknown => None,
-            }),
+            .flatten(),
     };
     if let Some(grant) = grant {
         // Only the client the grant is for may revoke it.
@@ -332,11 +329,7 @@ pub async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Byt
             .flatten()
             .is_some_and(|g| g.client_id == client.client_id);
         if mine {
-            if let Ok(ids) = state.registry.revoke_grants(GrantsOf::Id(&grant)).await {
-                for id in &ids {
-                    state.auth.forget_grant(id);
-                }
-            }
+            let _ = super::revoke_grants(&state, GrantsOf::Id(&grant)).await;
             audit(&state, &client.client_id, "oauth.revoke", &grant, "ok").await;
         }
     }
