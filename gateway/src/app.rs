@@ -28,6 +28,7 @@ use crate::edge::{
 use crate::metrics::Metrics;
 use crate::routing::ToolRouter;
 use crate::state::{AppState, Shared};
+use crate::upstream::credentials;
 
 use crate::config::{Config, UpstreamSpec};
 use crate::mcp::dispatch::Dispatcher;
@@ -229,6 +230,11 @@ pub fn router(state: AppState) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), guard_mcp));
     let guarded = Router::new()
         .route("/v1/route", axum::routing::post(crate::admin::route::route))
+        .route("/v1/connections", get(credentials::pages::list_mine))
+        .route(
+            "/v1/connections/{upstream}",
+            axum::routing::delete(credentials::pages::disconnect_mine),
+        )
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::middleware::require_principal,
@@ -251,6 +257,14 @@ pub fn router(state: AppState) -> Router {
             get(crate::auth::middleware::resource_metadata),
         )
         .merge(crate::auth::server::routes(&state))
+        .route(
+            credentials::vault::CONNECT_PATH,
+            get(credentials::pages::connect),
+        )
+        .route(
+            credentials::vault::CALLBACK_PATH,
+            get(credentials::pages::callback),
+        )
         .merge(match state.config.server.ops_listen {
             Some(_) => Router::new(),
             None => ops_routes(&state.config),
@@ -330,6 +344,7 @@ impl Application {
             config.audit.clone(),
             metrics.clone(),
         ));
+        upstreams.vault.set_audit(audit.clone());
         let routing = ToolRouter::start(
             config.routing.clone(),
             registry.clone(),

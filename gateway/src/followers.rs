@@ -58,6 +58,10 @@ pub fn upstreams(registry: &Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
         async move {
             let names = match change {
                 Some(Change::Upstream(name)) => vec![name],
+                Some(Change::Connection(upstream, holder)) => {
+                    ups.connection_changed(&upstream, &holder).await;
+                    return;
+                }
                 Some(Change::Lost) | None => {
                     ups.resync_all();
                     let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
@@ -120,7 +124,9 @@ pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
                     }
                 }
                 Some(Change::Role(_)) | None => {}
-                Some(Change::Upstream(_) | Change::VirtualServer(_)) => return,
+                Some(Change::Upstream(_) | Change::VirtualServer(_) | Change::Connection(..)) => {
+                    return
+                }
             }
             if let Err(e) = auth.roles.reload(registry.as_ref()).await {
                 tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");

@@ -13,6 +13,8 @@ pub enum Change {
     Grant(String),
     /// The authorization server's signing keys (a key was added; the others retired).
     SigningKey(String),
+    /// A user's (or the catalog account's) connection to an upstream: (upstream, holder).
+    Connection(String, String),
     /// The listener lost its connection: what was announced meanwhile is not known, so caches
     /// of announced things should be dropped or re-read.
     Lost,
@@ -29,6 +31,8 @@ impl Change {
             Change::VirtualServer(n) => format!("virtual:{n}"),
             Change::Grant(id) => format!("grant:{id}"),
             Change::SigningKey(kid) => format!("key:{kid}"),
+            // Upstream names have no '/' (validated); holders may have anything after it.
+            Change::Connection(u, h) => format!("connection:{u}/{h}"),
             Change::Lost => "lost:notifications".into(),
         }
     }
@@ -41,6 +45,10 @@ impl Change {
             Some(("virtual", n)) => Change::VirtualServer(n.to_string()),
             Some(("grant", id)) => Change::Grant(id.to_string()),
             Some(("key", kid)) => Change::SigningKey(kid.to_string()),
+            Some(("connection", c)) => {
+                let (u, h) = c.split_once('/')?;
+                Change::Connection(u.to_string(), h.to_string())
+            }
             Some(_) => return None,
         })
     }
@@ -59,6 +67,7 @@ mod tests {
             Change::VirtualServer("ops".into()),
             Change::Grant("g1".into()),
             Change::SigningKey("k1".into()),
+            Change::Connection("gh".into(), "user:oauth:https://as#a/b".into()),
         ] {
             assert_eq!(Change::from_wire(&c.to_wire()), Some(c));
         }

@@ -17,6 +17,7 @@
 //! | [`hash`] | content hashes |
 //! | [`access`] | roles and personal access tokens (hashes only) |
 //! | [`oauth`] | the gateway's authorization server: keys, clients, consents, grants, codes |
+//! | [`connections`] | users' own connections to upstreams (sealed tokens) |
 //! | [`audit`] | the hash-chained audit log and its verification |
 //! | [`backoff`] | the one jittered, never-ending retry policy of every loop (here and the gateway's) |
 
@@ -24,6 +25,7 @@ pub mod access;
 pub mod audit;
 pub mod backoff;
 pub mod change;
+pub mod connections;
 pub mod error;
 pub mod hash;
 pub mod model;
@@ -39,6 +41,7 @@ pub mod view;
 pub use access::{AccessStore, RoleRecord, TokenRecord};
 pub use audit::{AuditEntry, AuditQuery, AuditRow, AuditStore, VerifyReport};
 pub use change::Change;
+pub use connections::{ConnectionRecord, ConnectionStore};
 pub use error::{RegistryError, Result};
 pub use model::{CatalogEntry, Definition, EntryKind, SyncReport, UpstreamRecord};
 pub use oauth::{

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::access::AccessStore;
 use crate::audit::AuditStore;
 use crate::change::Change;
+use crate::connections::ConnectionStore;
 use crate::error::Result;
 use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 use crate::oauth::OAuthStore;
@@ -15,7 +16,7 @@ use crate::routing_store::RoutingStore;
 /// Storage of upstreams and their catalog, roles and tokens, and the audit log.
 #[async_trait]
 pub trait Registry:
-    AccessStore + AuditStore + RoutingStore + OAuthStore + Send + Sync + 'static
+    AccessStore + AuditStore + RoutingStore + OAuthStore + ConnectionStore + Send + Sync + 'static
 {
     /// Which backend this is (`postgres` or `sqlite`), for logs and health output.
     fn backend(&self) -> &'static str;

@@ -9,6 +9,7 @@
 mod access;
 mod audit;
 pub mod body;
+pub mod connections;
 pub mod error;
 mod invariants;
 pub mod oauth;
@@ -102,7 +103,10 @@ pub struct CatalogQuery {
         oauth::delete_client,
         oauth::list_grants,
         oauth::revoke_grant,
-        oauth::revoke_user
+        oauth::revoke_user,
+        connections::list,
+        connections::catalog_link,
+        connections::revoke
     )
 )]
 struct ApiDoc;
@@ -172,6 +176,15 @@ pub fn router() -> Router<AppState> {
         .route(
             "/admin/v1/oauth/users/{subject}/grants",
             axum::routing::delete(oauth::revoke_user),
+        )
+        .route("/admin/v1/connections", get(connections::list))
+        .route(
+            "/admin/v1/connections/{upstream}",
+            axum::routing::delete(connections::revoke),
+        )
+        .route(
+            "/admin/v1/upstreams/{name}/connection",
+            axum::routing::post(connections::catalog_link),
         )
         .route(
             "/admin/v1/openapi.json",

@@ -245,6 +245,7 @@ pub fn parse_with(
                 url,
                 headers: sources("headers", headers, notes)?,
                 oauth: None,
+                user_oauth: None,
             })
         };
         let sse = |u: &str| u.trim_end_matches('/').ends_with("/sse");

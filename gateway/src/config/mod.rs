@@ -12,6 +12,7 @@
 //! | [`audit`] | `[audit]` |
 //! | [`routing`] | `[routing]`: the model, how rankings are fused, how `/mcp` exposes tools |
 //! | [`upstream`] | `[[upstreams]]`: the flat form and the typed [`UpstreamSpec`] |
+//! | [`user_credentials`] | `[user_credentials]`: the key sealing users' upstream tokens |
 //! | [`curation`] | an upstream's `tools`: which tools hosts see, and what they see of them |
 //! | [`mcp_servers`] | `{"mcpServers": ...}` files read into upstream specs |
 //! | [`secret`] | secrets that never print, references to them, URL redaction |
@@ -35,6 +36,7 @@ pub mod routing;
 pub mod secret;
 pub mod server;
 pub mod upstream;
+pub mod user_credentials;
 
 pub use audit::{AuditConfig, WhenUnwritable};
 pub use auth::{AuthConfig, AuthMode, IssuerConfig, RateLimit, RoleMapping};
@@ -45,7 +47,9 @@ pub use secret::{looks_secret, redact_userinfo, Secret, ValueSource};
 pub use server::ServerConfig;
 pub use upstream::{
     Endpoint, Launch, Sharing, Transport, TransportKind, UpstreamOAuth, UpstreamSpec, UpstreamWire,
+    UserOAuth,
 };
+pub use user_credentials::UserCredentialsConfig;
 
 /// The example configuration shipped with the gateway; used when no file is given and
 /// `config/gateway.toml` is not in the working directory.
@@ -86,6 +90,8 @@ struct RawConfig {
     roles: Vec<crate::auth::rbac::RoleSpec>,
     #[serde(default)]
     routing: crate::config::routing::RawRouting,
+    #[serde(default)]
+    user_credentials: user_credentials::RawUserCredentials,
 }
 
 /// The validated configuration.
@@ -98,6 +104,7 @@ pub struct Config {
     pub audit: AuditConfig,
     pub roles: Vec<crate::auth::rbac::RoleSpec>,
     pub routing: crate::config::routing::RoutingConfig,
+    pub user_credentials: UserCredentialsConfig,
     /// The process environment (or a test's), used to resolve secret references.
     pub env: HashMap<String, String>,
     /// The file this was read from (`None`: the bundled example), named where the API refuses
@@ -157,6 +164,21 @@ impl Config {
         let routing =
             crate::config::routing::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))
                 .map_err(ConfigError::Invalid)?;
+        let user_credentials = UserCredentialsConfig::from_raw(raw.user_credentials, vars, &env)
+            .map_err(ConfigError::Invalid)?;
+        if let Some(u) = upstreams.iter().find(|u| {
+            u.transport
+                .endpoint()
+                .is_some_and(|e| e.user_oauth.is_some())
+        }) {
+            if user_credentials.keys.is_empty() {
+                return Err(ConfigError::Invalid(format!(
+                    "upstream {:?} has user_oauth: its users' tokens are sealed with \
+                     user_credentials.key (or MCP_GATEWAY_USER_CREDENTIALS_KEY), which is not set",
+                    u.name
+                )));
+            }
+        }
         Ok(Config {
             server,
             database,
@@ -165,6 +187,7 @@ impl Config {
             audit,
             roles,
             routing,
+            user_credentials,
             env,
             file: None,
         })

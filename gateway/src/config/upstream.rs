@@ -136,6 +136,35 @@ pub struct Endpoint {
     pub headers: BTreeMap<String, ValueSource>,
     /// OAuth client credentials for the upstream's authorization server.
     pub oauth: Option<UpstreamOAuth>,
+    /// Each user signs in at the upstream's own authorization server; calls carry their token.
+    pub user_oauth: Option<UserOAuth>,
+}
+
+/// An upstream whose calls act as each user with the user's own account there: the gateway is
+/// an OAuth client of the upstream's authorization server (found from the upstream's protected
+/// resource metadata), each user connects once in the browser, and the user's tokens (sealed
+/// with `user_credentials.key`) go with that user's calls only. The catalog is read with a
+/// designated account an admin connects (`POST /admin/v1/upstreams/{name}/connection`).
+#[derive(
+    Debug, Clone, PartialEq, Default, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct UserOAuth {
+    /// A client registered beforehand at the upstream's authorization server. Without it the
+    /// gateway names itself by `client_metadata_url` where the server supports such documents,
+    /// else registers itself (RFC 7591).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// That client's secret: a reference (`{ env = "VAR" }` or `{ file = "/path" }`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Object)]
+    pub client_secret: Option<ValueSource>,
+    /// The https URL of the gateway's client ID metadata document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
+    /// The scopes to ask for (default: what the upstream's challenge or metadata names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// The gateway's own credentials for an upstream's authorization server (client credentials
@@ -200,6 +229,9 @@ pub struct UpstreamWire {
     /// http / sse: OAuth client credentials for the upstream's authorization server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth: Option<UpstreamOAuth>,
+    /// http: each user's own account at the upstream (needs `sharing = "per_session"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_oauth: Option<UserOAuth>,
     #[serde(default)]
     pub sharing: Sharing,
     /// When the upstream's name goes in front of its tools' and prompts' names.
@@ -232,9 +264,14 @@ impl TryFrom<UpstreamWire> for UpstreamSpec {
         let name = w.name;
         let transport = match w.transport {
             TransportKind::Stdio => {
-                if w.url.is_some() || !w.headers.is_empty() || w.oauth.is_some() {
+                if w.url.is_some()
+                    || !w.headers.is_empty()
+                    || w.oauth.is_some()
+                    || w.user_oauth.is_some()
+                {
                     return Err(format!(
-                        "upstream {name:?}: `url`, `headers` and `oauth` are for http/sse upstreams"
+                        "upstream {name:?}: `url`, `headers`, `oauth` and `user_oauth` are for \
+                         http/sse upstreams"
                     ));
                 }
                 let command = w
@@ -274,6 +311,7 @@ impl TryFrom<UpstreamWire> for UpstreamSpec {
                     url,
                     headers: w.headers,
                     oauth: w.oauth,
+                    user_oauth: w.user_oauth,
                 };
                 if kind == TransportKind::Http {
                     Transport::Http(endpoint)
@@ -308,6 +346,7 @@ impl From<UpstreamSpec> for UpstreamWire {
             url: None,
             headers: BTreeMap::new(),
             oauth: None,
+            user_oauth: None,
             sharing: s.sharing,
             prefix: s.prefix,
             timeout_secs: s.timeout_secs,
@@ -327,6 +366,7 @@ impl From<UpstreamSpec> for UpstreamWire {
                 w.url = Some(e.url);
                 w.headers = e.headers;
                 w.oauth = e.oauth;
+                w.user_oauth = e.user_oauth;
             }
         }
         w
@@ -391,6 +431,20 @@ impl UpstreamSpec {
                         ));
                     }
                 }
+                if let Some(u) = &e.user_oauth {
+                    u.validate(name)?;
+                    if self.sharing != Sharing::PerSession {
+                        return Err(format!(
+                            "upstream {name:?}: user_oauth gives each user's calls their own \
+                             token, so it needs sharing = \"per_session\""
+                        ));
+                    }
+                    if e.oauth.is_some() || !matches!(self.transport, Transport::Http(_)) {
+                        return Err(format!(
+                            "upstream {name:?}: user_oauth is for http upstreams without `oauth`"
+                        ));
+                    }
+                }
                 (None, Some(&e.headers))
             }
         };
@@ -429,6 +483,30 @@ impl UpstreamOAuth {
             return Err(format!(
                 "upstream {upstream:?}: oauth.token_url must be an http(s) URL"
             ));
+        }
+        Ok(())
+    }
+}
+
+impl UserOAuth {
+    fn validate(&self, upstream: &str) -> Result<(), String> {
+        if matches!(self.client_secret, Some(ValueSource::Literal(_))) {
+            return Err(format!(
+                "upstream {upstream:?}: user_oauth.client_secret must be a reference \
+                 ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not clear text"
+            ));
+        }
+        if self.client_secret.is_some() && self.client_id.is_none() {
+            return Err(format!(
+                "upstream {upstream:?}: user_oauth.client_secret needs user_oauth.client_id"
+            ));
+        }
+        if let Some(u) = &self.client_metadata_url {
+            if !u.starts_with("https://") {
+                return Err(format!(
+                    "upstream {upstream:?}: user_oauth.client_metadata_url must be an https URL"
+                ));
+            }
         }
         Ok(())
     }

@@ -14,7 +14,8 @@ use super::session::{PendingClient, Session};
 use crate::metrics;
 use crate::protocol::{jsonrpc, Answer, McpError, Member, Method};
 use crate::upstream::connection::{Answered, Routing, WriteParams};
-use crate::upstream::{CallCtx, Connection, ProgressRoute};
+use crate::upstream::credentials::vault::user_holder;
+use crate::upstream::{CallCtx, Caller, Connection, ProgressRoute, UpstreamError};
 
 /// The gateway's progress tokens: unique within the process.
 static PROGRESS_SEQ: AtomicU64 = AtomicU64::new(1);
@@ -38,15 +39,21 @@ impl Dispatcher {
         // A 2026-07-28 host declares capabilities per request; its shared per-session
         // connections are opened with everything the gateway can relay.
         let host_caps = (!session.modern).then_some(&session.client_caps);
-        let mut conn = ups
-            .connection_for(
-                upstream,
-                &session.conn_key,
-                host_caps,
-                session.principal().bearer.as_ref(),
-            )
+        let principal = session.principal();
+        let caller = Caller {
+            key: principal.key(),
+            bearer: principal.bearer.as_ref(),
+        };
+        let mut conn = match ups
+            .connection_for(upstream, &session.conn_key, host_caps, caller)
             .await
-            .map_err(|e| McpError::upstream_unavailable(upstream, &e.to_string()))?;
+        {
+            Ok(c) => c,
+            Err(UpstreamError::NeedsConnect { holder, .. }) => {
+                return self.connect_needed(session, upstream, method, &holder)
+            }
+            Err(e) => return Err(McpError::upstream_unavailable(upstream, &e.to_string())),
+        };
         let progress_key = progress_route(&conn, session, id, &outgoing);
         // What a round of questions adds to the host's params (`None`: takes away).
         let mut answered: Vec<(&str, Option<Value>)> = Vec::new();
@@ -74,12 +81,7 @@ impl Dispatcher {
                     .await
             {
                 if let Ok(fresh) = ups
-                    .connection_for(
-                        upstream,
-                        &session.conn_key,
-                        host_caps,
-                        session.principal().bearer.as_ref(),
-                    )
+                    .connection_for(upstream, &session.conn_key, host_caps, caller)
                     .await
                 {
                     tracing::info!(
@@ -93,6 +95,15 @@ impl Dispatcher {
                         take_replayable(e);
                     }
                 }
+            }
+        }
+        // The upstream refused the user's own token and it could not be renewed, or it wants
+        // more scope: the user connects (again), and their next call opens a new connection.
+        if let Err(e) = &mut result {
+            if take_marker(e, crate::upstream::http::NEEDS_CONNECT) {
+                ups.drop_session_connection(upstream, &session.conn_key);
+                let holder = user_holder(principal.key());
+                return self.connect_needed(session, upstream, method, &holder);
             }
         }
         // Whatever made the upstream unavailable, the host learns which one, and that a retry
@@ -128,6 +139,42 @@ impl Dispatcher {
         }
         self.count_call(upstream, method, tool, started, &result);
         result
+    }
+
+    /// The answer to a call to a `user_oauth` upstream whose caller has not connected their
+    /// account there: a URL elicitation (2025-11-25) for hosts that declared them, else the
+    /// link in words (a tool error for a tool call, an error otherwise).
+    fn connect_needed(
+        &self,
+        session: &Arc<Session>,
+        upstream: &str,
+        method: &Method,
+        holder: &str,
+    ) -> Result<Answer, McpError> {
+        let link = self
+            .hub
+            .upstreams
+            .vault
+            .link(upstream, holder, session.principal().key())
+            .map_err(|e| McpError::upstream_unavailable(upstream, &e.to_string()))?;
+        let message = format!(
+            "{upstream} acts with your own account there, which is not connected (or no longer \
+             works). Open this link in your browser to connect it, then call again: {link}"
+        );
+        if session.client_caps.pointer("/elicitation/url").is_some() {
+            let elicitation = json!({"mode": "url", "elicitationId": uuid::Uuid::new_v4().to_string(),
+                                     "url": link, "message": message});
+            return Err(McpError::new(jsonrpc::URL_ELICITATION_REQUIRED, message)
+                .with_data(json!({ "elicitations": [elicitation] })));
+        }
+        if *method == Method::ToolsCall {
+            return Ok(Answer::Built(json!({
+                "content": [{ "type": "text", "text": message }],
+                "isError": true,
+            })));
+        }
+        Err(McpError::new(jsonrpc::UPSTREAM_UNAVAILABLE, message)
+            .with_data(json!({ "upstream": upstream, "connect": link })))
     }
 
     /// The call's duration by upstream, method and outcome; a tool call's count by tool name.
@@ -393,7 +440,11 @@ const MAX_INPUT_ROUNDS: usize = 8;
 
 /// Whether an error says the call may be replayed; the internal marker is removed either way.
 fn take_replayable(e: &mut McpError) -> bool {
-    let marker = crate::upstream::http::REPLAYABLE;
+    take_marker(e, crate::upstream::http::REPLAYABLE)
+}
+
+/// Whether `e` carries the connection's `marker` (taken out: the host never sees it).
+fn take_marker(e: &mut McpError, marker: &str) -> bool {
     let Some(d) = e.data.as_mut().and_then(Value::as_object_mut) else {
         return false;
     };

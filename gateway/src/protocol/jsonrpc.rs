@@ -27,6 +27,8 @@ pub const AUDIT_UNAVAILABLE: i64 = -32002;
 
 /// The request carries no valid credentials (HTTP 401/403 carry the detail).
 pub const UNAUTHORIZED: i64 = -32040;
+/// The host must open a URL before the request can work (2025-11-25 URL elicitation).
+pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 /// The caller is over its rate limit (HTTP 429 with Retry-After).
 pub const RATE_LIMITED: i64 = -32029;
 

@@ -38,6 +38,9 @@ const MAX_RESUMES: usize = 5;
 /// it may be sent again, once, on a new connection. The dispatcher removes it before a host
 /// sees the error.
 pub const REPLAYABLE: &str = "gatewayReplayable";
+/// Marks the error of a call whose user must connect their account (again) first: the
+/// upstream refused their token and it could not be renewed, or it asked for more scope.
+pub const NEEDS_CONNECT: &str = "gatewayNeedsConnect";
 
 struct Shared {
     /// As configured, for log lines (redacted there).
@@ -346,9 +349,80 @@ struct Post {
     pass: bool,
 }
 
-/// Posts one message, written.
+/// Posts one message, written. An upstream behind an authorization server that refuses the
+/// token gets the message once more with a renewed one.
 async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option<Answered> {
+    post_attempt(s, post, head, body, s.auth.is_some()).await
+}
+
+/// What a refusal (401, 403) of an upstream behind an authorization server came to.
+enum AuthRefusal {
+    /// A new token: the message goes again.
+    Renewed,
+    /// The call's error is delivered.
+    Answered,
+    /// Not about the token: an ordinary refusal.
+    Other,
+}
+
+/// A 401: the token is renewed. A 403 `insufficient_scope` for a user's own token: they
+/// connect again with the scope asked for.
+async fn auth_refused(
+    s: &Shared,
+    auth: &super::oauth::TokenSource,
+    id: Option<i64>,
+    resp: &post::Response,
+) -> AuthRefusal {
+    let challenge = resp
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let needs_connect = |why: &str| {
+        if let Some(id) = id {
+            s.deliver(
+                crate::protocol::McpError::new(jsonrpc::UPSTREAM_UNAVAILABLE, why.to_string())
+                    .with_data(serde_json::json!({ NEEDS_CONNECT: true }))
+                    .to_message(Value::from(id)),
+                Some(id),
+            );
+        }
+    };
+    if resp.status() == StatusCode::FORBIDDEN {
+        let scope = super::credentials::discovery::challenge_param(&challenge, "scope");
+        if challenge.contains("insufficient_scope") && auth.wants_scope(scope) {
+            needs_connect("the upstream asks for more scope");
+            return AuthRefusal::Answered;
+        }
+        return AuthRefusal::Other;
+    }
+    match auth.rejected().await {
+        Ok(()) => AuthRefusal::Renewed,
+        Err(UpstreamError::NeedsConnect { .. }) => {
+            needs_connect("the upstream refused the user's token");
+            AuthRefusal::Answered
+        }
+        Err(e) => {
+            s.fail(
+                id,
+                format!("the upstream refused its token, and no new one: {e}"),
+            );
+            AuthRefusal::Answered
+        }
+    }
+}
+
+async fn post_attempt(
+    s: &Shared,
+    post: Post,
+    head: &Head,
+    body: Vec<u8>,
+    may_renew: bool,
+) -> Option<Answered> {
     let Post { id, is_init, pass } = post;
+    // Kept for the one repeat with a renewed token (only upstreams with a token have one).
+    let again = may_renew.then(|| body.clone());
     let headers = || {
         let mut h = s.headers_for(head);
         h.insert(
@@ -373,6 +447,17 @@ async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option
     };
     let status = resp.status();
     if !status.is_success() {
+        if let (Some(auth), Some(body)) = (&s.auth, again) {
+            if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+                match auth_refused(s, auth, id, &resp).await {
+                    AuthRefusal::Renewed => {
+                        return Box::pin(post_attempt(s, post, head, body, false)).await
+                    }
+                    AuthRefusal::Answered => return None,
+                    AuthRefusal::Other => {}
+                }
+            }
+        }
         refused(s, id, had_session, resp).await;
         return None;
     }

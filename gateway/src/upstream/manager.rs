@@ -23,6 +23,7 @@ use registry::backoff::Backoff;
 
 mod catalog;
 mod sessions;
+pub use sessions::Caller;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -84,6 +85,8 @@ pub struct Upstreams {
     entries: Mutex<BTreeMap<String, Arc<Entry>>>,
     /// The gateway's own OAuth tokens, per upstream (shared by its connections).
     tokens: Mutex<HashMap<String, Arc<super::oauth::TokenSource>>>,
+    /// Users' own tokens at `user_oauth` upstreams.
+    pub vault: Arc<super::credentials::vault::Vault>,
     view: RwLock<Arc<CatalogView>>,
     /// What upstreams that are restarting or unreachable served when last up: not listed, but a
     /// call to it is told to retry rather than that it does not exist.
@@ -99,6 +102,7 @@ pub struct Upstreams {
 impl Upstreams {
     pub fn new(config: Arc<Config>, registry: Arc<dyn Registry>) -> Arc<Self> {
         Arc::new(Self {
+            vault: super::credentials::vault::Vault::new(&config, registry.clone()),
             config,
             registry,
             client: reqwest::Client::builder()
@@ -430,7 +434,7 @@ impl Upstreams {
         o: &crate::config::UpstreamOAuth,
     ) -> Result<Arc<super::oauth::TokenSource>, UpstreamError> {
         let mut tokens = self.tokens.lock().unwrap();
-        if let Some(t) = tokens.get(upstream).filter(|t| t.config() == o) {
+        if let Some(t) = tokens.get(upstream).filter(|t| t.config() == Some(o)) {
             return Ok(t.clone());
         }
         let secret = self.client_secret(o)?;
@@ -506,6 +510,14 @@ impl Upstreams {
                 let auth = match (&endpoint.oauth, exchanger) {
                     (_, Some(x)) => Some(x),
                     (Some(o), None) => Some(self.token_source(&spec.name, o)?),
+                    // The catalog is read with the designated account's own tokens.
+                    (None, None) if endpoint.user_oauth.is_some() => {
+                        Some(super::oauth::TokenSource::of_holder(
+                            self.vault.clone(),
+                            &spec.name,
+                            super::credentials::vault::CATALOG,
+                        ))
+                    }
                     (None, None) => None,
                 };
                 let legacy = matches!(spec.transport, Transport::Sse(_));

@@ -27,7 +27,7 @@ pub mod sse;
 pub mod stdio;
 
 pub use connection::{Attribution, CallCtx, CallError, Connection, InboundSink, ProgressRoute};
-pub use manager::{Health, Upstreams};
+pub use manager::{Caller, Health, Upstreams};
 
 /// What can go wrong reaching an upstream.
 #[derive(Debug, thiserror::Error, Clone)]
@@ -43,4 +43,8 @@ pub enum UpstreamError {
     Unavailable(String),
     #[error("unknown upstream {0}")]
     Unknown(String),
+    /// A `user_oauth` upstream, and the caller has not connected their account there (or it
+    /// no longer works).
+    #[error("upstream {upstream} needs the caller to connect their account")]
+    NeedsConnect { upstream: String, holder: String },
 }

@@ -1,8 +1,9 @@
 //! Tokens for upstreams behind an authorization server: the gateway's own (client credentials,
-//! `oauth2` crate), or one issued for the upstream in exchange for a session user's access token
-//! (RFC 8693; a form POST, which `oauth2` does not offer). Either is fetched before connecting,
-//! cached, and refreshed in the background before it expires. The host's token itself never
-//! goes upstream.
+//! `oauth2` crate), one issued for the upstream in exchange for a session user's access token
+//! (RFC 8693; a form POST, which `oauth2` does not offer), or the user's own token at the
+//! upstream (`user_oauth`, from the credential vault). Each is fetched before connecting,
+//! cached, refreshed in the background before it expires, and renewed when the upstream refuses
+//! it. The host's token itself never goes upstream.
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 use oauth2::basic::BasicClient;
 use oauth2::{ClientId, ClientSecret, Scope, TokenResponse, TokenUrl};
 
+use super::credentials::vault::Vault;
 use super::UpstreamError;
 use crate::config::{Secret, UpstreamOAuth};
 
@@ -21,12 +23,26 @@ const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
 
+/// Where a source's tokens come from.
+enum Origin {
+    /// The gateway's own client (credentials or exchange).
+    Client {
+        config: UpstreamOAuth,
+        secret: Secret,
+        /// The session user's access token to exchange (`None`: client credentials). Replaced
+        /// by the newest one the host sent, so a refreshed host token keeps the exchange working.
+        subject: Option<RwLock<Secret>>,
+    },
+    /// A holder's own connection (`user_oauth`).
+    Vault {
+        vault: Arc<Vault>,
+        upstream: String,
+        holder: String,
+    },
+}
+
 pub struct TokenSource {
-    config: UpstreamOAuth,
-    secret: Secret,
-    /// The session user's access token to exchange (`None`: client credentials). Replaced by
-    /// the newest one the host sent, so a refreshed host token keeps the exchange working.
-    subject: Option<RwLock<Secret>>,
+    origin: Origin,
     http: reqwest::Client,
     current: RwLock<Option<(Secret, Instant)>>,
     refreshing: tokio::sync::Mutex<()>,
@@ -42,20 +58,64 @@ impl TokenSource {
         Self::build(config, secret, Some(RwLock::new(subject)))
     }
 
+    /// A source of `holder`'s own tokens at `upstream`.
+    pub fn of_holder(vault: Arc<Vault>, upstream: &str, holder: &str) -> Arc<Self> {
+        Self::with(Origin::Vault {
+            vault,
+            upstream: upstream.into(),
+            holder: holder.into(),
+        })
+    }
+
     /// Keeps the newest access token of the session's user for the next exchange.
     pub fn set_subject(&self, token: &Secret) {
-        if let Some(s) = &self.subject {
+        if let Origin::Client {
+            subject: Some(s), ..
+        } = &self.origin
+        {
             if s.read().unwrap().expose() != token.expose() {
                 *s.write().unwrap() = token.clone();
             }
         }
     }
 
+    /// The upstream asked for `scope` (403 `insufficient_scope`): whether the holder can be
+    /// asked to connect again for it (only a holder's own tokens can).
+    pub fn wants_scope(&self, scope: Option<String>) -> bool {
+        match &self.origin {
+            Origin::Vault {
+                vault,
+                upstream,
+                holder,
+            } => {
+                if let Some(s) = scope {
+                    vault.step_up(upstream, holder, s);
+                }
+                true
+            }
+            Origin::Client { .. } => false,
+        }
+    }
+
+    /// The holder whose own tokens these are (`user_oauth`).
+    pub fn holder(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Vault { holder, .. } => Some(holder),
+            Origin::Client { .. } => None,
+        }
+    }
+
     fn build(config: UpstreamOAuth, secret: Secret, subject: Option<RwLock<Secret>>) -> Arc<Self> {
-        Arc::new(Self {
+        Self::with(Origin::Client {
             config,
             secret,
             subject,
+        })
+    }
+
+    fn with(origin: Origin) -> Arc<Self> {
+        Arc::new(Self {
+            origin,
             // The token endpoint must not redirect the client's credentials elsewhere.
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
@@ -68,8 +128,12 @@ impl TokenSource {
         })
     }
 
-    pub fn config(&self) -> &UpstreamOAuth {
-        &self.config
+    /// The gateway's client settings (`None` for a holder's own tokens).
+    pub fn config(&self) -> Option<&UpstreamOAuth> {
+        match &self.origin {
+            Origin::Client { config, .. } => Some(config),
+            Origin::Vault { .. } => None,
+        }
     }
 
     /// The cached token if it is good for a while yet.
@@ -89,65 +153,110 @@ impl TokenSource {
         if let Some(t) = self.fresh() {
             return Ok(t);
         }
-        let (token, lifetime) = match &self.subject {
-            Some(subject) => {
+        let (token, lifetime) = match &self.origin {
+            Origin::Client {
+                config,
+                secret,
+                subject: Some(subject),
+            } => {
                 let subject = subject.read().unwrap().clone();
-                self.exchange(&subject).await?
+                self.exchange(config, secret, &subject).await?
             }
-            None => self.client_credentials().await?,
+            Origin::Client { config, secret, .. } => {
+                self.client_credentials(config, secret).await?
+            }
+            Origin::Vault {
+                vault,
+                upstream,
+                holder,
+            } => vault.token(upstream, holder).await?,
         };
-        tracing::info!(token_url = %self.config.token_url, ?lifetime, exchanged = self.subject.is_some(), "upstream access token obtained");
-        *self.current.write().unwrap() = Some((token.clone(), Instant::now() + lifetime));
+        self.keep(&token, lifetime);
         Ok(token)
     }
 
-    async fn client_credentials(&self) -> Result<(Secret, Duration), UpstreamError> {
-        let url = TokenUrl::new(self.config.token_url.clone())
+    fn keep(&self, token: &Secret, lifetime: Duration) {
+        tracing::debug!(?lifetime, "upstream access token obtained");
+        *self.current.write().unwrap() = Some((token.clone(), Instant::now() + lifetime));
+    }
+
+    /// The upstream refused the current token (401): a new one, or why there is none.
+    pub async fn rejected(&self) -> Result<(), UpstreamError> {
+        let _one = self.refreshing.lock().await;
+        let stale = self.current.write().unwrap().take();
+        let (token, lifetime) = match &self.origin {
+            Origin::Vault {
+                vault,
+                upstream,
+                holder,
+            } => {
+                let stale = stale
+                    .map(|(t, _)| t.expose().to_string())
+                    .unwrap_or_default();
+                vault.renew(upstream, holder, &stale).await?
+            }
+            Origin::Client { .. } => {
+                drop(_one);
+                return self.token().await.map(|_| ());
+            }
+        };
+        self.keep(&token, lifetime);
+        Ok(())
+    }
+
+    async fn client_credentials(
+        &self,
+        config: &UpstreamOAuth,
+        secret: &Secret,
+    ) -> Result<(Secret, Duration), UpstreamError> {
+        let url = TokenUrl::new(config.token_url.clone())
             .map_err(|e| UpstreamError::Config(format!("oauth.token_url: {e}")))?;
-        let client = BasicClient::new(ClientId::new(self.config.client_id.clone()))
-            .set_client_secret(ClientSecret::new(self.secret.expose().to_string()))
+        let client = BasicClient::new(ClientId::new(config.client_id.clone()))
+            .set_client_secret(ClientSecret::new(secret.expose().to_string()))
             .set_token_uri(url);
         let mut req = client.exchange_client_credentials();
-        for s in &self.config.scopes {
+        for s in &config.scopes {
             req = req.add_scope(Scope::new(s.clone()));
         }
-        if let Some(r) = &self.config.resource {
+        if let Some(r) = &config.resource {
             req = req.add_extra_param("resource", r.clone());
         }
         let resp = req.request_async(&self.http).await.map_err(|e| {
-            UpstreamError::Connect(format!(
-                "token request to {} failed: {e}",
-                self.config.token_url
-            ))
+            UpstreamError::Connect(format!("token request to {} failed: {e}", config.token_url))
         })?;
         let token = Secret::new(resp.access_token().secret().clone());
         Ok((token, resp.expires_in().unwrap_or(DEFAULT_LIFETIME)))
     }
 
     /// RFC 8693: the user's access token for one whose audience is the upstream.
-    async fn exchange(&self, subject: &Secret) -> Result<(Secret, Duration), UpstreamError> {
+    async fn exchange(
+        &self,
+        config: &UpstreamOAuth,
+        secret: &Secret,
+        subject: &Secret,
+    ) -> Result<(Secret, Duration), UpstreamError> {
         let mut form = vec![
             ("grant_type", TOKEN_EXCHANGE.to_string()),
             ("subject_token", subject.expose().to_string()),
             ("subject_token_type", ACCESS_TOKEN_TYPE.to_string()),
             ("requested_token_type", ACCESS_TOKEN_TYPE.to_string()),
         ];
-        if let Some(r) = &self.config.resource {
+        if let Some(r) = &config.resource {
             form.push(("resource", r.clone()));
         }
-        if !self.config.scopes.is_empty() {
-            form.push(("scope", self.config.scopes.join(" ")));
+        if !config.scopes.is_empty() {
+            form.push(("scope", config.scopes.join(" ")));
         }
         let refused = |why: String| {
             UpstreamError::Connect(format!(
                 "token exchange at {} refused: {why}",
-                self.config.token_url
+                config.token_url
             ))
         };
         let resp = self
             .http
-            .post(&self.config.token_url)
-            .basic_auth(&self.config.client_id, Some(self.secret.expose()))
+            .post(&config.token_url)
+            .basic_auth(&config.client_id, Some(secret.expose()))
             .form(&form)
             .send()
             .await

@@ -143,31 +143,50 @@ pub async fn register(
     })
 }
 
-/// The authorization request for `client`, with a fresh PKCE pair and state.
-pub fn authorization(
+/// A fresh PKCE pair: the verifier and its S256 challenge.
+pub fn pkce_pair() -> (String, String) {
+    let verifier = random();
+    let challenge = B64.encode(Sha256::digest(verifier.as_bytes()));
+    (verifier, challenge)
+}
+
+/// The authorization endpoint's URL for `client`, with `state`, the PKCE challenge (S256),
+/// the resource and the scope.
+pub fn authorization_url(
     d: &Discovered,
     client: &Client,
     redirect_uri: &str,
-) -> Result<Pending, String> {
+    state: &str,
+    challenge: &str,
+) -> Result<String, String> {
     let mut url = url::Url::parse(endpoint(d, "authorization_endpoint")?)
         .map_err(|e| format!("the authorization endpoint is not a URL: {e}"))?;
-    let (verifier, state) = (random(), random());
-    let challenge = B64.encode(Sha256::digest(verifier.as_bytes()));
     {
         let mut q = url.query_pairs_mut();
         q.append_pair("response_type", "code")
             .append_pair("client_id", &client.client_id)
             .append_pair("redirect_uri", redirect_uri)
-            .append_pair("state", &state)
-            .append_pair("code_challenge", &challenge)
+            .append_pair("state", state)
+            .append_pair("code_challenge", challenge)
             .append_pair("code_challenge_method", "S256")
             .append_pair("resource", &d.resource);
         if let Some(s) = &d.scope {
             q.append_pair("scope", s);
         }
     }
+    Ok(url.to_string())
+}
+
+/// The authorization request for `client`, with a fresh PKCE pair and state.
+pub fn authorization(
+    d: &Discovered,
+    client: &Client,
+    redirect_uri: &str,
+) -> Result<Pending, String> {
+    let (verifier, challenge) = pkce_pair();
+    let state = random();
     Ok(Pending {
-        url: url.to_string(),
+        url: authorization_url(d, client, redirect_uri, &state, &challenge)?,
         state,
         verifier,
         redirect_uri: redirect_uri.to_string(),

@@ -1,12 +1,14 @@
-//! Each user's own credentials at an upstream (issue 39, part 2), the client side: how the
-//! gateway finds an upstream's authorization server and becomes its client, and an
-//! authorization run from start to tokens. Storing tokens per user, asking the user to connect
-//! and using the tokens on calls are not built yet.
+//! Each user's own credentials at an upstream (an upstream's `user_oauth`): how the gateway
+//! finds an upstream's authorization server and becomes its client, users' tokens sealed in
+//! the store and used on their calls only, and the pages a user connects through.
 //!
 //! | module | holds |
 //! |---|---|
 //! | [`discovery`] | protected resource and authorization server metadata, 2025-03-26 fallbacks |
 //! | [`flow`] | registration, PKCE authorization, the answer's checks, code and refresh redemption |
+//! | [`seal`] | the AEAD that seals tokens, links and states with `user_credentials.key` |
+//! | [`vault`] | users' tokens: stored, refreshed, dropped; connect links and their answers |
+//! | [`pages`] | `/oauth/upstream/...`: connect, callback, a user's own connections |
 //!
 //! [`sign_in`] runs the whole flow against an MCP server, following the authorization server's
 //! redirects as a browser would (`mcp-gateway upstream-login URL`): the official conformance
@@ -14,6 +16,9 @@
 
 pub mod discovery;
 pub mod flow;
+pub mod pages;
+pub mod seal;
+pub mod vault;
 
 use serde_json::{json, Value};
 

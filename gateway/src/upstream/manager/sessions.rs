@@ -9,19 +9,32 @@ use serde_json::Value;
 use super::{Entry, Upstreams};
 use crate::config::{Secret, Sharing};
 use crate::upstream::connection::Connection;
+use crate::upstream::credentials::vault::{user_holder, CATALOG};
+use crate::upstream::oauth::TokenSource;
 use crate::upstream::UpstreamError;
+
+/// Who a call is for.
+#[derive(Clone, Copy)]
+pub struct Caller<'a> {
+    /// The principal's key (see `auth::Principal::key`).
+    pub key: &'a str,
+    /// An OAuth principal's access token, for upstreams that exchange it.
+    pub bearer: Option<&'a Secret>,
+}
 
 impl Upstreams {
     /// The connection to use for a call from `session`: the shared one, or the session's own
     /// (opened on first use) for `per_session` upstreams.
-    /// `subject`: the caller's OAuth access token, for upstreams that exchange it.
+    /// `caller`: who calls (principal key), and their OAuth access token for upstreams that
+    /// exchange it.
     pub async fn connection_for(
         &self,
         upstream: &str,
         session: &str,
         host_caps: Option<&Value>,
-        subject: Option<&Secret>,
+        caller: Caller<'_>,
     ) -> Result<Arc<Connection>, UpstreamError> {
+        let subject = caller.bearer;
         let entry = self
             .entries
             .lock()
@@ -62,7 +75,7 @@ impl Upstreams {
             return Ok(c);
         }
         let conn = self
-            .open_session_connection(&entry, session, host_caps, subject)
+            .open_session_connection(&entry, session, host_caps, caller)
             .await;
         if conn.is_ok() {
             // Later calls find the connection; after a failure the gate stays, so that the calls
@@ -78,9 +91,17 @@ impl Upstreams {
         entry: &Arc<Entry>,
         session: &str,
         host_caps: Option<&Value>,
-        subject: Option<&Secret>,
+        caller: Caller<'_>,
     ) -> Result<Arc<Connection>, UpstreamError> {
-        let exchanger = self.exchanger(&entry.spec, subject)?;
+        let exchanger = match entry.spec.transport.endpoint() {
+            // The caller's own tokens at the upstream; none yet: they are asked to connect.
+            Some(e) if e.user_oauth.is_some() => Some(TokenSource::of_holder(
+                self.vault.clone(),
+                &entry.spec.name,
+                &user_holder(caller.key),
+            )),
+            _ => self.exchanger(&entry.spec, caller.bearer)?,
+        };
         if let Some(x) = &exchanger {
             entry
                 .exchangers
@@ -121,6 +142,61 @@ impl Upstreams {
             if let Some(c) = e.sessions.lock().unwrap().remove(session) {
                 c.shutdown();
             }
+        }
+    }
+
+    /// Closes a session's own connection to one upstream (its credentials changed): its next
+    /// call opens another.
+    pub fn drop_session_connection(&self, upstream: &str, session: &str) {
+        let entry = self.entries.lock().unwrap().get(upstream).cloned();
+        if let Some(e) = entry {
+            e.exchangers.lock().unwrap().remove(session);
+            if let Some(c) = e.sessions.lock().unwrap().remove(session) {
+                c.shutdown();
+            }
+        }
+    }
+
+    /// A connection of `holder` to `upstream` changed (connected, refreshed or revoked, here or
+    /// on another replica). Revoked: the holder's session connections close, so that their
+    /// next call asks again. The catalog account's: the catalog connection starts over when
+    /// it is revoked, or connected while the upstream is not up.
+    pub async fn connection_changed(self: &Arc<Self>, upstream: &str, holder: &str) {
+        let Some(entry) = self.entries.lock().unwrap().get(upstream).cloned() else {
+            return;
+        };
+        let exists = match self.registry.get_connection(upstream, holder).await {
+            Ok(c) => c.is_some(),
+            Err(e) => {
+                tracing::warn!(upstream, error = %e, "cannot read a changed upstream connection");
+                return;
+            }
+        };
+        if holder == CATALOG {
+            let up = entry.health.lock().unwrap().status == "up";
+            if !exists || !up {
+                tracing::info!(
+                    upstream,
+                    connected = exists,
+                    "the catalog account changed; reconnecting"
+                );
+                self.start(entry.spec.clone());
+            }
+            return;
+        }
+        if exists {
+            return;
+        }
+        let sessions: Vec<String> = entry
+            .exchangers
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, x)| x.holder() == Some(holder))
+            .map(|(s, _)| s.clone())
+            .collect();
+        for s in sessions {
+            self.drop_session_connection(upstream, &s);
         }
     }
 }

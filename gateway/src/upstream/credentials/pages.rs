@@ -1,0 +1,129 @@
+//! What users reach of their upstream connections: the connect link (`GET
+//! /oauth/upstream/connect`, sends the browser to the upstream's authorization server), the
+//! callback the server sends it back to, and their own connections (`GET /v1/connections`,
+//! `DELETE /v1/connections/{upstream}`, signed in as for `/mcp`).
+
+use std::sync::Arc;
+
+use axum::extract::{Extension, Path, Query, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::vault::{user_holder, COOKIE};
+use crate::admin::error::AdminError;
+use crate::auth::server::pages::{error, escape, page};
+use crate::auth::Principal;
+use crate::state::AppState;
+
+#[derive(Deserialize)]
+pub struct ConnectQuery {
+    ticket: String,
+}
+
+/// A connect link: on to the upstream's authorization server, with the cookie that the answer
+/// must come back with.
+pub async fn connect(State(state): State<AppState>, Query(q): Query<ConnectQuery>) -> Response {
+    let ups = &state.hub.upstreams;
+    match ups.vault.begin(&q.ticket, |name| ups.spec(name)).await {
+        Ok((url, nonce)) => {
+            let Ok(location) = HeaderValue::from_str(&url) else {
+                return error(
+                    StatusCode::BAD_GATEWAY,
+                    "the authorization URL is not valid",
+                );
+            };
+            let secure = if ups.vault.public_url.starts_with("https://") {
+                "; Secure"
+            } else {
+                ""
+            };
+            let cookie = format!(
+                "{COOKIE}={nonce}; Path=/oauth/upstream; Max-Age=600; HttpOnly; SameSite=Lax{secure}"
+            );
+            let mut resp = (StatusCode::FOUND, "").into_response();
+            let h = resp.headers_mut();
+            h.insert(header::LOCATION, location);
+            if let Ok(c) = HeaderValue::from_str(&cookie) {
+                h.insert(header::SET_COOKIE, c);
+            }
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            resp
+        }
+        Err(e) => {
+            tracing::info!(error = %e, "a connect link could not be followed");
+            error(StatusCode::BAD_REQUEST, &e)
+        }
+    }
+}
+
+fn cookie_of(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == COOKIE)
+        .map(|(_, v)| v.to_string())
+}
+
+/// The upstream's authorization server sends the browser back here.
+pub async fn callback(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let ups = &state.hub.upstreams;
+    let cookie = cookie_of(&headers);
+    match ups
+        .vault
+        .finish(query.as_deref().unwrap_or(""), cookie.as_deref())
+        .await
+    {
+        Ok(c) => {
+            ups.connection_changed(&c.upstream, &c.holder).await;
+            let body = format!(
+                "<main><h1>Connected</h1><p>Your account at <b>{}</b> is connected to the \
+                 gateway. Go back to your application and call again.</p></main>",
+                escape(&c.upstream)
+            );
+            page(StatusCode::OK, "Connected", &body, None)
+        }
+        Err(e) => {
+            tracing::info!(error = %e, "an upstream authorization did not complete");
+            error(StatusCode::BAD_REQUEST, &e)
+        }
+    }
+}
+
+/// The caller's own connections to upstreams (never their tokens).
+pub async fn list_mine(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+) -> Result<Json<Value>, AdminError> {
+    let list = state
+        .registry
+        .list_connections(Some(&user_holder(p.key())))
+        .await?;
+    Ok(Json(json!({ "connections": list })))
+}
+
+/// Forgets one of the caller's own connections: their next call asks them to connect again.
+pub async fn disconnect_mine(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+    Path(upstream): Path<String>,
+) -> Result<StatusCode, AdminError> {
+    let ups = &state.hub.upstreams;
+    let holder = user_holder(p.key());
+    if !ups.vault.disconnect(&upstream, &holder, p.key()).await? {
+        return Err(AdminError::NotFound(format!(
+            "you have no connection to {upstream:?}"
+        )));
+    }
+    ups.connection_changed(&upstream, &holder).await;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,646 @@
+//! Users' own tokens at `user_oauth` upstreams: sealed in the store, handed to that user's
+//! connections only, refreshed before they expire (one refresh at a time per connection, and a
+//! refresh another replica made is taken rather than repeated), and dropped when the upstream's
+//! authorization server no longer honours them, so that the user is asked to connect again.
+//!
+//! Connecting: a link names the upstream and the user, sealed (10 minutes). Opening it
+//! discovers the upstream's authorization server, becomes its client (a client registered
+//! beforehand, a client ID metadata document, else RFC 7591), and sends the browser there with
+//! PKCE and `resource`. The authorization's `state` is sealed too, so the answer can come back
+//! to any replica; a cookie set with the link must come back with it (a stranger's answer
+//! cannot be planted in another browser).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine;
+use chacha20poly1305::aead::rand_core::RngCore;
+use chacha20poly1305::aead::OsRng;
+use registry::{now_ms, ConnectionRecord, Registry};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::discovery::{self, Discovered};
+use super::flow::{self, Client};
+use super::seal::KeyRing;
+use crate::audit::Auditor;
+use crate::config::{Config, Secret, UpstreamSpec, UserOAuth};
+use crate::upstream::UpstreamError;
+
+/// The holder whose connection the catalog is read with.
+pub const CATALOG: &str = "catalog";
+/// Where the authorization servers send users back.
+pub const CALLBACK_PATH: &str = "/oauth/upstream/callback";
+/// Where connect links lead.
+pub const CONNECT_PATH: &str = "/oauth/upstream/connect";
+/// The cookie that binds an authorization to the browser that started it.
+pub const COOKIE: &str = "mcpgw_upstream_connect";
+/// How long a connect link and an authorization in progress stay good.
+const LINK_LIFETIME_MS: i64 = 10 * 60 * 1000;
+/// A token with less than this left is refreshed before use.
+const REFRESH_BEFORE_MS: i64 = 60 * 1000;
+/// Lifetime assumed when the server does not say (`expires_in` is optional).
+const DEFAULT_LIFETIME: Duration = Duration::from_secs(3600);
+
+/// The holder of a user's connection.
+pub fn user_holder(principal_key: &str) -> String {
+    format!("user:{principal_key}")
+}
+
+/// What is sealed for one connection.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Tokens {
+    access_token: String,
+    refresh_token: Option<String>,
+    /// ms; `None`: the server did not say.
+    expires_at: Option<i64>,
+    issuer: String,
+    token_endpoint: String,
+    resource: String,
+    client_id: String,
+    client_secret: Option<String>,
+    auth_method: String,
+}
+
+impl Tokens {
+    fn fresh(&self, now: i64) -> bool {
+        self.expires_at.is_none_or(|e| e - now > REFRESH_BEFORE_MS)
+    }
+
+    fn lifetime(&self, now: i64) -> Duration {
+        self.expires_at
+            .map(|e| Duration::from_millis((e - now).max(0) as u64))
+            .unwrap_or(DEFAULT_LIFETIME)
+    }
+
+    fn discovered(&self) -> Discovered {
+        Discovered {
+            resource: self.resource.clone(),
+            issuer: self.issuer.clone(),
+            metadata: json!({"issuer": self.issuer, "token_endpoint": self.token_endpoint}),
+            scope: None,
+        }
+    }
+
+    fn client(&self) -> Client {
+        Client {
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.clone(),
+            auth_method: self.auth_method.clone(),
+        }
+    }
+}
+
+/// An authorization in progress, sealed into its `state`.
+#[derive(Debug, Serialize, Deserialize)]
+struct Started {
+    upstream: String,
+    holder: String,
+    by: String,
+    verifier: String,
+    /// Must equal the cookie of the browser that comes back.
+    nonce: String,
+    expires_at: i64,
+    issuer: String,
+    /// The server promised `iss` in its answer (RFC 9207).
+    iss_promised: bool,
+    token_endpoint: String,
+    resource: String,
+    scope: Option<String>,
+    client_id: String,
+    client_secret: Option<String>,
+    auth_method: String,
+}
+
+/// A connect link's content.
+#[derive(Debug, Serialize, Deserialize)]
+struct Ticket {
+    upstream: String,
+    holder: String,
+    by: String,
+    expires_at: i64,
+}
+
+/// Connected: who, to what.
+#[derive(Debug, Clone)]
+pub struct Connected {
+    pub upstream: String,
+    pub holder: String,
+    pub by: String,
+}
+
+/// The users' tokens at `user_oauth` upstreams.
+pub struct Vault {
+    registry: Arc<dyn Registry>,
+    ring: KeyRing,
+    http: reqwest::Client,
+    /// Where browsers reach the gateway (links and redirects).
+    pub public_url: String,
+    env: HashMap<String, String>,
+    /// Clients the gateway registered (RFC 7591), by upstream and issuer.
+    registered: Mutex<HashMap<(String, String), Client>>,
+    /// One refresh at a time per connection.
+    refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// A larger scope an upstream asked for (403 `insufficient_scope`), by upstream and holder:
+    /// the next connect link asks for it.
+    step_up: Mutex<HashMap<(String, String), String>>,
+    audit: OnceLock<Arc<Auditor>>,
+}
+
+impl Vault {
+    pub fn new(config: &Config, registry: Arc<dyn Registry>) -> Arc<Self> {
+        Arc::new(Self {
+            registry,
+            ring: KeyRing::new(&config.user_credentials.keys),
+            http: reqwest::Client::builder()
+                // The authorization server's endpoints must not redirect credentials elsewhere.
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(Duration::from_secs(10))
+                .timeout(Duration::from_secs(30))
+                .build()
+                .expect("http client"),
+            public_url: public_url(config),
+            env: config.env.clone(),
+            registered: Mutex::default(),
+            refreshing: Mutex::default(),
+            step_up: Mutex::default(),
+            audit: OnceLock::new(),
+        })
+    }
+
+    /// Where connect, refresh failure and disconnect rows go; once, at start-up.
+    pub fn set_audit(&self, audit: Arc<Auditor>) {
+        let _ = self.audit.set(audit);
+    }
+
+    async fn audit(&self, principal: &str, action: &str, upstream: &str, outcome: &str) {
+        if let Some(a) = self.audit.get() {
+            a.record(registry::AuditEntry {
+                at: now_ms(),
+                principal: principal.to_string(),
+                action: action.into(),
+                target: Some(upstream.into()),
+                outcome: outcome.into(),
+                ..Default::default()
+            })
+            .await;
+        }
+    }
+
+    fn purpose(upstream: &str, holder: &str) -> String {
+        format!("tokens:{upstream}/{holder}")
+    }
+
+    fn unsealed(&self, rec: &ConnectionRecord) -> Option<(Tokens, bool)> {
+        let (v, current) = self
+            .ring
+            .open(&Self::purpose(&rec.upstream, &rec.holder), &rec.sealed)?;
+        Some((serde_json::from_value(v).ok()?, current))
+    }
+
+    fn needs_connect(upstream: &str, holder: &str) -> UpstreamError {
+        UpstreamError::NeedsConnect {
+            upstream: upstream.to_string(),
+            holder: holder.to_string(),
+        }
+    }
+
+    /// The stored tokens of a connection, `None` when there are none (or none this gateway's
+    /// keys can open: the key was lost, so the user connects again).
+    async fn stored(
+        &self,
+        upstream: &str,
+        holder: &str,
+    ) -> Result<Option<(ConnectionRecord, Tokens, bool)>, UpstreamError> {
+        let rec = self
+            .registry
+            .get_connection(upstream, holder)
+            .await
+            .map_err(|e| UpstreamError::Connect(format!("the credential store: {e}")))?;
+        let Some(rec) = rec else { return Ok(None) };
+        match self.unsealed(&rec) {
+            Some((t, current)) => Ok(Some((rec, t, current))),
+            None => {
+                tracing::warn!(upstream, "a stored upstream connection cannot be opened with the configured keys; the user connects again");
+                Ok(None)
+            }
+        }
+    }
+
+    /// A valid access token of `holder` at `upstream`, refreshed if it is about to expire, and
+    /// how long it lasts.
+    pub async fn token(
+        &self,
+        upstream: &str,
+        holder: &str,
+    ) -> Result<(Secret, Duration), UpstreamError> {
+        let now = now_ms();
+        match self.stored(upstream, holder).await? {
+            None => Err(Self::needs_connect(upstream, holder)),
+            Some((_, t, _)) if t.fresh(now) => {
+                Ok((Secret::new(t.access_token.clone()), t.lifetime(now)))
+            }
+            Some((_, t, _)) => self.refresh(upstream, holder, &t.access_token).await,
+        }
+    }
+
+    /// A new access token after the upstream refused `rejected`: a refresh, unless another
+    /// call (or replica) already replaced it.
+    pub async fn renew(
+        &self,
+        upstream: &str,
+        holder: &str,
+        rejected: &str,
+    ) -> Result<(Secret, Duration), UpstreamError> {
+        self.refresh(upstream, holder, rejected).await
+    }
+
+    async fn refresh(
+        &self,
+        upstream: &str,
+        holder: &str,
+        stale: &str,
+    ) -> Result<(Secret, Duration), UpstreamError> {
+        let gate = self
+            .refreshing
+            .lock()
+            .unwrap()
+            .entry(format!("{upstream}/{holder}"))
+            .or_default()
+            .clone();
+        let _one = gate.lock().await;
+        let now = now_ms();
+        let Some((rec, t, _)) = self.stored(upstream, holder).await? else {
+            return Err(Self::needs_connect(upstream, holder));
+        };
+        if t.access_token != stale && t.fresh(now) {
+            // Refreshed meanwhile, here or on another replica.
+            return Ok((Secret::new(t.access_token.clone()), t.lifetime(now)));
+        }
+        let answer = match &t.refresh_token {
+            Some(rt) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
+            None => Err("no refresh token was issued".into()),
+        };
+        match answer {
+            Ok(fresh) => {
+                let next = Tokens {
+                    access_token: fresh.access_token,
+                    refresh_token: fresh.refresh_token.or(t.refresh_token.clone()),
+                    expires_at: fresh.expires_in.map(|s| now + s as i64 * 1000),
+                    ..t
+                };
+                self.save(
+                    &rec.upstream,
+                    &rec.holder,
+                    &rec.connected_by,
+                    &rec.scope,
+                    &next,
+                )
+                .await?;
+                tracing::info!(upstream, "a user's upstream token was refreshed");
+                Ok((Secret::new(next.access_token.clone()), next.lifetime(now)))
+            }
+            Err(why) => {
+                // Another replica may have spent the refresh token a moment ago.
+                if let Some((_, other, _)) = self.stored(upstream, holder).await? {
+                    if other.access_token != t.access_token && other.fresh(now) {
+                        return Ok((Secret::new(other.access_token.clone()), other.lifetime(now)));
+                    }
+                }
+                tracing::warn!(upstream, error = %why, "a user's upstream token could not be refreshed; they are asked to connect again");
+                let _ = self.registry.delete_connection(upstream, holder).await;
+                self.audit(&rec.connected_by, "upstream.refresh", upstream, "error")
+                    .await;
+                Err(Self::needs_connect(upstream, holder))
+            }
+        }
+    }
+
+    async fn save(
+        &self,
+        upstream: &str,
+        holder: &str,
+        by: &str,
+        scope: &str,
+        t: &Tokens,
+    ) -> Result<(), UpstreamError> {
+        let sealed = self
+            .ring
+            .seal(
+                &Self::purpose(upstream, holder),
+                &serde_json::to_value(t).expect("tokens are JSON"),
+            )
+            .ok_or_else(|| UpstreamError::Config(NO_KEY.into()))?;
+        let now = now_ms();
+        self.registry
+            .put_connection(&ConnectionRecord {
+                upstream: upstream.into(),
+                holder: holder.into(),
+                connected_by: by.into(),
+                sealed,
+                issuer: t.issuer.clone(),
+                scope: scope.into(),
+                created_at: now,
+                updated_at: now,
+                expires_at: t.expires_at,
+            })
+            .await
+            .map_err(|e| UpstreamError::Connect(format!("the credential store: {e}")))
+    }
+
+    /// Remembers that `upstream` asked `holder` for more scope: the next link asks for it.
+    pub fn step_up(&self, upstream: &str, holder: &str, scope: String) {
+        self.step_up
+            .lock()
+            .unwrap()
+            .insert((upstream.into(), holder.into()), scope);
+    }
+
+    /// The link that connects `holder` (for whom `by` asks) to `upstream`.
+    pub fn link(&self, upstream: &str, holder: &str, by: &str) -> Result<String, UpstreamError> {
+        let ticket = Ticket {
+            upstream: upstream.into(),
+            holder: holder.into(),
+            by: by.into(),
+            expires_at: now_ms() + LINK_LIFETIME_MS,
+        };
+        let sealed = self
+            .ring
+            .seal("connect", &serde_json::to_value(ticket).expect("JSON"))
+            .ok_or_else(|| UpstreamError::Config(NO_KEY.into()))?;
+        Ok(format!("{}{CONNECT_PATH}?ticket={sealed}", self.public_url))
+    }
+
+    /// Opens a connect link: the authorization URL to send the browser to, and the cookie
+    /// value that must come back with the answer.
+    pub async fn begin(
+        &self,
+        ticket: &str,
+        spec: impl Fn(&str) -> Option<UpstreamSpec>,
+    ) -> Result<(String, String), String> {
+        let (v, _) = self
+            .ring
+            .open("connect", ticket)
+            .ok_or("this link is not one of this gateway's")?;
+        let ticket: Ticket = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        if ticket.expires_at < now_ms() {
+            return Err("this link has expired: call the tool again for a new one".into());
+        }
+        let spec = spec(&ticket.upstream)
+            .ok_or_else(|| format!("there is no upstream {:?} now", ticket.upstream))?;
+        let endpoint = spec.transport.endpoint().ok_or("not an http upstream")?;
+        let user = endpoint
+            .user_oauth
+            .as_ref()
+            .ok_or_else(|| format!("upstream {:?} does not use user_oauth", spec.name))?;
+        let challenge = self.challenge(&endpoint.url).await;
+        let mut d = discovery::discover(&self.http, &endpoint.url, challenge.as_deref()).await?;
+        let stepped = self
+            .step_up
+            .lock()
+            .unwrap()
+            .get(&(ticket.upstream.clone(), ticket.holder.clone()))
+            .cloned();
+        if let Some(s) = stepped {
+            d.scope = Some(s);
+        } else if !user.scopes.is_empty() {
+            d.scope = Some(user.scopes.join(" "));
+        }
+        let client = self.client(&spec.name, user, &d).await?;
+        let (verifier, code_challenge) = flow::pkce_pair();
+        let nonce = random();
+        let started = Started {
+            upstream: ticket.upstream,
+            holder: ticket.holder,
+            by: ticket.by,
+            verifier,
+            nonce: nonce.clone(),
+            expires_at: now_ms() + LINK_LIFETIME_MS,
+            issuer: d.metadata["issuer"]
+                .as_str()
+                .unwrap_or(&d.issuer)
+                .to_string(),
+            iss_promised: d.metadata["authorization_response_iss_parameter_supported"] == true,
+            token_endpoint: d.metadata["token_endpoint"]
+                .as_str()
+                .ok_or("the authorization server has no token_endpoint")?
+                .to_string(),
+            resource: d.resource.clone(),
+            scope: d.scope.clone(),
+            client_id: client.client_id.clone(),
+            client_secret: client.client_secret.clone(),
+            auth_method: client.auth_method.clone(),
+        };
+        let state = self
+            .ring
+            .seal("state", &serde_json::to_value(&started).expect("JSON"))
+            .ok_or(NO_KEY)?;
+        let url =
+            flow::authorization_url(&d, &client, &self.redirect_uri(), &state, &code_challenge)?;
+        Ok((url, nonce))
+    }
+
+    /// The upstream's answer to a request without a token: its `WWW-Authenticate`, which may
+    /// name its resource metadata and the scope it wants.
+    async fn challenge(&self, url: &str) -> Option<String> {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION")}}});
+        let r = self
+            .http
+            .post(url)
+            .header("accept", "application/json, text/event-stream")
+            .json(&init)
+            .send()
+            .await
+            .ok()?;
+        r.headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    }
+
+    /// The gateway as a client of the upstream's authorization server.
+    async fn client(
+        &self,
+        upstream: &str,
+        user: &UserOAuth,
+        d: &Discovered,
+    ) -> Result<Client, String> {
+        if let Some(id) = &user.client_id {
+            let secret = match &user.client_secret {
+                Some(s) => Some(
+                    s.resolve(&self.env)
+                        .map_err(|e| format!("user_oauth.client_secret: {e}"))?,
+                ),
+                None => None,
+            };
+            return Ok(flow::preregistered(
+                d,
+                id,
+                secret.as_ref().map(|s| s.expose()),
+            ));
+        }
+        if let Some(url) = &user.client_metadata_url {
+            if d.metadata["client_id_metadata_document_supported"] == true {
+                return Ok(flow::preregistered(d, url, None));
+            }
+        }
+        let key = (upstream.to_string(), d.issuer.clone());
+        if let Some(c) = self.registered.lock().unwrap().get(&key) {
+            return Ok(c.clone());
+        }
+        if !d.metadata["registration_endpoint"].is_string() {
+            return Err(format!(
+                "the authorization server of {upstream} offers no registration and no client \
+                 is configured: set user_oauth.client_id (and client_secret)"
+            ));
+        }
+        let c = flow::register(&self.http, d, &self.redirect_uri()).await?;
+        self.registered.lock().unwrap().insert(key, c.clone());
+        Ok(c)
+    }
+
+    fn redirect_uri(&self) -> String {
+        format!("{}{CALLBACK_PATH}", self.public_url)
+    }
+
+    /// The answer that came back to the callback (`query`, as sent) with the browser's
+    /// `cookie`: the code redeemed, the tokens stored.
+    pub async fn finish(&self, query: &str, cookie: Option<&str>) -> Result<Connected, String> {
+        let answer = url::Url::parse(&format!("{}?{query}", self.redirect_uri()))
+            .map_err(|e| e.to_string())?;
+        let state = answer
+            .query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.to_string())
+            .ok_or("the answer has no state")?;
+        let (v, _) = self
+            .ring
+            .open("state", &state)
+            .ok_or("the answer's state is not one this gateway started")?;
+        let s: Started = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        if s.expires_at < now_ms() {
+            return Err("this authorization took too long: open the link again".into());
+        }
+        if cookie != Some(s.nonce.as_str()) {
+            return Err(
+                "this answer belongs to an authorization started in another browser".into(),
+            );
+        }
+        let mut metadata = json!({"issuer": s.issuer, "token_endpoint": s.token_endpoint});
+        if s.iss_promised {
+            metadata["authorization_response_iss_parameter_supported"] = json!(true);
+        }
+        let d = Discovered {
+            resource: s.resource.clone(),
+            issuer: s.issuer.clone(),
+            metadata,
+            scope: s.scope.clone(),
+        };
+        let pending = flow::Pending {
+            url: String::new(),
+            state,
+            verifier: s.verifier.clone(),
+            redirect_uri: self.redirect_uri(),
+        };
+        let client = Client {
+            client_id: s.client_id.clone(),
+            client_secret: s.client_secret.clone(),
+            auth_method: s.auth_method.clone(),
+        };
+        let outcome = async {
+            let code = flow::code_of(&d, &pending, &answer)?;
+            flow::redeem(&self.http, &d, &client, &pending, &code).await
+        }
+        .await;
+        let tokens = match outcome {
+            Ok(t) => t,
+            Err(e) => {
+                self.audit(&s.by, "upstream.connect", &s.upstream, "error")
+                    .await;
+                return Err(e);
+            }
+        };
+        let now = now_ms();
+        let scope = tokens.scope.clone().or(s.scope.clone()).unwrap_or_default();
+        let t = Tokens {
+            access_token: tokens.access_token,
+            refresh_token: tokens.refresh_token,
+            expires_at: tokens.expires_in.map(|e| now + e as i64 * 1000),
+            issuer: s.issuer,
+            token_endpoint: s.token_endpoint,
+            resource: s.resource,
+            client_id: s.client_id,
+            client_secret: s.client_secret,
+            auth_method: s.auth_method,
+        };
+        self.save(&s.upstream, &s.holder, &s.by, &scope, &t)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.step_up
+            .lock()
+            .unwrap()
+            .remove(&(s.upstream.clone(), s.holder.clone()));
+        self.audit(&s.by, "upstream.connect", &s.upstream, "ok")
+            .await;
+        Ok(Connected {
+            upstream: s.upstream,
+            holder: s.holder,
+            by: s.by,
+        })
+    }
+
+    /// Forgets a connection (the user's or an admin's doing): whether there was one.
+    pub async fn disconnect(
+        &self,
+        upstream: &str,
+        holder: &str,
+        by: &str,
+    ) -> Result<bool, registry::RegistryError> {
+        let existed = self.registry.delete_connection(upstream, holder).await?;
+        if existed {
+            self.audit(by, "upstream.disconnect", upstream, "ok").await;
+        }
+        Ok(existed)
+    }
+}
+
+const NO_KEY: &str = "user_credentials.key is not set: users' upstream tokens cannot be sealed";
+
+fn random() -> String {
+    let mut b = [0u8; 32];
+    OsRng.fill_bytes(&mut b);
+    B64.encode(b)
+}
+
+/// Where browsers reach the gateway: `user_credentials.public_url`, else the authorization
+/// server's issuer, else the origin of `auth.resource`, else the listening address.
+fn public_url(config: &Config) -> String {
+    if let Some(u) = &config.user_credentials.public_url {
+        return u.clone();
+    }
+    if let Some(s) = &config.auth.server {
+        return s.issuer.trim_end_matches('/').to_string();
+    }
+    if let Some(origin) = config
+        .auth
+        .resource
+        .as_deref()
+        .and_then(|r| url::Url::parse(r).ok())
+        .map(|u| u.origin().ascii_serialization())
+    {
+        return origin;
+    }
+    let listen = config.server.listen;
+    let host = if listen.ip().is_unspecified() {
+        "127.0.0.1".to_string()
+    } else if listen.is_ipv6() {
+        format!("[{}]", listen.ip())
+    } else {
+        listen.ip().to_string()
+    };
+    format!("http://{host}:{}", listen.port())
+}

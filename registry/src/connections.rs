@@ -1,0 +1,146 @@
+//! Connections to upstreams that act as each user (an upstream's `user_oauth`): one row per
+//! upstream and holder (a user, or the designated account the catalog is read with). The tokens
+//! are sealed by the gateway before they get here: the store holds ciphertext it cannot open,
+//! and what admins and users may see (who, when, which scope, until when).
+
+use async_trait::async_trait;
+use serde::Serialize;
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::change::Change;
+use crate::error::{RegistryError, Result};
+use crate::sql::SqlRegistry;
+
+/// One holder's connection to one upstream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConnectionRecord {
+    pub upstream: String,
+    /// `user:<principal key>` or `catalog`.
+    pub holder: String,
+    /// The principal key of who connected it.
+    pub connected_by: String,
+    /// The tokens and their client, sealed by the gateway; never shown.
+    #[serde(skip_serializing)]
+    pub sealed: String,
+    /// The upstream's authorization server.
+    pub issuer: String,
+    pub scope: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// When the access token expires (ms), if the server said.
+    pub expires_at: Option<i64>,
+}
+
+/// Storage of upstream connections.
+#[async_trait]
+pub trait ConnectionStore: Send + Sync {
+    /// Creates or replaces (a new sign-in, a refresh), keeping `created_at`; every replica is told.
+    async fn put_connection(&self, c: &ConnectionRecord) -> Result<()>;
+    async fn get_connection(
+        &self,
+        upstream: &str,
+        holder: &str,
+    ) -> Result<Option<ConnectionRecord>>;
+    /// Every connection (of one holder when `holder` is given), by upstream then holder.
+    async fn list_connections(&self, holder: Option<&str>) -> Result<Vec<ConnectionRecord>>;
+    /// Deletes one; whether it existed. Every replica is told.
+    async fn delete_connection(&self, upstream: &str, holder: &str) -> Result<bool>;
+}
+
+const COLUMNS: &str =
+    "upstream, holder, connected_by, sealed, issuer, scope, created_at, updated_at, expires_at";
+
+fn from_row(row: &AnyRow) -> Result<ConnectionRecord> {
+    let get = |c: &str| -> Result<String> { row.try_get(c).map_err(RegistryError::Database) };
+    let num = |c: &str| -> Result<i64> { row.try_get(c).map_err(RegistryError::Database) };
+    Ok(ConnectionRecord {
+        upstream: get("upstream")?,
+        holder: get("holder")?,
+        connected_by: get("connected_by")?,
+        sealed: get("sealed")?,
+        issuer: get("issuer")?,
+        scope: get("scope")?,
+        created_at: num("created_at")?,
+        updated_at: num("updated_at")?,
+        expires_at: row.try_get("expires_at").map_err(RegistryError::Database)?,
+    })
+}
+
+fn db(e: sqlx::Error) -> RegistryError {
+    RegistryError::from_sqlx(e, "upstream connection")
+}
+
+#[async_trait]
+impl ConnectionStore for SqlRegistry {
+    async fn put_connection(&self, c: &ConnectionRecord) -> Result<()> {
+        sqlx::query(&format!(
+            "INSERT INTO upstream_connections ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             ON CONFLICT (upstream, holder) DO UPDATE SET connected_by = excluded.connected_by, \
+             sealed = excluded.sealed, issuer = excluded.issuer, scope = excluded.scope, \
+             updated_at = excluded.updated_at, expires_at = excluded.expires_at"
+        ))
+        .bind(&c.upstream)
+        .bind(&c.holder)
+        .bind(&c.connected_by)
+        .bind(&c.sealed)
+        .bind(&c.issuer)
+        .bind(&c.scope)
+        .bind(c.created_at)
+        .bind(c.updated_at)
+        .bind(c.expires_at)
+        .execute(self.pool())
+        .await
+        .map_err(db)?;
+        self.announce(&Change::Connection(c.upstream.clone(), c.holder.clone()))
+            .await
+    }
+
+    async fn get_connection(
+        &self,
+        upstream: &str,
+        holder: &str,
+    ) -> Result<Option<ConnectionRecord>> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM upstream_connections WHERE upstream = $1 AND holder = $2"
+        ))
+        .bind(upstream)
+        .bind(holder)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(db)?;
+        row.as_ref().map(from_row).transpose()
+    }
+
+    async fn list_connections(&self, holder: Option<&str>) -> Result<Vec<ConnectionRecord>> {
+        let filter = if holder.is_some() {
+            "WHERE holder = $1 "
+        } else {
+            ""
+        };
+        let sql =
+            format!("SELECT {COLUMNS} FROM upstream_connections {filter}ORDER BY upstream, holder");
+        let mut q = sqlx::query(&sql);
+        if let Some(h) = holder {
+            q = q.bind(h);
+        }
+        let rows = q.fetch_all(self.pool()).await.map_err(db)?;
+        rows.iter().map(from_row).collect()
+    }
+
+    async fn delete_connection(&self, upstream: &str, holder: &str) -> Result<bool> {
+        let done =
+            sqlx::query("DELETE FROM upstream_connections WHERE upstream = $1 AND holder = $2")
+                .bind(upstream)
+                .bind(holder)
+                .execute(self.pool())
+                .await
+                .map_err(db)?;
+        let existed = done.rows_affected() > 0;
+        if existed {
+            self.announce(&Change::Connection(upstream.into(), holder.into()))
+                .await?;
+        }
+        Ok(existed)
+    }
+}
