@@ -7,7 +7,8 @@
 //   ACCOUNTS_JSON: {"alice": {"groups": ["eng"], "email": "..."}} — the claims of each login,
 //   in the ID token (`groups` and `email` scopes).
 //   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds),
-//   `token_exchange: {"accept_audience": URL}` lets it exchange tokens for that audience (RFC 8693).
+//   `token_exchange: {"accept_audience": URL}` lets it exchange tokens for that audience (RFC 8693);
+//   `refresh: true` gives an authorization-code client refresh tokens.
 // Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
 // Access tokens are RS256 JWTs (`at+jwt`) whose `aud` is the `resource` parameter (RFC 8707).
 // `POST /test/rotate` replaces the signing key by a new one (the old one leaves the JWKS) and
@@ -42,7 +43,7 @@ function build(issuer, key) {
     clients: clients.map((c) => c.redirect_uris ? {
       client_id: c.client_id,
       client_secret: c.client_secret,
-      grant_types: ['authorization_code'],
+      grant_types: c.refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
       response_types: ['code'],
       redirect_uris: c.redirect_uris,
       application_type: 'native',
@@ -58,6 +59,8 @@ function build(issuer, key) {
     scopes: [...new Set(clients.flatMap((c) => c.scope.split(' ')))],
     claims: { openid: ['sub'], groups: ['groups'], email: ['email'] },
     conformIdTokenClaims: false,
+    // Clients allowed the refresh_token grant get refresh tokens (no `offline_access` needed).
+    issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token'),
     findAccount: async (ctx, id) => ({
       accountId: id,
       claims: async () => ({ sub: id, ...(accounts[id] || {}) }),

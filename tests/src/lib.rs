@@ -347,6 +347,14 @@ impl Gateway {
     }
 
     /// Sends SIGTERM and waits for the process to exit.
+    /// Stops the gateway (SIGTERM) and starts it again with the same directory, config and
+    /// admin token (`env` is given again).
+    pub async fn restart(self, env: &[(&str, &str)]) -> Self {
+        let (dir, admin_token) = (self.dir.clone(), self.admin_token.clone());
+        self.stop().await;
+        Self::start_in(dir, env, admin_token).await
+    }
+
     pub async fn stop(mut self) -> std::process::ExitStatus {
         if let Some(pid) = self.child.id() {
             let _ = std::process::Command::new("kill")

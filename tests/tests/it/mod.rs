@@ -26,6 +26,7 @@ mod security;
 mod session_limits;
 mod tasks;
 mod traces;
+mod user_credentials;
 
 /// The fixture upstream built with these tests.
 pub fn fixture_bin() -> &'static str {

