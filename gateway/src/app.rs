@@ -362,6 +362,7 @@ impl Application {
             routing,
         });
         let listener = TcpListener::bind(config.server.listen).await?;
+        hub.upstreams.vault.listening_on(listener.local_addr()?);
         let ops_listener = match config.server.ops_listen {
             Some(addr) => Some(TcpListener::bind(addr).await?),
             None => None,

@@ -72,6 +72,9 @@ struct Entry {
     definitions: Mutex<BTreeMap<EntryKind, Vec<Definition>>>,
     stop: watch::Sender<bool>,
     syncing: tokio::sync::Mutex<()>,
+    /// A `user_oauth` upstream refused its catalog account's token (or wants more scope) while
+    /// listing: the catalog is stale until an admin connects the account again.
+    catalog_stale: std::sync::atomic::AtomicBool,
 }
 
 /// All upstreams.
@@ -282,6 +285,7 @@ impl Upstreams {
             definitions: Mutex::default(),
             stop,
             syncing: tokio::sync::Mutex::new(()),
+            catalog_stale: std::sync::atomic::AtomicBool::new(false),
         });
         self.entries
             .lock()
@@ -344,7 +348,16 @@ impl Upstreams {
                     {
                         let mut h = entry.health.lock().unwrap();
                         h.status = "up".into();
-                        h.last_error = None;
+                        h.last_error = entry
+                            .catalog_stale
+                            .load(std::sync::atomic::Ordering::Acquire)
+                            .then(|| {
+                                format!(
+                                    "the upstream refused the catalog account's token or asks \
+                                     for more scope: an admin connects it again (POST \
+                                     /admin/v1/upstreams/{name}/connection)"
+                                )
+                            });
                         h.up_since = Some(registry::now_ms());
                         h.server_info = conn.init.get().and_then(|i| i.get("serverInfo")).cloned();
                         h.protocol_version = conn

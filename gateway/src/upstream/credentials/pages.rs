@@ -35,7 +35,7 @@ pub async fn connect(State(state): State<AppState>, Query(q): Query<ConnectQuery
                     "the authorization URL is not valid",
                 );
             };
-            let secure = if ups.vault.public_url.starts_with("https://") {
+            let secure = if ups.vault.public_url().starts_with("https://") {
                 "; Secure"
             } else {
                 ""

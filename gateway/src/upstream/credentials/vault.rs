@@ -136,8 +136,9 @@ pub struct Vault {
     registry: Arc<dyn Registry>,
     ring: KeyRing,
     http: reqwest::Client,
-    /// Where browsers reach the gateway (links and redirects).
-    pub public_url: String,
+    /// Where browsers reach the gateway (links and redirects), and whether it was taken from
+    /// the listening address (which the bound port replaces: `server.listen` may say port 0).
+    public_url: std::sync::RwLock<(String, bool)>,
     env: HashMap<String, String>,
     /// Clients the gateway registered (RFC 7591), by upstream and issuer.
     registered: Mutex<HashMap<(String, String), Client>>,
@@ -161,13 +162,26 @@ impl Vault {
                 .timeout(Duration::from_secs(30))
                 .build()
                 .expect("http client"),
-            public_url: public_url(config),
+            public_url: std::sync::RwLock::new(public_url(config)),
             env: config.env.clone(),
             registered: Mutex::default(),
             refreshing: Mutex::default(),
             step_up: Mutex::default(),
             audit: OnceLock::new(),
         })
+    }
+
+    /// Where browsers reach the gateway.
+    pub fn public_url(&self) -> String {
+        self.public_url.read().unwrap().0.clone()
+    }
+
+    /// The address the gateway listens on, once bound: the public URL when none was given.
+    pub fn listening_on(&self, addr: std::net::SocketAddr) {
+        let mut u = self.public_url.write().unwrap();
+        if u.1 {
+            u.0 = listening_url(addr);
+        }
     }
 
     /// Where connect, refresh failure and disconnect rows go; once, at start-up.
@@ -350,12 +364,12 @@ impl Vault {
             .map_err(|e| UpstreamError::Connect(format!("the credential store: {e}")))
     }
 
-    /// Remembers that `upstream` asked `holder` for more scope: the next link asks for it.
+    /// Remembers that `upstream` asked `holder` for more scope: the next link asks for it,
+    /// with what was asked before (SEP-2350: the union, so that no earlier scope is lost).
     pub fn step_up(&self, upstream: &str, holder: &str, scope: String) {
-        self.step_up
-            .lock()
-            .unwrap()
-            .insert((upstream.into(), holder.into()), scope);
+        let mut all = self.step_up.lock().unwrap();
+        let entry = all.entry((upstream.into(), holder.into())).or_default();
+        *entry = union(entry, &scope);
     }
 
     /// The link that connects `holder` (for whom `by` asks) to `upstream`.
@@ -370,7 +384,10 @@ impl Vault {
             .ring
             .seal("connect", &serde_json::to_value(ticket).expect("JSON"))
             .ok_or_else(|| UpstreamError::Config(NO_KEY.into()))?;
-        Ok(format!("{}{CONNECT_PATH}?ticket={sealed}", self.public_url))
+        Ok(format!(
+            "{}{CONNECT_PATH}?ticket={sealed}",
+            self.public_url()
+        ))
     }
 
     /// Opens a connect link: the authorization URL to send the browser to, and the cookie
@@ -403,10 +420,21 @@ impl Vault {
             .unwrap()
             .get(&(ticket.upstream.clone(), ticket.holder.clone()))
             .cloned();
-        if let Some(s) = stepped {
-            d.scope = Some(s);
-        } else if !user.scopes.is_empty() {
+        if !user.scopes.is_empty() {
             d.scope = Some(user.scopes.join(" "));
+        }
+        if let Some(s) = stepped {
+            // What the connection had, what discovery found, and what the upstream asked for.
+            let had = match self
+                .registry
+                .get_connection(&ticket.upstream, &ticket.holder)
+                .await
+            {
+                Ok(Some(rec)) => rec.scope,
+                _ => String::new(),
+            };
+            let before = union(d.scope.as_deref().unwrap_or(""), &had);
+            d.scope = Some(union(&before, &s));
         }
         let client = self.client(&spec.name, user, &d).await?;
         let (verifier, code_challenge) = flow::pkce_pair();
@@ -442,24 +470,42 @@ impl Vault {
         Ok((url, nonce))
     }
 
-    /// The upstream's answer to a request without a token: its `WWW-Authenticate`, which may
-    /// name its resource metadata and the scope it wants.
+    /// The upstream's answer to requests without a token: the `WWW-Authenticate` of the first
+    /// it refuses, which may name its resource metadata and the scope it wants. Some servers
+    /// let `initialize` through and refuse what follows: then `tools/list` is asked too.
     async fn challenge(&self, url: &str) -> Option<String> {
         let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION")}}});
-        let r = self
-            .http
-            .post(url)
-            .header("accept", "application/json, text/event-stream")
-            .json(&init)
-            .send()
-            .await
-            .ok()?;
-        r.headers()
-            .get("www-authenticate")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+        let mut session: Option<String> = None;
+        for msg in [init, list] {
+            let mut req = self
+                .http
+                .post(url)
+                .header("accept", "application/json, text/event-stream")
+                .json(&msg);
+            if let Some(s) = &session {
+                req = req
+                    .header("mcp-session-id", s)
+                    .header("mcp-protocol-version", "2025-11-25");
+            }
+            let r = req.send().await.ok()?;
+            let header = |n: &str| {
+                r.headers()
+                    .get(n)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string)
+            };
+            if let Some(c) = header("www-authenticate") {
+                return Some(c);
+            }
+            if !r.status().is_success() {
+                return None;
+            }
+            session = header("mcp-session-id");
+        }
+        None
     }
 
     /// The gateway as a client of the upstream's authorization server.
@@ -504,7 +550,7 @@ impl Vault {
     }
 
     fn redirect_uri(&self) -> String {
-        format!("{}{CALLBACK_PATH}", self.public_url)
+        format!("{}{CALLBACK_PATH}", self.public_url())
     }
 
     /// The answer that came back to the callback (`query`, as sent) with the browser's
@@ -608,6 +654,17 @@ impl Vault {
     }
 }
 
+/// Two space-separated scope lists as one, each scope once, in the order first seen.
+fn union(a: &str, b: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for s in a.split_whitespace().chain(b.split_whitespace()) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out.join(" ")
+}
+
 const NO_KEY: &str = "user_credentials.key is not set: users' upstream tokens cannot be sealed";
 
 fn random() -> String {
@@ -617,13 +674,14 @@ fn random() -> String {
 }
 
 /// Where browsers reach the gateway: `user_credentials.public_url`, else the authorization
-/// server's issuer, else the origin of `auth.resource`, else the listening address.
-fn public_url(config: &Config) -> String {
+/// server's issuer, else the origin of `auth.resource`, else the listening address (and
+/// whether it is that).
+fn public_url(config: &Config) -> (String, bool) {
     if let Some(u) = &config.user_credentials.public_url {
-        return u.clone();
+        return (u.clone(), false);
     }
     if let Some(s) = &config.auth.server {
-        return s.issuer.trim_end_matches('/').to_string();
+        return (s.issuer.trim_end_matches('/').to_string(), false);
     }
     if let Some(origin) = config
         .auth
@@ -632,9 +690,13 @@ fn public_url(config: &Config) -> String {
         .and_then(|r| url::Url::parse(r).ok())
         .map(|u| u.origin().ascii_serialization())
     {
-        return origin;
+        return (origin, false);
     }
-    let listen = config.server.listen;
+    (listening_url(config.server.listen), true)
+}
+
+/// `http://` and the listening address; an unspecified one is reached on loopback.
+fn listening_url(listen: std::net::SocketAddr) -> String {
     let host = if listen.ip().is_unspecified() {
         "127.0.0.1".to_string()
     } else if listen.is_ipv6() {
@@ -643,4 +705,19 @@ fn public_url(config: &Config) -> String {
         listen.ip().to_string()
     };
     format!("http://{host}:{}", listen.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::union;
+
+    #[test]
+    fn scopes_asked_again_keep_what_was_asked_before() {
+        assert_eq!(
+            union("mcp:basic", "mcp:write mcp:basic"),
+            "mcp:basic mcp:write"
+        );
+        assert_eq!(union("", "a"), "a");
+        assert_eq!(union("a  b", ""), "a b");
+    }
 }

@@ -58,6 +58,11 @@ impl Upstreams {
                     lists.insert(kind, items);
                 }
                 Err(e) => {
+                    if e.contains(NEEDS_CONNECT_TEXT) {
+                        entry
+                            .catalog_stale
+                            .store(true, std::sync::atomic::Ordering::Release);
+                    }
                     tracing::warn!(upstream = %entry.spec.name, method, error = %e, "listing failed");
                     // Keep what was known of this kind rather than dropping it on a hiccup.
                     let known = entry
@@ -191,6 +196,9 @@ impl Upstreams {
     }
 }
 
+/// What a listing's error says when the catalog account must connect again.
+const NEEDS_CONNECT_TEXT: &str = "the catalog account must connect again";
+
 /// Reads every page of a list.
 async fn list_all(
     conn: &Connection,
@@ -207,6 +215,14 @@ async fn list_all(
             .await
             .map_err(|e| e.to_string())?;
         if let Some(e) = McpError::from_response(&resp) {
+            // The designated account's token was refused for good, or lacks scope.
+            if e.data
+                .as_ref()
+                .and_then(|d| d.get(crate::upstream::http::NEEDS_CONNECT))
+                .is_some()
+            {
+                return Err(format!("{e} ({NEEDS_CONNECT_TEXT})"));
+            }
             return Err(e.to_string());
         }
         // Moved out of the answer, not copied: two deep copies of a 10k-tool listing were most

@@ -174,7 +174,10 @@ impl Upstreams {
         };
         if holder == CATALOG {
             let up = entry.health.lock().unwrap().status == "up";
-            if !exists || !up {
+            let stale = entry
+                .catalog_stale
+                .load(std::sync::atomic::Ordering::Acquire);
+            if !exists || !up || stale {
                 tracing::info!(
                     upstream,
                     connected = exists,
