@@ -345,6 +345,9 @@ impl Application {
             metrics.clone(),
         ));
         upstreams.vault.set_audit(audit.clone());
+        // After a key rotation, what the previous keys sealed is sealed again with the new one.
+        let vault = upstreams.vault.clone();
+        tokio::spawn(async move { vault.reseal_all().await });
         let routing = ToolRouter::start(
             config.routing.clone(),
             registry.clone(),

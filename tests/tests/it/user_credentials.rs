@@ -97,15 +97,18 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
          sharing = \"per_session\"\n[upstreams.user_oauth]\nclient_id = \"gateway\"\n\
          client_secret = {{ env = \"UPSTREAM_SECRET\" }}\n\
          [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n\
+         previous_keys = [{{ env = \"OLD_CREDENTIALS_KEY\" }}]\n\
          [auth]\nmode = \"required\"\n{ROLES}",
         fixture_config(&sqlite_url(&dir), "")
     );
-    let key = base64::engine::general_purpose::STANDARD.encode([42u8; 32]);
+    let b64 = |k: [u8; 32]| base64::engine::general_purpose::STANDARD.encode(k);
+    let (key, unused, rotated) = (b64([42; 32]), b64([7; 32]), b64([99; 32]));
     let listen = format!("127.0.0.1:{port}");
     let env = [
         ("MCP_GATEWAY_LISTEN", listen.as_str()),
         ("UPSTREAM_SECRET", "upstream-secret"),
         ("CREDENTIALS_KEY", key.as_str()),
+        ("OLD_CREDENTIALS_KEY", unused.as_str()),
     ];
     let gw = Gateway::start_secured(&cfg, &env).await;
     gw.wait_up(&["fx"]).await;
@@ -216,6 +219,37 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
     let r = whoami(&mut alice).await;
     assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
 
+    // A 2026-07-28 host (no session) of alice's calls with her account too; carol, who never
+    // connected, gets her own link.
+    let modern = gateway_tests::request_2026_as(
+        &gw.mcp,
+        Some(&alice_token),
+        "tools/call",
+        "own__whoami",
+        json!({"name": "own__whoami", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(
+        modern["result"]["content"][0]["text"], "you are alice",
+        "{modern}"
+    );
+    let carol_token = gw.token_for("carol", &["member"]).await;
+    let modern = gateway_tests::request_2026_as(
+        &gw.mcp,
+        Some(&carol_token),
+        "tools/call",
+        "own__whoami",
+        json!({"name": "own__whoami", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(modern["result"]["isError"], true, "{modern}");
+    assert!(
+        modern
+            .to_string()
+            .contains("/oauth/upstream/connect?ticket="),
+        "{modern}"
+    );
+
     // The upstream stops taking alice's token: the gateway refreshes it and the call goes on.
     let first_jti = calls(&upstream)
         .await
@@ -274,20 +308,37 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         "no token shown: {text}"
     );
 
-    // After a restart nothing needs connecting again.
+    // After a restart nothing needs connecting again: not after the key is rotated (the old
+    // one kept as a previous key, what it sealed is sealed again when used), nor once the old
+    // key is gone.
     drop((alice, bob));
-    let gw = gw.restart(&env).await;
-    gw.wait_up(&["own"]).await;
-    let mut alice = RawClient::initialize_as(&gw.mcp, url_caps.clone(), Some(&alice_token)).await;
-    let r = whoami(&mut alice).await;
-    assert_eq!(
-        r["result"]["content"][0]["text"],
-        "you are alice",
-        "{r}\n{}",
-        gw.log()
-    );
+    let rotation = [
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", rotated.as_str()),
+        ("OLD_CREDENTIALS_KEY", key.as_str()),
+    ];
+    let mut gw = gw.restart(&rotation).await;
+    let mut without_old = rotation;
+    without_old[3].1 = unused.as_str();
+    for env in [&rotation, &without_old] {
+        gw.wait_up(&["own"]).await;
+        let mut alice =
+            RawClient::initialize_as(&gw.mcp, url_caps.clone(), Some(&alice_token)).await;
+        let r = whoami(&mut alice).await;
+        assert_eq!(
+            r["result"]["content"][0]["text"],
+            "you are alice",
+            "{r}\n{}",
+            gw.log()
+        );
+        if env[3].1 == key.as_str() {
+            gw = gw.restart(&without_old).await;
+        }
+    }
 
     // alice revokes her connection: her next call asks again; bob's is untouched.
+    let mut alice = RawClient::initialize_as(&gw.mcp, url_caps, Some(&alice_token)).await;
     let (status, _) = gw
         .send(
             reqwest::Method::DELETE,

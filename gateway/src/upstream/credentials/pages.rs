@@ -27,6 +27,13 @@ pub struct ConnectQuery {
 /// must come back with.
 pub async fn connect(State(state): State<AppState>, Query(q): Query<ConnectQuery>) -> Response {
     let ups = &state.hub.upstreams;
+    // Connecting is an audit row: while the log cannot take it, nobody connects.
+    if state.dispatcher.audit.admit().is_err() {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the audit log cannot be written right now; try again shortly",
+        );
+    }
     match ups.vault.begin(&q.ticket, |name| ups.spec(name)).await {
         Ok((url, nonce)) => {
             let Ok(location) = HeaderValue::from_str(&url) else {

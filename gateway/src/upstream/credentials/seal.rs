@@ -30,6 +30,11 @@ impl KeyRing {
         }
     }
 
+    /// How many keys: the current one and the previous ones.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }

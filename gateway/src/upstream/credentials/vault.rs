@@ -253,7 +253,12 @@ impl Vault {
         let now = now_ms();
         match self.stored(upstream, holder).await? {
             None => Err(Self::needs_connect(upstream, holder)),
-            Some((_, t, _)) if t.fresh(now) => {
+            Some((rec, t, current)) if t.fresh(now) => {
+                if !current {
+                    // Sealed with a previous key (rotation): sealed again with the current one.
+                    self.save(upstream, holder, &rec.connected_by, &rec.scope, &t)
+                        .await?;
+                }
                 Ok((Secret::new(t.access_token.clone()), t.lifetime(now)))
             }
             Some((_, t, _)) => self.refresh(upstream, holder, &t.access_token).await,
@@ -362,6 +367,43 @@ impl Vault {
             })
             .await
             .map_err(|e| UpstreamError::Connect(format!("the credential store: {e}")))
+    }
+
+    /// Seals again with the current key every connection sealed with a previous one (after a
+    /// rotation, at start-up), so that the previous keys can be dropped. How many it sealed.
+    pub async fn reseal_all(&self) -> usize {
+        if self.ring.len() < 2 {
+            return 0;
+        }
+        let all = match self.registry.list_connections(None).await {
+            Ok(all) => all,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the upstream connections to seal them again");
+                return 0;
+            }
+        };
+        let mut sealed = 0;
+        for rec in all {
+            if let Some((t, false)) = self.unsealed(&rec) {
+                let saved = self
+                    .save(
+                        &rec.upstream,
+                        &rec.holder,
+                        &rec.connected_by,
+                        &rec.scope,
+                        &t,
+                    )
+                    .await;
+                sealed += usize::from(saved.is_ok());
+            }
+        }
+        if sealed > 0 {
+            tracing::info!(
+                connections = sealed,
+                "upstream connections sealed again with the current key"
+            );
+        }
+        sealed
     }
 
     /// Remembers that `upstream` asked `holder` for more scope: the next link asks for it,
