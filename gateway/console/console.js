@@ -386,6 +386,40 @@ async function showSignIns() {
     }) }, "Revoke")))));
 }
 
+// ---- connections (users' own accounts at user_oauth upstreams)
+
+async function showConnections() {
+  const mine = (await api("GET", "/v1/connections")).connections;
+  fill($("#my-connections-table tbody"), mine.map((c) => el("tr", { dataset: { upstream: c.upstream } },
+    el("td", {}, c.upstream), el("td", {}, c.scope), el("td", {}, when(c.created_at)), el("td", {}, when(c.expires_at)),
+    el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+      if (!confirm(`Disconnect your account at ${c.upstream}?`)) return;
+      await api("DELETE", `/v1/connections/${encodeURIComponent(c.upstream)}`);
+      await showConnections();
+    }) }, "Disconnect")))));
+  $("#all-connections").hidden = !isAdmin;
+  if (!isAdmin) return;
+  const all = await api("GET", "/admin/v1/connections");
+  fill($("#all-connections-table tbody"), all.map((c) => el("tr", { dataset: { upstream: c.upstream, holder: c.holder } },
+    el("td", {}, c.upstream), el("td", {}, c.holder), el("td", {}, c.connected_by), el("td", {}, c.scope),
+    el("td", {}, when(c.created_at)), el("td", {}, when(c.updated_at)),
+    el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+      if (!confirm(`Revoke ${c.holder}'s connection to ${c.upstream}?`)) return;
+      const q = new URLSearchParams({ holder: c.holder });
+      await api("DELETE", `/admin/v1/connections/${encodeURIComponent(c.upstream)}?${q}`);
+      await showConnections();
+    }) }, "Revoke")))));
+}
+
+async function catalogLink(event) {
+  event.preventDefault();
+  const name = field(event.target, "upstream").value.trim();
+  const r = await api("POST", `/admin/v1/upstreams/${encodeURIComponent(name)}/connection`);
+  const out = $("#catalog-connect-link");
+  out.replaceChildren("Open in a browser and sign in as the catalog account (10 minutes): ",
+    el("a", { href: r.url, target: "_blank", rel: "noopener noreferrer" }, r.url));
+}
+
 // ---- roles
 
 async function showRoles() {
@@ -438,14 +472,24 @@ async function verifyAudit() {
 const views = {
   overview: showOverview, upstreams: showUpstreams, catalog: showCatalog, routing: async () => {},
   "virtual-servers": showVirtualServers, tokens: showTokens, "sign-ins": showSignIns, roles: showRoles,
-  audit: showAudit,
+  audit: showAudit, connections: showConnections,
 };
+
+// Whether the signed-in token has the admin right; a user without it sees their own
+// connections only.
+let isAdmin = sessionStorage.getItem(`${TOKEN_KEY}-user`) === null;
+
+/// Shows the tabs the signed-in token may use.
+function showTabs() {
+  for (const a of document.querySelectorAll("#tabs a")) a.hidden = !isAdmin && a.getAttribute("href") !== "#connections";
+}
 
 // The overview refreshes itself while it is shown (live figures at a glance).
 let refresher = null;
 
 function route() {
-  const name = location.hash.slice(1) in views ? location.hash.slice(1) : "overview";
+  let name = location.hash.slice(1) in views ? location.hash.slice(1) : "overview";
+  if (!isAdmin) name = "connections";
   clearInterval(refresher);
   if (name === "overview") refresher = setInterval(() => guarded(showOverview), 5000);
   for (const v of document.querySelectorAll(".view")) v.classList.toggle("active", v.id === `${name}-view`);
@@ -459,10 +503,21 @@ async function signIn(event) {
   token = $("#token").value.trim();
   mcp.session = null;
   try {
-    await api("GET", "/admin/v1/health");
+    isAdmin = true;
+    sessionStorage.removeItem(`${TOKEN_KEY}-user`);
+    try {
+      await api("GET", "/admin/v1/health");
+    } catch (e) {
+      // Not an admin: a user may still manage their own connections.
+      if (!String(e.message).startsWith("403")) throw e;
+      await api("GET", "/v1/connections");
+      isAdmin = false;
+      sessionStorage.setItem(`${TOKEN_KEY}-user`, "1");
+    }
     sessionStorage.setItem(TOKEN_KEY, token);
-    $("#who").textContent = token ? "signed in" : "no token";
+    $("#who").textContent = token ? (isAdmin ? "signed in" : "signed in (your connections)") : "no token";
     $("#token").value = "";
+    showTabs();
     route();
   } catch (e) {
     say(`sign-in refused: ${e.message}`, "error");
@@ -473,7 +528,13 @@ function signOut() {
   token = "";
   mcp.session = null;
   sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(`${TOKEN_KEY}-user`);
+  isAdmin = true;
+  // Nothing of the signed-out token stays on screen.
+  for (const body of document.querySelectorAll("main tbody")) body.replaceChildren();
+  for (const once of document.querySelectorAll(".once")) once.replaceChildren();
   $("#who").textContent = "";
+  showTabs();
   say("signed out");
 }
 
@@ -489,12 +550,14 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#role-form").addEventListener("submit", (e) => guarded(() => saveRole(e)));
   $("#audit-form").addEventListener("submit", (e) => guarded(() => showAudit(e)));
   $("#audit-verify").addEventListener("click", () => guarded(verifyAudit));
+  $("#catalog-connect-form").addEventListener("submit", (e) => guarded(() => catalogLink(e)));
   window.addEventListener("hashchange", route);
   if (sessionStorage.getItem(TOKEN_KEY) === null) {
     // Nothing is fetched before the operator says which token to use (none: leave it empty).
     say("Sign in with a token (leave it empty when the gateway runs without authentication).");
     return;
   }
-  $("#who").textContent = token ? "signed in" : "no token";
+  $("#who").textContent = token ? (isAdmin ? "signed in" : "signed in (your connections)") : "no token";
+  showTabs();
   route();
 });

@@ -272,6 +272,26 @@ mod tests {
         assert!(c.database.url.expose().starts_with("sqlite:"));
     }
 
+    /// `config/examples/user-oauth.toml` parses with the key and secret its header sets, and
+    /// is refused without the key.
+    #[test]
+    fn the_user_oauth_example_parses() {
+        let text = include_str!("../../../config/examples/user-oauth.toml");
+        let e = Config::parse(text, None, HashMap::new()).unwrap_err();
+        assert!(
+            e.to_string().contains("MCP_GATEWAY_USER_CREDENTIALS_KEY"),
+            "{e}"
+        );
+        let env = HashMap::from([(
+            "MCP_GATEWAY_USER_CREDENTIALS_KEY".to_string(),
+            "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=".to_string(),
+        )]);
+        let c = Config::parse(text, None, env).unwrap();
+        assert_eq!(c.user_credentials.keys.len(), 1);
+        let u = c.upstreams[0].transport.endpoint().unwrap();
+        assert_eq!(u.user_oauth.as_ref().unwrap().scopes, ["repo", "read:org"]);
+    }
+
     /// `config/examples/authorization-server.toml` parses, with the provider and the resource
     /// from the environment as its header says.
     #[test]

@@ -354,6 +354,86 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
     let r = whoami(&mut bob).await;
     assert_eq!(r["result"]["content"][0]["text"], "you are bob", "{r}");
 
+    // In the console: bob (no admin right) sees only his own connections and disconnects; an
+    // admin sees everyone's, makes the catalog account's link and revokes the catalog account,
+    // after which the upstream is no longer up.
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let mut cmd = node("browser/console_connections.mjs");
+    cmd.env("CHROMIUM", super::console::chromium())
+        .env("CONSOLE_URL", &gw.base)
+        .env("USER_TOKEN", &bob_token)
+        .env("ADMIN_TOKEN", gw.admin_token.as_deref().unwrap())
+        .env("ARTIFACTS", &artifacts)
+        .env("HOME", &dir);
+    let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+        .await
+        .expect("the console test finishes within 2 minutes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let seen: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+            panic!(
+                "the browser prints JSON ({e}): {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
+    assert_eq!(seen["userTabs"], json!(["Connections"]), "{seen}");
+    assert_eq!(seen["everyoneShown"], false, "{seen}");
+    assert!(seen["myRow"].as_str().unwrap().contains("own"), "{seen}");
+    assert_eq!(
+        seen["afterSignOut"], 0,
+        "nothing stays after signing out: {seen}"
+    );
+    assert_eq!(
+        seen["holders"],
+        json!(["catalog"]),
+        "bob disconnected himself: {seen}"
+    );
+    assert!(
+        seen["catalogLink"]
+            .as_str()
+            .unwrap()
+            .contains("/oauth/upstream/connect?ticket="),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["dialogs"].as_array().unwrap().len(),
+        2,
+        "each asked first: {seen}"
+    );
+    assert_eq!(seen["errors"], json!([]));
+    let (_, bobs) = gw
+        .send(
+            reqwest::Method::GET,
+            "/v1/connections",
+            Some(&bob_token),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(
+        bobs["connections"],
+        json!([]),
+        "bob disconnected in the console"
+    );
+    let mut down = false;
+    for _ in 0..100 {
+        let health = gw.get_json("/admin/v1/health").await;
+        let own = health
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == "own")
+            .cloned();
+        if own.is_some_and(|o| o["status"] != "up") {
+            down = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(down, "without its catalog account the upstream is not up");
+
     // Connecting, refreshing and revoking are audit rows; no token is in any log line.
     let audit = gw.get_json("/admin/v1/audit?limit=500").await;
     let rows: Vec<(String, String)> = audit
@@ -371,6 +451,8 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         ("upstream.connect", "pat:alice"),
         ("upstream.connect", "pat:bob"),
         ("upstream.disconnect", "pat:alice"),
+        ("upstream.disconnect", "pat:bob"),
+        ("admin.connection.revoke", "pat:root"),
     ] {
         assert!(
             rows.iter().any(|(a, p)| a == action && p == who),

@@ -1,0 +1,62 @@
+// The console's Connections tab in a real headless Chromium: a user without the admin right
+// signs in, sees only their own connections and disconnects one; then an admin sees everyone's,
+// makes the catalog account's connect link and revokes the catalog account's connection (each
+// after a confirmation). Prints one JSON object with what it saw.
+//
+// Env: PEERS_NODE_MODULES, CHROMIUM, CONSOLE_URL, USER_TOKEN, ADMIN_TOKEN, ARTIFACTS.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const { chromium } = await import(
+  pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, 'playwright-core/index.mjs')).href
+);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM,
+  args: ['--no-sandbox', '--disable-dev-shm-usage'],
+});
+const result = { errors: [], dialogs: [] };
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(20000);
+  page.on('pageerror', (e) => result.errors.push(String(e)));
+  page.on('dialog', (d) => { result.dialogs.push(d.message()); d.accept(); });
+  const shot = (name) => page.screenshot({ path: path.join(process.env.ARTIFACTS, `${name}.png`), fullPage: true });
+  const signIn = async (token, who) => {
+    await page.fill('#token', token);
+    await page.click('#sign-in');
+    await page.waitForSelector(`#who:text-is("${who}")`);
+  };
+  await page.goto(`${process.env.CONSOLE_URL}/admin/`);
+
+  await signIn(process.env.USER_TOKEN, 'signed in (your connections)');
+  result.userTabs = await page.$$eval('#tabs a', (as) => as.filter((a) => !a.hidden).map((a) => a.textContent));
+  const mine = '#my-connections-table tr[data-upstream="own"]';
+  await page.waitForSelector(mine);
+  result.myRow = await page.textContent(mine);
+  result.everyoneShown = await page.isVisible('#all-connections');
+  await shot('1-user-connections');
+  await page.click(`${mine} button:text-is("Disconnect")`);
+  await page.waitForSelector(mine, { state: 'detached' });
+  result.disconnected = true;
+  await page.click('#sign-out');
+  result.afterSignOut = await page.$$eval('main tbody tr', (rows) => rows.length);
+
+  await signIn(process.env.ADMIN_TOKEN, 'signed in');
+  await page.click('a[href="#connections"]');
+  const catalog = '#all-connections-table tr[data-holder="catalog"]';
+  await page.waitForSelector(catalog);
+  result.holders = await page.$$eval('#all-connections-table tr[data-holder]', (rows) => rows.map((r) => r.dataset.holder));
+  await page.fill('#catalog-connect-form input[name="upstream"]', 'own');
+  await page.click('#catalog-connect-form button');
+  await page.waitForSelector('#catalog-connect-link a');
+  result.catalogLink = await page.getAttribute('#catalog-connect-link a', 'href');
+  await shot('2-admin-connections');
+  await page.click(`${catalog} button:text-is("Revoke")`);
+  await page.waitForSelector(catalog, { state: 'detached' });
+  result.revoked = true;
+} catch (e) {
+  result.failure = String(e);
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(result));
