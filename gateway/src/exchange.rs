@@ -189,7 +189,7 @@ async fn plan_upstreams(
     let mut wanted = Vec::new();
     for wire in &doc.upstreams {
         let spec = UpstreamSpec::try_from(wire.clone())
-            .and_then(|s| s.validate().map(|()| s))
+            .and_then(|s| s.validate().map(|()| s).map_err(|e| e.to_string()))
             .map_err(anyhow::Error::msg)?;
         wanted.push((spec.name.clone(), serde_json::to_value(&spec)?));
     }

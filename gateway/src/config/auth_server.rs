@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::env::Overrides;
+use super::error::{positive, KeyError};
 use super::secret::{Secret, ValueSource};
 
 /// The default lifetime of an access token: short, since a refresh gets a new one.
@@ -21,6 +22,13 @@ pub const PAGE_TTL_SECS: u64 = 600;
 pub const KEY_ROTATION_DAYS: u64 = 30;
 /// Dynamic registrations allowed per client address per minute.
 pub const REGISTRATIONS_PER_MINUTE: u32 = 10;
+/// The scope granted when a client asks for none.
+pub const DEFAULT_SCOPE: &str = "mcp";
+
+// The variables that override keys of `[auth.server]`.
+pub const ISSUER_VAR: &str = "MCP_GATEWAY_AUTH_SERVER_ISSUER";
+pub const OIDC_ISSUER_VAR: &str = "MCP_GATEWAY_AUTH_SERVER_OIDC_ISSUER";
+pub const OIDC_CLIENT_ID_VAR: &str = "MCP_GATEWAY_AUTH_SERVER_OIDC_CLIENT_ID";
 
 /// Who may register a client by RFC 7591 dynamic registration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
@@ -52,15 +60,18 @@ pub struct PreClient {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawFederation {
     /// The provider's issuer (its discovery document is `{issuer}/.well-known/openid-configuration`).
+    #[schemars(extend("x-env" = OIDC_ISSUER_VAR))]
     issuer: String,
     /// The gateway's client at the provider (redirect URI: `{auth.server.issuer}/oauth/callback`).
+    #[schemars(extend("x-env" = OIDC_CLIENT_ID_VAR))]
     client_id: String,
     /// Its secret: a reference (`{ env = "VAR" }` or `{ file = "/path" }`).
     client_secret: ValueSource,
     /// Scopes asked for; `openid` is always added.
     #[serde(default)]
     scopes: Vec<String>,
-    /// The claim that names the user (default `sub`; `email` or `preferred_username` read better).
+    /// The claim that names the user (`email` or `preferred_username` read better than `sub`).
+    #[schemars(extend("default" = "sub"))]
     subject_claim: Option<String>,
     /// What the sign-in button says: "Sign in with {display_name}".
     display_name: Option<String>,
@@ -80,25 +91,36 @@ pub struct FederationConfig {
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAuthServer {
+    #[schemars(extend("default" = true))]
     enabled: Option<bool>,
     /// The issuer identifier (an https URL with no query; default: the origin of
     /// `auth.resource`).
+    #[schemars(extend("x-env" = ISSUER_VAR))]
     issuer: Option<String>,
+    #[schemars(extend("default" = ACCESS_TOKEN_TTL_SECS))]
     access_token_ttl_secs: Option<u64>,
+    #[schemars(extend("default" = REFRESH_TOKEN_TTL_SECS))]
     refresh_token_ttl_secs: Option<u64>,
+    #[schemars(extend("default" = KEY_ROTATION_DAYS))]
     key_rotation_days: Option<u64>,
+    #[schemars(extend("default" = "open"))]
     registration: Option<Registration>,
     initial_access_token: Option<ValueSource>,
+    #[schemars(extend("default" = REGISTRATIONS_PER_MINUTE))]
     registrations_per_minute: Option<u32>,
     /// Scopes clients may ask for; the first is granted when a client asks for none.
+    #[schemars(extend("default" = [DEFAULT_SCOPE]))]
     scopes: Option<Vec<String>>,
-    /// Sign-in with a personal access token on the sign-in page (default true).
+    /// Sign-in with a personal access token on the sign-in page.
+    #[schemars(extend("default" = true))]
     pat_sign_in: Option<bool>,
     oidc: Option<RawFederation>,
-    /// Clients named by the https URL of their metadata document (default true).
+    /// Clients named by the https URL of their metadata document.
+    #[schemars(extend("default" = true))]
     client_metadata_documents: Option<bool>,
-    /// Fetch metadata documents from loopback and private addresses too (default false: only
-    /// for tests and closed networks).
+    /// Fetch metadata documents from loopback and private addresses too (only for tests and
+    /// closed networks).
+    #[schemars(extend("default" = false))]
     client_metadata_allow_private: Option<bool>,
     #[serde(default)]
     clients: Vec<PreClient>,
@@ -137,22 +159,25 @@ impl AuthServerConfig {
         resource: Option<&str>,
         required: bool,
         vars: Overrides,
-    ) -> Result<Option<Self>, String> {
+    ) -> Result<Option<Self>, KeyError> {
         let Some(raw) = raw.filter(|r| r.enabled.unwrap_or(true)) else {
             return Ok(None);
         };
-        let resource = resource.ok_or(
-            "auth.server needs auth.resource (the gateway's public URL, e.g. \
-             https://mcp.example.com/mcp): its tokens are issued for that resource",
-        )?;
+        let resource = resource.ok_or_else(|| {
+            KeyError::new(
+                "auth.resource",
+                "auth.server needs the gateway's public URL (e.g. https://mcp.example.com/mcp): \
+                 its tokens are issued for that resource",
+            )
+        })?;
         if !required {
-            return Err(
-                "auth.server needs auth.mode = \"required\": its tokens would \
-                        otherwise protect nothing"
-                    .into(),
-            );
+            return Err(KeyError::new(
+                "auth.mode",
+                "auth.server needs auth.mode = \"required\": its tokens would otherwise \
+                 protect nothing",
+            ));
         }
-        let issuer = issuer_of(vars.get("AUTH_SERVER_ISSUER").or(raw.issuer), resource)?;
+        let issuer = issuer_of(vars.get(ISSUER_VAR).or(raw.issuer), resource)?;
         for (key, v) in [
             ("access_token_ttl_secs", raw.access_token_ttl_secs),
             ("refresh_token_ttl_secs", raw.refresh_token_ttl_secs),
@@ -162,45 +187,54 @@ impl AuthServerConfig {
                 raw.registrations_per_minute.map(u64::from),
             ),
         ] {
-            if v == Some(0) {
-                return Err(format!("auth.server.{key} must be > 0"));
-            }
+            positive(&format!("auth.server.{key}"), v)?;
         }
         let registration = raw.registration.unwrap_or_default();
-        let initial_access_token =
-            resolve(&vars, raw.initial_access_token, "initial_access_token")?;
+        let initial_access_token = resolve(
+            &vars,
+            raw.initial_access_token,
+            "auth.server.initial_access_token",
+        )?;
         if registration == Registration::Token && initial_access_token.is_none() {
-            return Err(
-                "auth.server.registration = \"token\" needs auth.server.initial_access_token"
-                    .into(),
-            );
+            return Err(KeyError::new(
+                "auth.server.initial_access_token",
+                "registration = \"token\" needs it",
+            ));
         }
-        let scopes = raw.scopes.unwrap_or_else(|| vec!["mcp".into()]);
+        let scopes = raw.scopes.unwrap_or_else(|| vec![DEFAULT_SCOPE.into()]);
         if scopes.is_empty() || scopes.iter().any(|s| s.is_empty() || s.contains(' ')) {
-            return Err("auth.server.scopes must be a non-empty list of words".into());
+            return Err(KeyError::new(
+                "auth.server.scopes",
+                "must be a non-empty list of words",
+            ));
         }
         let clients = raw
             .clients
             .into_iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
+                let key = format!("auth.server.clients[{i}]");
                 if c.redirect_uris.is_empty() {
-                    return Err(format!(
-                        "auth.server.clients: {:?} needs redirect_uris",
-                        c.client_id
+                    return Err(KeyError::new(
+                        format!("{key}.redirect_uris"),
+                        format!("{:?} needs redirect_uris", c.client_id),
                     ));
                 }
-                let secret = resolve(&vars, c.client_secret.clone(), "clients.client_secret")?;
+                let secret = resolve(
+                    &vars,
+                    c.client_secret.clone(),
+                    &format!("{key}.client_secret"),
+                )?;
                 Ok((c, secret))
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, KeyError>>()?;
         let federation = raw.oidc.map(|f| federation_of(f, &vars)).transpose()?;
         let pat_sign_in = raw.pat_sign_in.unwrap_or(true);
         if !pat_sign_in && federation.is_none() {
-            return Err(
-                "auth.server: with pat_sign_in = false, [auth.server.oidc] is needed: nobody \
-                 could sign in"
-                    .into(),
-            );
+            return Err(KeyError::new(
+                "auth.server.pat_sign_in",
+                "with pat_sign_in = false, [auth.server.oidc] is needed: nobody could sign in",
+            ));
         }
         let days = raw.key_rotation_days.unwrap_or(KEY_ROTATION_DAYS);
         Ok(Some(Self {
@@ -231,13 +265,17 @@ impl AuthServerConfig {
 
 /// The issuer identifier: given, or the origin of the resource; https without query or
 /// fragment (http only on loopback).
-fn issuer_of(given: Option<String>, resource: &str) -> Result<String, String> {
+fn issuer_of(given: Option<String>, resource: &str) -> Result<String, KeyError> {
     let issuer = given
         .unwrap_or_else(|| origin_of(resource).to_string())
         .trim_end_matches('/')
         .to_string();
-    let parsed = url::Url::parse(&issuer)
-        .map_err(|e| format!("auth.server.issuer {issuer:?} is not a URL: {e}"))?;
+    let parsed = url::Url::parse(&issuer).map_err(|e| {
+        KeyError::new(
+            "auth.server.issuer",
+            format!("{issuer:?} is not a URL: {e}"),
+        )
+    })?;
     let loopback = parsed
         .host_str()
         .is_some_and(crate::origins::is_loopback_host);
@@ -245,25 +283,31 @@ fn issuer_of(given: Option<String>, resource: &str) -> Result<String, String> {
         || parsed.query().is_some()
         || parsed.fragment().is_some()
     {
-        return Err(format!(
-            "auth.server.issuer {issuer:?} must be an https URL without query or fragment \
-             (http only on a loopback host)"
+        return Err(KeyError::new(
+            "auth.server.issuer",
+            format!(
+                "{issuer:?} must be an https URL without query or fragment (http only on a \
+                 loopback host)"
+            ),
         ));
     }
     Ok(issuer)
 }
 
 /// `[auth.server.oidc]`, with the provider given by the environment where it is.
-fn federation_of(f: RawFederation, vars: &Overrides) -> Result<FederationConfig, String> {
-    let client_secret = resolve(vars, Some(f.client_secret), "oidc.client_secret")?.expect("given");
+fn federation_of(f: RawFederation, vars: &Overrides) -> Result<FederationConfig, KeyError> {
+    let client_secret = resolve(
+        vars,
+        Some(f.client_secret),
+        "auth.server.oidc.client_secret",
+    )?
+    .expect("given");
     let mut scopes = vec!["openid".to_string()];
     scopes.extend(f.scopes.into_iter().filter(|s| s != "openid"));
-    let issuer = vars.get("AUTH_SERVER_OIDC_ISSUER").unwrap_or(f.issuer);
+    let issuer = vars.get(OIDC_ISSUER_VAR).unwrap_or(f.issuer);
     Ok(FederationConfig {
         issuer: issuer.trim_end_matches('/').to_string(),
-        client_id: vars
-            .get("AUTH_SERVER_OIDC_CLIENT_ID")
-            .unwrap_or(f.client_id),
+        client_id: vars.get(OIDC_CLIENT_ID_VAR).unwrap_or(f.client_id),
         client_secret,
         scopes,
         subject_claim: f.subject_claim.unwrap_or_else(|| "sub".into()),
@@ -273,21 +317,17 @@ fn federation_of(f: RawFederation, vars: &Overrides) -> Result<FederationConfig,
     })
 }
 
-/// A secret setting: a reference, never clear text.
+/// A secret setting (`key`, its path): a reference, never clear text.
 fn resolve(
     vars: &Overrides,
     raw: Option<ValueSource>,
     key: &str,
-) -> Result<Option<Secret>, String> {
+) -> Result<Option<Secret>, KeyError> {
     raw.map(|v| {
         if matches!(v, ValueSource::Literal(_)) {
-            return Err(format!(
-                "auth.server.{key} must be a reference ({{ env = \"VAR\" }} or \
-                 {{ file = \"/path\" }}), not clear text"
-            ));
+            return Err(KeyError::clear_text(key));
         }
-        v.resolve(vars.0)
-            .map_err(|e| format!("auth.server.{key}: {e}"))
+        v.resolve(vars.0).map_err(|e| KeyError::new(key, e))
     })
     .transpose()
 }
@@ -317,12 +357,13 @@ mod tests {
             o,
         )
         .unwrap_err();
-        assert!(e.contains("https"), "{e}");
+        assert_eq!(e.key, "auth.server.issuer");
+        assert!(e.message.contains("https"), "{e}");
         let e = AuthServerConfig::from_raw(Some(raw("")), None, true, o).unwrap_err();
-        assert!(e.contains("auth.resource"), "{e}");
+        assert_eq!(e.key, "auth.resource", "{e}");
         let e = AuthServerConfig::from_raw(Some(raw("")), Some("http://127.0.0.1:1/mcp"), false, o)
             .unwrap_err();
-        assert!(e.contains("required"), "{e}");
+        assert!(e.to_string().contains("required"), "{e}");
         assert!(
             AuthServerConfig::from_raw(Some(raw("enabled = false")), None, false, o)
                 .unwrap()
@@ -335,6 +376,6 @@ mod tests {
             o,
         )
         .unwrap_err();
-        assert!(e.contains("initial_access_token"), "{e}");
+        assert_eq!(e.key, "auth.server.initial_access_token", "{e}");
     }
 }

@@ -3,28 +3,39 @@
 
 use std::collections::HashMap;
 
+use super::error::KeyError;
+
 /// Every variable the gateway reads for itself starts with this; none of them reaches a child.
 pub const ENV_PREFIX: &str = "MCP_GATEWAY_";
 
 /// `MCP_GATEWAY_*` overrides of file settings, read from the environment the config was given
-/// (never the process's directly, so tests can pass their own).
+/// (never the process's directly, so tests can pass their own). Each section names the variable
+/// of a key beside that key (a constant, also in the generated schema as `x-env`).
 #[derive(Clone, Copy)]
 pub struct Overrides<'a>(pub &'a HashMap<String, String>);
 
 impl Overrides<'_> {
-    /// `MCP_GATEWAY_{key}`, when set.
-    pub fn get(&self, key: &str) -> Option<String> {
-        self.0.get(&format!("{ENV_PREFIX}{key}")).cloned()
+    /// The variable `var` (a full name, `MCP_GATEWAY_...`), when set.
+    pub fn get(&self, var: &str) -> Option<String> {
+        debug_assert!(var.starts_with(ENV_PREFIX), "{var}");
+        self.0.get(var).cloned()
     }
 
-    /// `MCP_GATEWAY_{key}` as a number, when set; an error names the variable.
-    pub fn number(&self, key: &str) -> Result<Option<u64>, String> {
-        self.get(key)
+    /// The variable `var` as a number, when set; an error names the variable.
+    pub fn number(&self, var: &str) -> Result<Option<u64>, KeyError> {
+        self.get(var)
             .map(|v| {
                 v.parse::<u64>()
-                    .map_err(|_| format!("{ENV_PREFIX}{key} must be a number"))
+                    .map_err(|_| KeyError::new(var, "must be a number"))
             })
             .transpose()
+    }
+
+    /// A number that must be > 0 if set.
+    pub fn positive(&self, var: &str) -> Result<Option<u64>, KeyError> {
+        let v = self.number(var)?;
+        super::error::positive(var, v)?;
+        Ok(v)
     }
 }
 

@@ -279,7 +279,7 @@ pub fn parse_with(
             tools: Default::default(),
             enabled: !s.disabled,
         };
-        spec.validate().map_err(at)?;
+        spec.validate().map_err(|e| at(e.to_string()))?;
         out.push(spec);
     }
     Ok((out, notes))

@@ -31,6 +31,7 @@ pub mod auth_server;
 pub mod curation;
 pub mod database;
 pub mod env;
+pub mod error;
 pub mod mcp_servers;
 pub mod routing;
 pub mod secret;
@@ -43,6 +44,7 @@ pub use auth::{AuthConfig, AuthMode, IssuerConfig, RateLimit, RoleMapping};
 pub use curation::{Curation, ToolCuration, ToolOverride};
 pub use database::DatabaseConfig;
 pub use env::{env_name_matches, Overrides, ENV_PREFIX, INHERITED_ENV};
+pub use error::KeyError;
 pub use secret::{looks_secret, redact_userinfo, Secret, ValueSource};
 pub use server::ServerConfig;
 pub use upstream::{
@@ -66,6 +68,9 @@ pub enum ConfigError {
     Parse(String),
     #[error("{0}")]
     Invalid(String),
+    /// One key's problem: `key: why`.
+    #[error(transparent)]
+    Key(#[from] KeyError),
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -154,29 +159,31 @@ impl Config {
         env: HashMap<String, String>,
     ) -> Result<Self, ConfigError> {
         let vars = Overrides(&env);
-        let server = ServerConfig::from_raw(raw.server, vars).map_err(ConfigError::Invalid)?;
-        let database =
-            DatabaseConfig::from_raw(raw.database, vars).map_err(ConfigError::Invalid)?;
+        let server = ServerConfig::from_raw(raw.server, vars)?;
+        let database = DatabaseConfig::from_raw(raw.database, vars)?;
         let upstreams = upstreams(raw.upstreams, raw.mcp_servers_file, base)?;
-        let auth = AuthConfig::from_raw(raw.auth, vars).map_err(ConfigError::Invalid)?;
-        let audit = AuditConfig::from_raw(raw.audit).map_err(ConfigError::Invalid)?;
+        let auth = AuthConfig::from_raw(raw.auth, vars)?;
+        let audit = AuditConfig::from_raw(raw.audit)?;
         let roles = roles(raw.roles).map_err(ConfigError::Invalid)?;
         let routing =
-            crate::config::routing::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))
-                .map_err(ConfigError::Invalid)?;
-        let user_credentials = UserCredentialsConfig::from_raw(raw.user_credentials, vars, &env)
-            .map_err(ConfigError::Invalid)?;
+            crate::config::routing::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))?;
+        let user_credentials = UserCredentialsConfig::from_raw(raw.user_credentials, vars, &env)?;
         if let Some(u) = upstreams.iter().find(|u| {
             u.transport
                 .endpoint()
                 .is_some_and(|e| e.user_oauth.is_some())
         }) {
             if user_credentials.keys.is_empty() {
-                return Err(ConfigError::Invalid(format!(
-                    "upstream {:?} has user_oauth: its users' tokens are sealed with \
-                     user_credentials.key (or MCP_GATEWAY_USER_CREDENTIALS_KEY), which is not set",
-                    u.name
-                )));
+                return Err(KeyError::new(
+                    "user_credentials.key",
+                    format!(
+                        "upstream {:?} has user_oauth: its users' tokens are sealed with this \
+                         key (or {}), which is not set",
+                        u.name,
+                        user_credentials::KEY_VAR
+                    ),
+                )
+                .into());
             }
         }
         Ok(Config {
@@ -236,12 +243,9 @@ fn upstreams(
     }
     let mut seen = HashSet::new();
     for u in &upstreams {
-        u.validate().map_err(ConfigError::Invalid)?;
+        u.validate()?;
         if !seen.insert(u.name.clone()) {
-            return Err(ConfigError::Invalid(format!(
-                "upstream {:?} is defined twice",
-                u.name
-            )));
+            return Err(KeyError::new(format!("upstreams[{}]", u.name), "is defined twice").into());
         }
     }
     Ok(upstreams)
@@ -270,6 +274,57 @@ mod tests {
         let c = Config::parse(EXAMPLE_CONFIG, None, HashMap::new()).unwrap();
         assert!(!c.upstreams.is_empty());
         assert!(c.database.url.expose().starts_with("sqlite:"));
+    }
+
+    /// An error names the key it is about (its path in the file, or the variable), as
+    /// `check-config` prints it.
+    #[test]
+    fn errors_name_their_key() {
+        let key_of = |toml: &str, env: &[(&str, &str)]| {
+            let env = env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            match Config::parse(toml, None, env) {
+                Err(ConfigError::Key(e)) => e.key,
+                other => panic!("{toml}: {other:?}"),
+            }
+        };
+        assert_eq!(key_of("[server]\nlisten = \"x\"", &[]), "server.listen");
+        assert_eq!(
+            key_of("", &[("MCP_GATEWAY_REQUEST_TIMEOUT_SECS", "0")]),
+            "MCP_GATEWAY_REQUEST_TIMEOUT_SECS"
+        );
+        assert_eq!(
+            key_of("[routing]\nmax_k = 1\ndefault_k = 2", &[]),
+            "routing.max_k"
+        );
+        assert_eq!(
+            key_of(
+                "[[upstreams]]\nname = \"gh\"\ntransport = \"http\"\nurl = \"https://x\"\n\
+                 headers = { Authorization = \"Bearer x\" }",
+                &[]
+            ),
+            "upstreams[gh].headers.Authorization"
+        );
+        assert_eq!(
+            key_of("[auth.server]\n[auth]\nmode = \"required\"", &[]),
+            "auth.resource"
+        );
+    }
+
+    /// Defaults and the variables that override keys are in the generated schema, from the
+    /// same constants the gateway reads.
+    #[test]
+    fn the_schema_shows_defaults_and_overriding_variables() {
+        let schema = json_schema();
+        let listen = &schema["$defs"]["RawServer"]["properties"]["listen"];
+        assert_eq!(listen["default"], server::DEFAULT_LISTEN);
+        assert_eq!(listen["x-env"], server::LISTEN_VAR);
+        let timeout = &schema["$defs"]["RawServer"]["properties"]["request_timeout_secs"];
+        assert_eq!(timeout["default"], server::DEFAULT_REQUEST_TIMEOUT_SECS);
+        let url = &schema["$defs"]["RawDatabase"]["properties"]["url"];
+        assert_eq!(url["x-env"], database::URL_VAR);
     }
 
     /// `config/examples/user-oauth.toml` parses with the key and secret its header sets, and

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use registry::routing::{Fusion, ModelFiles};
 use serde::{Deserialize, Serialize};
 
+use super::error::{positive, KeyError};
+
 /// How an endpoint lists tools.
 #[derive(
     Debug,
@@ -30,22 +32,49 @@ pub enum Mode {
     Auto,
 }
 
+// Defaults, as the generated schema shows them.
+pub const DEFAULT_THREADS: usize = 1;
+pub const DEFAULT_K: usize = 5;
+pub const DEFAULT_MAX_K: usize = 50;
+pub const DEFAULT_AUTO_K: usize = 10;
+pub const DEFAULT_QUERY_CACHE: usize = 1024;
+pub const DEFAULT_PAIRS: usize = 10_000;
+
+// The variables that override keys of `[routing]`.
+pub const ENABLED_VAR: &str = "MCP_GATEWAY_ROUTING_ENABLED";
+pub const MODEL_DIR_VAR: &str = "MCP_GATEWAY_MODEL_DIR";
+pub const ORT_LIBRARY_VAR: &str = "MCP_GATEWAY_ORT_LIBRARY";
+
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRouting {
+    /// `false`: no model is loaded; searches are lexical (`MCP_GATEWAY_ROUTING_ENABLED=false`).
+    #[schemars(extend("default" = true, "x-env" = ENABLED_VAR))]
     enabled: Option<bool>,
+    /// Where the embedding model is (default: `~/.cache/mcp-gateway/model`).
+    #[schemars(extend("x-env" = MODEL_DIR_VAR))]
     model_dir: Option<PathBuf>,
+    #[schemars(extend("x-env" = ORT_LIBRARY_VAR))]
     ort_library: Option<PathBuf>,
+    #[schemars(extend("default" = DEFAULT_THREADS))]
     threads: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_K))]
     default_k: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_MAX_K))]
     max_k: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_AUTO_K))]
     auto_k: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_QUERY_CACHE))]
     query_cache: Option<usize>,
+    #[schemars(extend("default" = "all"))]
     mode: Option<Mode>,
     #[serde(default)]
     fusion: Fusion,
+    #[schemars(extend("default" = DEFAULT_PAIRS))]
     pairs: Option<usize>,
+    #[schemars(extend("default" = true))]
     split_steps: Option<bool>,
+    #[schemars(extend("default" = DEFAULT_MIN_SIMILARITY))]
     min_similarity: Option<f32>,
 }
 
@@ -73,7 +102,7 @@ pub struct RoutingConfig {
 
 /// `$MCP_GATEWAY_MODEL_DIR`, else where `scripts/fetch-model` puts the model.
 fn default_model_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
-    if let Some(d) = env("MODEL_DIR") {
+    if let Some(d) = env(MODEL_DIR_VAR) {
         return PathBuf::from(d);
     }
     let home = std::env::var_os("HOME")
@@ -87,24 +116,36 @@ fn default_model_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
 pub const DEFAULT_MIN_SIMILARITY: f32 = 0.35;
 
 impl RoutingConfig {
-    pub fn from_raw(raw: RawRouting, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
-        let default_k = raw.default_k.unwrap_or(5);
-        let max_k = raw.max_k.unwrap_or(50);
-        if default_k == 0 || max_k < default_k {
-            return Err("routing: default_k must be > 0 and max_k >= default_k".into());
+    /// `env`: the variables (full names) that override keys.
+    pub fn from_raw(
+        raw: RawRouting,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, KeyError> {
+        let default_k = raw.default_k.unwrap_or(DEFAULT_K);
+        let max_k = raw.max_k.unwrap_or(DEFAULT_MAX_K);
+        if default_k == 0 {
+            return Err(KeyError::new("routing.default_k", "must be > 0"));
         }
-        if raw.threads == Some(0) || raw.auto_k == Some(0) {
-            return Err("routing: threads and auto_k must be > 0".into());
+        if max_k < default_k {
+            return Err(KeyError::new("routing.max_k", "must be >= default_k"));
         }
+        positive("routing.threads", raw.threads.map(|v| v as u64))?;
+        positive("routing.auto_k", raw.auto_k.map(|v| v as u64))?;
         let f = raw.fusion;
         if f.semantic_weight < 0.0 || f.lexical_weight < 0.0 || f.rrf_k < 0.0 {
-            return Err("routing.fusion: weights and rrf_k must be >= 0".into());
+            return Err(KeyError::new(
+                "routing.fusion",
+                "weights and rrf_k must be >= 0",
+            ));
         }
         let min_similarity = raw.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
         if !(0.0..1.0).contains(&min_similarity) {
-            return Err("routing: min_similarity must be >= 0 and < 1".into());
+            return Err(KeyError::new(
+                "routing.min_similarity",
+                "must be >= 0 and < 1",
+            ));
         }
-        let enabled = match env("ROUTING_ENABLED").as_deref() {
+        let enabled = match env(ENABLED_VAR).as_deref() {
             Some("false" | "0") => false,
             Some(_) => true,
             None => raw.enabled.unwrap_or(true),
@@ -112,20 +153,20 @@ impl RoutingConfig {
         Ok(Self {
             enabled,
             model: ModelFiles {
-                dir: env("MODEL_DIR")
+                dir: env(MODEL_DIR_VAR)
                     .map(PathBuf::from)
                     .or(raw.model_dir)
                     .unwrap_or_else(|| default_model_dir(env)),
-                ort_library: env("ORT_LIBRARY").map(PathBuf::from).or(raw.ort_library),
-                threads: raw.threads.unwrap_or(1),
+                ort_library: env(ORT_LIBRARY_VAR).map(PathBuf::from).or(raw.ort_library),
+                threads: raw.threads.unwrap_or(DEFAULT_THREADS),
             },
             default_k,
             max_k,
-            auto_k: raw.auto_k.unwrap_or(10),
-            query_cache: raw.query_cache.unwrap_or(1024),
+            auto_k: raw.auto_k.unwrap_or(DEFAULT_AUTO_K),
+            query_cache: raw.query_cache.unwrap_or(DEFAULT_QUERY_CACHE),
             mode: raw.mode.unwrap_or_default(),
             fusion: f,
-            pairs: raw.pairs.unwrap_or(10_000),
+            pairs: raw.pairs.unwrap_or(DEFAULT_PAIRS),
             split_steps: raw.split_steps.unwrap_or(true),
             min_similarity,
         })

@@ -6,42 +6,89 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::env::{Overrides, ENV_PREFIX};
+use super::env::Overrides;
+use super::error::{positive, KeyError};
 use super::secret::{Secret, ValueSource};
+
+// Defaults, as the generated schema shows them.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 120;
+pub const DEFAULT_SESSION_IDLE_SECS: u64 = 1800;
+pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 1000;
+pub const DEFAULT_LIST_PAGE_SIZE: usize = 1000;
+pub const DEFAULT_SHUTDOWN_GRACE_SECS: u64 = 20;
+pub const DEFAULT_LIST_TTL_MS: u64 = 60_000;
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+pub const DEFAULT_HEADER_READ_TIMEOUT_SECS: u64 = 10;
+pub const DEFAULT_BODY_READ_TIMEOUT_SECS: u64 = 30;
+pub const DEFAULT_MAX_UPSTREAM_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+pub const DEFAULT_UPSTREAM_PING_SECS: u64 = 30;
+
+// The variables that override keys of `[server]`.
+pub const LISTEN_VAR: &str = "MCP_GATEWAY_LISTEN";
+pub const OPS_LISTEN_VAR: &str = "MCP_GATEWAY_OPS_LISTEN";
+pub const MAX_BODY_BYTES_VAR: &str = "MCP_GATEWAY_MAX_BODY_BYTES";
+pub const REQUEST_TIMEOUT_VAR: &str = "MCP_GATEWAY_REQUEST_TIMEOUT_SECS";
+pub const WORKERS_VAR: &str = "MCP_GATEWAY_WORKERS";
+pub const METRICS_TOKEN_VAR: &str = "MCP_GATEWAY_METRICS_TOKEN";
+pub const SESSION_KEY_VAR: &str = "MCP_GATEWAY_SESSION_KEY";
+pub const ADVERTISE_URL_VAR: &str = "MCP_GATEWAY_ADVERTISE_URL";
 
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawServer {
+    /// Where hosts connect.
+    #[schemars(extend("default" = DEFAULT_LISTEN, "x-env" = LISTEN_VAR))]
     listen: Option<String>,
     #[serde(default)]
     allowed_origins: Vec<String>,
     #[serde(default)]
     allowed_hosts: Vec<String>,
+    #[schemars(extend("default" = DEFAULT_MAX_BODY_BYTES, "x-env" = MAX_BODY_BYTES_VAR))]
     max_body_bytes: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_REQUEST_TIMEOUT_SECS, "x-env" = REQUEST_TIMEOUT_VAR))]
     request_timeout_secs: Option<u64>,
+    #[schemars(extend("default" = DEFAULT_SESSION_IDLE_SECS))]
     session_idle_secs: Option<u64>,
     /// Sessions one principal may hold open at once; more are refused (HTTP 429).
+    #[schemars(extend("default" = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL))]
     max_sessions_per_principal: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_LIST_PAGE_SIZE))]
     list_page_size: Option<usize>,
+    #[schemars(extend("default" = false))]
     admin_remote: Option<bool>,
+    #[schemars(extend("default" = DEFAULT_SHUTDOWN_GRACE_SECS))]
     shutdown_grace_secs: Option<u64>,
     /// Key shared by replicas to encrypt session ids (a reference: `{ env = "..." }`).
+    #[schemars(extend("x-env" = SESSION_KEY_VAR))]
     session_key: Option<ValueSource>,
     /// When set, `/metrics` answers only `Authorization: Bearer <this>` (a reference:
     /// `{ env = "..." }` or `{ file = "..." }`).
+    #[schemars(extend("x-env" = METRICS_TOKEN_VAR))]
     metrics_token: Option<ValueSource>,
     /// This replica's own URL as other replicas reach it (`http://10.0.0.7:8080`).
+    #[schemars(extend("x-env" = ADVERTISE_URL_VAR))]
     advertise_url: Option<String>,
     /// How long hosts may cache list results (2026-07-28 `ttlMs`).
+    #[schemars(extend("default" = DEFAULT_LIST_TTL_MS))]
     list_ttl_ms: Option<u64>,
+    #[schemars(extend("default" = DEFAULT_MAX_CONNECTIONS))]
     max_connections: Option<usize>,
+    #[schemars(extend("default" = DEFAULT_HEADER_READ_TIMEOUT_SECS))]
     header_read_timeout_secs: Option<u64>,
+    #[schemars(extend("default" = DEFAULT_BODY_READ_TIMEOUT_SECS))]
     body_read_timeout_secs: Option<u64>,
+    #[schemars(extend("default" = DEFAULT_MAX_UPSTREAM_MESSAGE_BYTES))]
     max_upstream_message_bytes: Option<usize>,
+    /// 0 switches the ping off.
+    #[schemars(extend("default" = DEFAULT_UPSTREAM_PING_SECS))]
     upstream_ping_secs: Option<u64>,
     /// A second address for `/metrics`, `/healthz` and `/readyz` alone.
+    #[schemars(extend("x-env" = OPS_LISTEN_VAR))]
     ops_listen: Option<String>,
     /// Threads serving client connections (default: one per core).
+    #[schemars(extend("x-env" = WORKERS_VAR))]
     workers: Option<usize>,
 }
 
@@ -92,47 +139,28 @@ pub struct ServerConfig {
     pub workers: usize,
 }
 
-/// Zero would be a panic (an interval of 0), a server that accepts nothing or a limit that
-/// refuses everything: each is refused with the setting's name.
-pub(super) fn positive(name: &str, v: Option<u64>) -> Result<(), String> {
-    match v {
-        Some(0) => Err(format!("{name} must be > 0")),
-        _ => Ok(()),
-    }
-}
-
-/// A number from the environment that must be > 0 if set, refused with the variable's name.
-fn positive_var(vars: &Overrides, key: &str) -> Result<Option<u64>, String> {
-    let v = vars.number(key)?;
-    positive(&format!("{ENV_PREFIX}{key}"), v)?;
-    Ok(v)
-}
-
 /// A secret setting: the environment override, else the file's reference (never clear text in
 /// the file).
 fn secret(
     vars: &Overrides,
     var: &str,
     raw: Option<ValueSource>,
-    name: &str,
-) -> Result<Option<Secret>, String> {
+    key: &str,
+) -> Result<Option<Secret>, KeyError> {
     if let Some(v) = vars.get(var) {
         return Ok(Some(Secret::new(v)));
     }
     raw.map(|v| {
         if matches!(v, ValueSource::Literal(_)) {
-            return Err(format!(
-                "server.{name} must be a reference ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), \
-                 not clear text"
-            ));
+            return Err(KeyError::clear_text(key));
         }
-        v.resolve(vars.0).map_err(|e| format!("server.{name}: {e}"))
+        v.resolve(vars.0).map_err(|e| KeyError::new(key, e))
     })
     .transpose()
 }
 
 impl ServerConfig {
-    pub(super) fn from_raw(raw: RawServer, vars: Overrides) -> Result<Self, String> {
+    pub(super) fn from_raw(raw: RawServer, vars: Overrides) -> Result<Self, KeyError> {
         for (name, v) in [
             ("list_page_size", raw.list_page_size.map(|v| v as u64)),
             ("max_body_bytes", raw.max_body_bytes.map(|v| v as u64)),
@@ -153,28 +181,44 @@ impl ServerConfig {
         ] {
             positive(&format!("server.{name}"), v)?;
         }
-        let max_body = positive_var(&vars, "MAX_BODY_BYTES")?;
-        let request_timeout = positive_var(&vars, "REQUEST_TIMEOUT_SECS")?;
-        let workers = positive_var(&vars, "WORKERS")?;
+        let max_body = vars.positive(MAX_BODY_BYTES_VAR)?;
+        let request_timeout = vars.positive(REQUEST_TIMEOUT_VAR)?;
+        let workers = vars.positive(WORKERS_VAR)?;
         let listen = vars
-            .get("LISTEN")
+            .get(LISTEN_VAR)
             .or(raw.listen)
-            .unwrap_or_else(|| "127.0.0.1:8080".into());
+            .unwrap_or_else(|| DEFAULT_LISTEN.into());
         let listen: SocketAddr = listen.parse().map_err(|_| {
-            format!("server.listen {listen:?} is not an address like 127.0.0.1:8080")
+            KeyError::new(
+                "server.listen",
+                format!("{listen:?} is not an address like 127.0.0.1:8080"),
+            )
         })?;
         let ops_listen = vars
-            .get("OPS_LISTEN")
+            .get(OPS_LISTEN_VAR)
             .or(raw.ops_listen)
             .filter(|a| !a.is_empty())
             .map(|a| {
                 a.parse::<SocketAddr>().map_err(|_| {
-                    format!("server.ops_listen {a:?} is not an address like 0.0.0.0:9090")
+                    KeyError::new(
+                        "server.ops_listen",
+                        format!("{a:?} is not an address like 0.0.0.0:9090"),
+                    )
                 })
             })
             .transpose()?;
-        let metrics_token = secret(&vars, "METRICS_TOKEN", raw.metrics_token, "metrics_token")?;
-        let session_key = secret(&vars, "SESSION_KEY", raw.session_key, "session_key")?;
+        let metrics_token = secret(
+            &vars,
+            METRICS_TOKEN_VAR,
+            raw.metrics_token,
+            "server.metrics_token",
+        )?;
+        let session_key = secret(
+            &vars,
+            SESSION_KEY_VAR,
+            raw.session_key,
+            "server.session_key",
+        )?;
         Ok(ServerConfig {
             listen,
             allowed_origins: raw.allowed_origins,
@@ -182,29 +226,46 @@ impl ServerConfig {
             max_body_bytes: max_body
                 .map(|n| n as usize)
                 .or(raw.max_body_bytes)
-                .unwrap_or(4 * 1024 * 1024),
+                .unwrap_or(DEFAULT_MAX_BODY_BYTES),
             request_timeout: Duration::from_secs(
-                request_timeout.or(raw.request_timeout_secs).unwrap_or(120),
+                request_timeout
+                    .or(raw.request_timeout_secs)
+                    .unwrap_or(DEFAULT_REQUEST_TIMEOUT_SECS),
             ),
-            session_idle: Duration::from_secs(raw.session_idle_secs.unwrap_or(1800)),
-            max_sessions_per_principal: raw.max_sessions_per_principal.unwrap_or(1000),
-            list_page_size: raw.list_page_size.unwrap_or(1000),
+            session_idle: Duration::from_secs(
+                raw.session_idle_secs.unwrap_or(DEFAULT_SESSION_IDLE_SECS),
+            ),
+            max_sessions_per_principal: raw
+                .max_sessions_per_principal
+                .unwrap_or(DEFAULT_MAX_SESSIONS_PER_PRINCIPAL),
+            list_page_size: raw.list_page_size.unwrap_or(DEFAULT_LIST_PAGE_SIZE),
             admin_remote: raw.admin_remote.unwrap_or(false),
-            shutdown_grace: Duration::from_secs(raw.shutdown_grace_secs.unwrap_or(20)),
+            shutdown_grace: Duration::from_secs(
+                raw.shutdown_grace_secs
+                    .unwrap_or(DEFAULT_SHUTDOWN_GRACE_SECS),
+            ),
             session_key,
             metrics_token: metrics_token.filter(|t| !t.expose().is_empty()),
             advertise_url: vars
-                .get("ADVERTISE_URL")
+                .get(ADVERTISE_URL_VAR)
                 .or(raw.advertise_url)
                 .map(|u| u.trim_end_matches('/').to_string())
                 .filter(|u| !u.is_empty()),
-            list_ttl_ms: raw.list_ttl_ms.unwrap_or(60_000),
-            max_connections: raw.max_connections.unwrap_or(10_000),
-            header_read_timeout: Duration::from_secs(raw.header_read_timeout_secs.unwrap_or(10)),
-            body_read_timeout: Duration::from_secs(raw.body_read_timeout_secs.unwrap_or(30)),
-            max_upstream_message_bytes: raw.max_upstream_message_bytes.unwrap_or(16 * 1024 * 1024),
+            list_ttl_ms: raw.list_ttl_ms.unwrap_or(DEFAULT_LIST_TTL_MS),
+            max_connections: raw.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS),
+            header_read_timeout: Duration::from_secs(
+                raw.header_read_timeout_secs
+                    .unwrap_or(DEFAULT_HEADER_READ_TIMEOUT_SECS),
+            ),
+            body_read_timeout: Duration::from_secs(
+                raw.body_read_timeout_secs
+                    .unwrap_or(DEFAULT_BODY_READ_TIMEOUT_SECS),
+            ),
+            max_upstream_message_bytes: raw
+                .max_upstream_message_bytes
+                .unwrap_or(DEFAULT_MAX_UPSTREAM_MESSAGE_BYTES),
             // 0 switches the ping off.
-            upstream_ping: match raw.upstream_ping_secs.unwrap_or(30) {
+            upstream_ping: match raw.upstream_ping_secs.unwrap_or(DEFAULT_UPSTREAM_PING_SECS) {
                 0 => None,
                 n => Some(Duration::from_secs(n)),
             },

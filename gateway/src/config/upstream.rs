@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::curation::ToolCuration;
 use super::env::ENV_PREFIX;
+use super::error::KeyError;
 use super::secret::{looks_secret, ValueSource};
 
 /// How an upstream is reached.
@@ -387,22 +388,30 @@ impl UpstreamSpec {
     }
 
     /// Checks what the shape does not: the name, that no credential is written in clear text,
-    /// and that limits are not zero. The message says what to fix.
-    pub fn validate(&self) -> Result<(), String> {
-        crate::names::Name::parse(crate::names::NameKind::Upstream, &self.name)?;
+    /// and that limits are not zero. The error names the key (`upstreams[fs].url`) and says
+    /// what to fix.
+    pub fn validate(&self) -> Result<(), KeyError> {
         let name = &self.name;
+        let at = |field: &str, message: String| {
+            KeyError::new(format!("upstreams[{name}].{field}"), message)
+        };
+        crate::names::Name::parse(crate::names::NameKind::Upstream, name)
+            .map_err(|e| at("name", e))?;
         let (vars, headers) = match &self.transport {
             Transport::Stdio(l) => {
                 if let Some(bad) = l.inherit_env.iter().find(|n| {
                     let n = n.strip_suffix('*').unwrap_or(n);
                     n.is_empty() || n.starts_with(ENV_PREFIX) || n.contains(['=', '*'])
                 }) {
-                    return Err(format!(
-                        "upstream {name:?}: inherit_env entry {bad:?} must be a variable name or \
-                         PREFIX* (not empty, not {ENV_PREFIX}...)"
+                    return Err(at(
+                        "inherit_env",
+                        format!(
+                            "entry {bad:?} must be a variable name or PREFIX* (not empty, not \
+                             {ENV_PREFIX}...)"
+                        ),
                     ));
                 }
-                (Some(&l.env), None)
+                (Some(("env", &l.env)), None)
             }
             Transport::Http(e) | Transport::Sse(e) => {
                 // Whatever is registered is stored and exported: a credential in the URL would
@@ -410,61 +419,70 @@ impl UpstreamSpec {
                 if url::Url::parse(&e.url)
                     .is_ok_and(|u| !u.username().is_empty() || u.password().is_some())
                 {
-                    return Err(format!(
-                        "upstream {name:?}: the url holds credentials (user:password@); give \
-                         them as a secret reference instead: headers = {{ Authorization = \
-                         {{ env = \"VAR\" }} }}, VAR holding \"Basic <base64 of user:password>\" \
-                         or \"Bearer <token>\""
+                    return Err(at(
+                        "url",
+                        "holds credentials (user:password@); give them as a secret reference \
+                         instead: headers = { Authorization = { env = \"VAR\" } }, VAR holding \
+                         \"Basic <base64 of user:password>\" or \"Bearer <token>\""
+                            .into(),
                     ));
                 }
                 if let Some(o) = &e.oauth {
-                    o.validate(name)?;
+                    o.validate()
+                        .map_err(|(f, m)| at(&format!("oauth.{f}"), m))?;
                     if o.token_exchange && self.sharing != Sharing::PerSession {
-                        return Err(format!(
-                            "upstream {name:?}: oauth.token_exchange gives each session its own \
-                             identity, so it needs sharing = \"per_session\""
+                        return Err(at(
+                            "oauth.token_exchange",
+                            "gives each session its own identity, so it needs sharing = \
+                             \"per_session\""
+                                .into(),
                         ));
                     }
                     if o.token_exchange && matches!(self.transport, Transport::Sse(_)) {
-                        return Err(format!(
-                            "upstream {name:?}: oauth.token_exchange is for http upstreams"
-                        ));
+                        return Err(at("oauth.token_exchange", "is for http upstreams".into()));
                     }
                 }
                 if let Some(u) = &e.user_oauth {
-                    u.validate(name)?;
+                    u.validate()
+                        .map_err(|(f, m)| at(&format!("user_oauth.{f}"), m))?;
                     if self.sharing != Sharing::PerSession {
-                        return Err(format!(
-                            "upstream {name:?}: user_oauth gives each user's calls their own \
-                             token, so it needs sharing = \"per_session\""
+                        return Err(at(
+                            "user_oauth",
+                            "gives each user's calls their own token, so it needs sharing = \
+                             \"per_session\""
+                                .into(),
                         ));
                     }
                     if e.oauth.is_some() || !matches!(self.transport, Transport::Http(_)) {
-                        return Err(format!(
-                            "upstream {name:?}: user_oauth is for http upstreams without `oauth`"
+                        return Err(at(
+                            "user_oauth",
+                            "is for http upstreams without `oauth`".into(),
                         ));
                     }
                 }
-                (None, Some(&e.headers))
+                (None, Some(("headers", &e.headers)))
             }
         };
-        for (key, value) in vars.into_iter().chain(headers).flatten() {
-            if looks_secret(key) && matches!(value, ValueSource::Literal(_)) {
-                return Err(format!(
-                    "upstream {name:?}: {key:?} looks like a secret; give it as a reference \
-                     ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not in clear text"
-                ));
+        for (field, map) in vars.into_iter().chain(headers) {
+            for (key, value) in map {
+                if looks_secret(key) && matches!(value, ValueSource::Literal(_)) {
+                    return Err(at(
+                        &format!("{field}.{key}"),
+                        "looks like a secret; give it as a reference ({ env = \"VAR\" } or \
+                         { file = \"/path\" }), not in clear text"
+                            .into(),
+                    ));
+                }
             }
         }
-        self.tools
-            .validate()
-            .map_err(|e| format!("upstream {name:?}: {e}"))?;
+        self.tools.validate().map_err(|e| at("tools", e))?;
         if self.timeout_secs == Some(0) {
-            return Err(format!("upstream {name:?}: timeout_secs must be > 0"));
+            return Err(at("timeout_secs", "must be > 0".into()));
         }
         if self.max_result_text_bytes == Some(0) {
-            return Err(format!(
-                "upstream {name:?}: max_result_text_bytes must be > 0 (leave it out for no limit)"
+            return Err(at(
+                "max_result_text_bytes",
+                "must be > 0 (leave it out for no limit)".into(),
             ));
         }
         Ok(())
@@ -472,45 +490,38 @@ impl UpstreamSpec {
 }
 
 impl UpstreamOAuth {
-    fn validate(&self, upstream: &str) -> Result<(), String> {
+    /// The field that is wrong, and why.
+    fn validate(&self) -> Result<(), (&'static str, String)> {
         if matches!(self.client_secret, ValueSource::Literal(_)) {
-            return Err(format!(
-                "upstream {upstream:?}: oauth.client_secret must be a reference \
-                 ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not clear text"
-            ));
+            return Err(("client_secret", CLEAR_TEXT.into()));
         }
         if !(self.token_url.starts_with("https://") || self.token_url.starts_with("http://")) {
-            return Err(format!(
-                "upstream {upstream:?}: oauth.token_url must be an http(s) URL"
-            ));
+            return Err(("token_url", "must be an http(s) URL".into()));
         }
         Ok(())
     }
 }
 
 impl UserOAuth {
-    fn validate(&self, upstream: &str) -> Result<(), String> {
+    /// The field that is wrong, and why.
+    fn validate(&self) -> Result<(), (&'static str, String)> {
         if matches!(self.client_secret, Some(ValueSource::Literal(_))) {
-            return Err(format!(
-                "upstream {upstream:?}: user_oauth.client_secret must be a reference \
-                 ({{ env = \"VAR\" }} or {{ file = \"/path\" }}), not clear text"
-            ));
+            return Err(("client_secret", CLEAR_TEXT.into()));
         }
         if self.client_secret.is_some() && self.client_id.is_none() {
-            return Err(format!(
-                "upstream {upstream:?}: user_oauth.client_secret needs user_oauth.client_id"
-            ));
+            return Err(("client_secret", "needs user_oauth.client_id".into()));
         }
         if let Some(u) = &self.client_metadata_url {
             if !u.starts_with("https://") {
-                return Err(format!(
-                    "upstream {upstream:?}: user_oauth.client_metadata_url must be an https URL"
-                ));
+                return Err(("client_metadata_url", "must be an https URL".into()));
             }
         }
         Ok(())
     }
 }
+
+const CLEAR_TEXT: &str =
+    "must be a reference ({ env = \"VAR\" } or { file = \"/path\" }), not clear text";
 
 #[cfg(test)]
 mod tests {

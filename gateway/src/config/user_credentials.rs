@@ -7,10 +7,15 @@ use base64::Engine;
 use serde::Deserialize;
 
 use super::env::Overrides;
+use super::error::KeyError;
 use super::secret::ValueSource;
 
 /// A sealing key's length (XChaCha20-Poly1305).
 pub const KEY_BYTES: usize = 32;
+
+// The variables that override keys of `[user_credentials]`.
+pub const KEY_VAR: &str = "MCP_GATEWAY_USER_CREDENTIALS_KEY";
+pub const PUBLIC_URL_VAR: &str = "MCP_GATEWAY_USER_CREDENTIALS_PUBLIC_URL";
 
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -18,7 +23,7 @@ pub(super) struct RawUserCredentials {
     /// The key (32 random bytes, base64) that seals users' upstream tokens in the store: a
     /// reference (`{ env = "VAR" }` or `{ file = "/path" }`). `MCP_GATEWAY_USER_CREDENTIALS_KEY`
     /// gives it too. Every replica needs the same one.
-    #[schemars(with = "Option<serde_json::Value>")]
+    #[schemars(with = "Option<serde_json::Value>", extend("x-env" = KEY_VAR))]
     key: Option<ValueSource>,
     /// Keys that sealed tokens before `key` (rotation): what they sealed is still opened, and
     /// sealed again with `key` when the token is next refreshed.
@@ -27,6 +32,7 @@ pub(super) struct RawUserCredentials {
     previous_keys: Vec<ValueSource>,
     /// The gateway's URL as users' browsers reach it (default: `auth.server.issuer`, else the
     /// origin of `auth.resource`, else `http://` and `server.listen`).
+    #[schemars(extend("x-env" = PUBLIC_URL_VAR))]
     public_url: Option<String>,
 }
 
@@ -52,39 +58,37 @@ impl UserCredentialsConfig {
         raw: RawUserCredentials,
         vars: Overrides,
         env: &std::collections::HashMap<String, String>,
-    ) -> Result<Self, String> {
-        let key = |what: &str, v: &ValueSource| -> Result<[u8; KEY_BYTES], String> {
-            let text = v.resolve(env).map_err(|e| format!("{what}: {e}"))?;
-            decode_key(text.expose()).map_err(|e| format!("{what}: {e}"))
+    ) -> Result<Self, KeyError> {
+        let key = |what: &str, v: &ValueSource| -> Result<[u8; KEY_BYTES], KeyError> {
+            let text = v.resolve(env).map_err(|e| KeyError::new(what, e))?;
+            decode_key(text.expose()).map_err(|e| KeyError::new(what, e))
         };
         let mut keys = Vec::new();
-        match (vars.get("USER_CREDENTIALS_KEY"), &raw.key) {
-            (Some(text), _) => keys.push(
-                decode_key(&text).map_err(|e| format!("MCP_GATEWAY_USER_CREDENTIALS_KEY: {e}"))?,
-            ),
+        match (vars.get(KEY_VAR), &raw.key) {
+            (Some(text), _) => keys.push(decode_key(&text).map_err(|e| KeyError::new(KEY_VAR, e))?),
             (None, Some(ValueSource::Literal(_))) => {
-                return Err(
-                    "user_credentials.key must be a reference ({ env = \"VAR\" } or \
-                            { file = \"/path\" }), not clear text"
-                        .into(),
-                )
+                return Err(KeyError::clear_text("user_credentials.key"))
             }
             (None, Some(v)) => keys.push(key("user_credentials.key", v)?),
             (None, None) => {}
         }
         if keys.is_empty() && !raw.previous_keys.is_empty() {
-            return Err("user_credentials.previous_keys needs user_credentials.key".into());
+            return Err(KeyError::new(
+                "user_credentials.previous_keys",
+                "needs user_credentials.key",
+            ));
         }
         for (i, v) in raw.previous_keys.iter().enumerate() {
             keys.push(key(&format!("user_credentials.previous_keys[{i}]"), v)?);
         }
-        let public_url = vars.get("USER_CREDENTIALS_PUBLIC_URL").or(raw.public_url);
+        let public_url = vars.get(PUBLIC_URL_VAR).or(raw.public_url);
         if let Some(u) = &public_url {
             let ok = url::Url::parse(u)
                 .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.query().is_none());
             if !ok {
-                return Err(format!(
-                    "user_credentials.public_url must be an http(s) URL without a query: {u:?}"
+                return Err(KeyError::new(
+                    "user_credentials.public_url",
+                    format!("must be an http(s) URL without a query: {u:?}"),
                 ));
             }
         }
@@ -132,11 +136,12 @@ mod tests {
         assert_eq!(c.keys, vec![[7u8; 32]]);
         assert_eq!(c.public_url.as_deref(), Some("https://gw.example"));
         let e = read("key = { env = \"SHORT\" }", &env).unwrap_err();
-        assert!(e.contains("8 bytes"), "{e}");
+        assert_eq!(e.key, "user_credentials.key");
+        assert!(e.message.contains("8 bytes"), "{e}");
         let e = read(&format!("key = \"{good}\""), &env).unwrap_err();
-        assert!(e.contains("not clear text"), "{e}");
+        assert!(e.message.contains("not clear text"), "{e}");
         let e = read("previous_keys = [{ env = \"K\" }]", &env).unwrap_err();
-        assert!(e.contains("needs user_credentials.key"), "{e}");
+        assert_eq!(e.key, "user_credentials.previous_keys", "{e}");
         let mut env2 = env.clone();
         env2.insert("MCP_GATEWAY_USER_CREDENTIALS_KEY".into(), good);
         let c = read("previous_keys = [{ env = \"K\" }]", &env2).unwrap();

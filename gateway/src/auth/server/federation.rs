@@ -226,7 +226,7 @@ fn round_trip(
     headers: &HeaderMap,
     q: &std::collections::HashMap<String, String>,
 ) -> Result<(Value, Value), (StatusCode, &'static str)> {
-    let trip = authorize::cookie(headers, ROUND_TRIP_COOKIE)
+    let trip = super::cookie(headers, ROUND_TRIP_COOKIE)
         .and_then(|c| s.keys.open(c))
         .filter(|t| t["e"].as_i64().is_some_and(|e| e >= now_ms()))
         .ok_or((

@@ -72,6 +72,18 @@ pub fn hashed(secret: &str) -> String {
 
 /// Sets a cookie for the sign-in pages (`/oauth` only, HttpOnly, `SameSite=Lax`, `Secure` when
 /// the issuer is https); `max_age` 0 removes it.
+/// The value of the cookie `name` a request carries.
+pub(crate) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
 pub(crate) fn set_cookie(
     s: &AuthServer,
     resp: &mut Response,

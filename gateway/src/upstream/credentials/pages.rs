@@ -66,17 +66,6 @@ pub async fn connect(State(state): State<AppState>, Query(q): Query<ConnectQuery
     }
 }
 
-fn cookie_of(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == COOKIE)
-        .map(|(_, v)| v.to_string())
-}
-
 /// The upstream's authorization server sends the browser back here.
 pub async fn callback(
     State(state): State<AppState>,
@@ -84,10 +73,10 @@ pub async fn callback(
     headers: HeaderMap,
 ) -> Response {
     let ups = &state.hub.upstreams;
-    let cookie = cookie_of(&headers);
+    let cookie = crate::auth::server::cookie(&headers, COOKIE);
     match ups
         .vault
-        .finish(query.as_deref().unwrap_or(""), cookie.as_deref())
+        .finish(query.as_deref().unwrap_or(""), cookie)
         .await
     {
         Ok(c) => {

@@ -155,13 +155,7 @@ impl Vault {
         Arc::new(Self {
             registry,
             ring: KeyRing::new(&config.user_credentials.keys),
-            http: reqwest::Client::builder()
-                // The authorization server's endpoints must not redirect credentials elsewhere.
-                .redirect(reqwest::redirect::Policy::none())
-                .connect_timeout(Duration::from_secs(10))
-                .timeout(Duration::from_secs(30))
-                .build()
-                .expect("http client"),
+            http: crate::upstream::oauth::token_endpoint_client(),
             public_url: std::sync::RwLock::new(public_url(config)),
             env: config.env.clone(),
             registered: Mutex::default(),

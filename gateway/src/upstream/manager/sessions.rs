@@ -74,9 +74,9 @@ impl Upstreams {
         if let Some(c) = open() {
             return Ok(c);
         }
-        let conn = self
-            .open_session_connection(&entry, session, host_caps, caller)
-            .await;
+        // Boxed: opening is rare next to calls, and its future (a whole connect and handshake)
+        // would otherwise be part of every call's state, moved on each poll of a new task.
+        let conn = Box::pin(self.open_session_connection(&entry, session, host_caps, caller)).await;
         if conn.is_ok() {
             // Later calls find the connection; after a failure the gate stays, so that the calls
             // waiting on it retry one at a time (end_session clears it).
