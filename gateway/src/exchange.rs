@@ -325,3 +325,79 @@ pub async fn apply(registry: &dyn Registry, doc: &Document, steps: &[Step]) -> a
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stored() -> Stored {
+        BTreeMap::from([
+            ("same".to_string(), ("api".to_string(), json!({"v": 1}))),
+            ("changed".to_string(), ("api".to_string(), json!({"v": 1}))),
+            ("gone".to_string(), ("api".to_string(), json!({"v": 1}))),
+            ("filed".to_string(), ("config".to_string(), json!({"v": 1}))),
+        ])
+    }
+
+    fn wanted(items: &[(&str, Value)]) -> Vec<(String, Value)> {
+        items
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_plan_creates_updates_keeps_and_with_prune_deletes_what_the_api_made() {
+        let (steps, deletes) = plan_kind(
+            "role",
+            &stored(),
+            wanted(&[
+                ("same", json!({"v": 1})),
+                ("changed", json!({"v": 2})),
+                ("new", json!({"v": 1})),
+            ]),
+            |v| Some(v.clone()),
+            true,
+        )
+        .unwrap();
+        let actions: Vec<(&str, Action)> =
+            steps.iter().map(|s| (s.name.as_str(), s.action)).collect();
+        assert_eq!(
+            actions,
+            [
+                ("same", Action::Unchanged),
+                ("changed", Action::Update),
+                ("new", Action::Create)
+            ]
+        );
+        // What the config file defines is never deleted by an import.
+        let deleted: Vec<&str> = deletes.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(deleted, ["gone"]);
+        let (_, none) =
+            plan_kind("role", &stored(), wanted(&[]), |v| Some(v.clone()), false).unwrap();
+        assert!(none.is_empty(), "no deletions without prune");
+    }
+
+    #[test]
+    fn a_name_twice_and_an_item_of_the_config_file_are_refused() {
+        let e = plan_kind(
+            "upstream",
+            &stored(),
+            wanted(&[("new", json!({})), ("new", json!({}))]),
+            |v| Some(v.clone()),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "upstream \"new\" is named twice");
+        let e = plan_kind(
+            "upstream",
+            &stored(),
+            wanted(&[("filed", json!({"v": 2}))]),
+            |v| Some(v.clone()),
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("defined in the config file"), "{e}");
+    }
+}
