@@ -529,14 +529,15 @@ impl RawClient {
 
     /// Opens the session's GET stream.
     pub async fn listen(&self) -> impl futures::Stream<Item = Value> {
-        let resp = self
+        let mut req = self
             .http
             .get(&self.url)
             .header("accept", "text/event-stream")
-            .header("mcp-session-id", self.session.clone().unwrap())
-            .send()
-            .await
-            .unwrap();
+            .header("mcp-session-id", self.session.clone().unwrap());
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.unwrap();
         assert_eq!(resp.status(), 200);
         sse_stream::SseStream::from_bytes_stream(resp.bytes_stream()).filter_map(|ev| async move {
             ev.ok()?.data.and_then(|d| serde_json::from_str(&d).ok())

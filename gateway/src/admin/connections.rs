@@ -59,7 +59,7 @@ pub async fn catalog_link(
     }
     let url = ups
         .vault
-        .link(&name, CATALOG, p.key())
+        .link(&name, CATALOG, p.key(), None)
         .map_err(|e| AdminError::BadRequest(e.to_string()))?;
     Ok(Json(json!({ "url": url, "expires_in": 600 })))
 }

@@ -151,22 +151,26 @@ impl Dispatcher {
         method: &Method,
         holder: &str,
     ) -> Result<Answer, McpError> {
-        let link = self
-            .hub
-            .upstreams
-            .vault
-            .link(upstream, holder, session.principal().key())
-            .map_err(|e| McpError::upstream_unavailable(upstream, &e.to_string()))?;
-        let message = format!(
-            "{upstream} acts with your own account there, which is not connected (or no longer \
-             works). Open this link in your browser to connect it, then call again: {link}"
-        );
+        let principal = session.principal();
+        let by = principal.key();
+        let vault = &self.hub.upstreams.vault;
+        let unavailable =
+            |e: UpstreamError| McpError::upstream_unavailable(upstream, &e.to_string());
         if session.client_caps.pointer("/elicitation/url").is_some() {
-            let elicitation = json!({"mode": "url", "elicitationId": uuid::Uuid::new_v4().to_string(),
-                                     "url": link, "message": message});
+            let id = uuid::Uuid::new_v4().to_string();
+            let link = vault
+                .link(upstream, holder, by, Some(&id))
+                .map_err(unavailable)?;
+            let message = connect_message(upstream, &link);
+            let elicitation = json!({"mode": "url", "elicitationId": id, "url": link,
+                                     "message": message});
             return Err(McpError::new(jsonrpc::URL_ELICITATION_REQUIRED, message)
                 .with_data(json!({ "elicitations": [elicitation] })));
         }
+        let link = vault
+            .link(upstream, holder, by, None)
+            .map_err(unavailable)?;
+        let message = connect_message(upstream, &link);
         if *method == Method::ToolsCall {
             return Ok(Answer::Built(json!({
                 "content": [{ "type": "text", "text": message }],
@@ -441,6 +445,14 @@ const MAX_INPUT_ROUNDS: usize = 8;
 /// Whether an error says the call may be replayed; the internal marker is removed either way.
 fn take_replayable(e: &mut McpError) -> bool {
     take_marker(e, crate::upstream::http::REPLAYABLE)
+}
+
+/// What a user who must connect reads.
+fn connect_message(upstream: &str, link: &str) -> String {
+    format!(
+        "{upstream} acts with your own account there, which is not connected (or no longer \
+         works). Open this link in your browser to connect it, then call again: {link}"
+    )
 }
 
 /// Whether `e` carries the connection's `marker` (taken out: the host never sees it).

@@ -68,6 +68,8 @@ pub const NOTIFY_RESOURCES_UPDATED: &str = "notifications/resources/updated";
 pub const NOTIFY_ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 pub const NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 pub const NOTIFY_TASKS_STATUS: &str = "notifications/tasks/status";
+/// A URL elicitation's out-of-band interaction finished (2025-11-25).
+pub const NOTIFY_ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 /// Every method the gateway knows, with its name.
 const NAMES: [(Method, &str); 19] = [

@@ -142,11 +142,29 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
     assert_eq!(first["error"]["code"], -32042, "{first}");
     let elicitation = &first["error"]["data"]["elicitations"][0];
     assert_eq!(elicitation["mode"], "url", "{first}");
+    let mut stream = Box::pin(alice.listen().await);
     let page = browse(elicitation["url"].as_str().unwrap(), "alice").await;
     assert!(
         page["text"].as_str().unwrap().contains("Connected"),
         "{page}"
     );
+    // Her host is told that the elicitation is complete.
+    let complete = tokio::time::timeout(Duration::from_secs(10), async {
+        use futures::StreamExt;
+        while let Some(m) = stream.next().await {
+            if m["method"] == "notifications/elicitation/complete" {
+                return m;
+            }
+        }
+        Value::Null
+    })
+    .await
+    .expect("the completion comes within 10 s");
+    assert_eq!(
+        complete["params"]["elicitationId"], elicitation["elicitationId"],
+        "{complete}"
+    );
+    drop(stream);
     // The next call works, on the same session.
     let r = whoami(&mut alice).await;
     assert_eq!(

@@ -81,6 +81,9 @@ pub async fn callback(
     {
         Ok(c) => {
             ups.connection_changed(&c.upstream, &c.holder).await;
+            if let Some(id) = &c.elicitation {
+                elicitation_complete(&state, &c.holder, id);
+            }
             let body = format!(
                 "<main><h1>Connected</h1><p>Your account at <b>{}</b> is connected to the \
                  gateway. Go back to your application and call again.</p></main>",
@@ -91,6 +94,20 @@ pub async fn callback(
         Err(e) => {
             tracing::info!(error = %e, "an upstream authorization did not complete");
             error(StatusCode::BAD_REQUEST, &e)
+        }
+    }
+}
+
+/// Tells the holder's sessions on this replica that the URL elicitation `id` is complete
+/// (2025-11-25 `notifications/elicitation/complete`; a host may then retry by itself).
+fn elicitation_complete(state: &AppState, holder: &str, id: &str) {
+    let note = crate::protocol::jsonrpc::notification(
+        crate::protocol::method::NOTIFY_ELICITATION_COMPLETE,
+        Some(json!({ "elicitationId": id })),
+    );
+    for s in state.hub.all() {
+        if !s.modern && user_holder(s.principal().key()) == holder {
+            s.send_related(None, &note);
         }
     }
 }

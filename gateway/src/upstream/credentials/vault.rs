@@ -112,6 +112,8 @@ struct Started {
     client_id: String,
     client_secret: Option<String>,
     auth_method: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    elicitation: Option<String>,
 }
 
 /// A connect link's content.
@@ -121,14 +123,18 @@ struct Ticket {
     holder: String,
     by: String,
     expires_at: i64,
+    /// The URL elicitation the link was sent in, told complete when the user is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    elicitation: Option<String>,
 }
 
-/// Connected: who, to what.
+/// Connected: who, to what, and the URL elicitation that asked for it.
 #[derive(Debug, Clone)]
 pub struct Connected {
     pub upstream: String,
     pub holder: String,
     pub by: String,
+    pub elicitation: Option<String>,
 }
 
 /// The users' tokens at `user_oauth` upstreams.
@@ -408,13 +414,21 @@ impl Vault {
         *entry = union(entry, &scope);
     }
 
-    /// The link that connects `holder` (for whom `by` asks) to `upstream`.
-    pub fn link(&self, upstream: &str, holder: &str, by: &str) -> Result<String, UpstreamError> {
+    /// The link that connects `holder` (for whom `by` asks) to `upstream`; `elicitation`: the
+    /// URL elicitation it is sent in.
+    pub fn link(
+        &self,
+        upstream: &str,
+        holder: &str,
+        by: &str,
+        elicitation: Option<&str>,
+    ) -> Result<String, UpstreamError> {
         let ticket = Ticket {
             upstream: upstream.into(),
             holder: holder.into(),
             by: by.into(),
             expires_at: now_ms() + LINK_LIFETIME_MS,
+            elicitation: elicitation.map(str::to_string),
         };
         let sealed = self
             .ring
@@ -496,6 +510,7 @@ impl Vault {
             client_id: client.client_id.clone(),
             client_secret: client.client_secret.clone(),
             auth_method: client.auth_method.clone(),
+            elicitation: ticket.elicitation,
         };
         let state = self
             .ring
@@ -672,6 +687,7 @@ impl Vault {
             upstream: s.upstream,
             holder: s.holder,
             by: s.by,
+            elicitation: s.elicitation,
         })
     }
 
