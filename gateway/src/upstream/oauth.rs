@@ -41,17 +41,6 @@ enum Origin {
     },
 }
 
-/// A client for authorization servers' endpoints: they must not redirect the client's
-/// credentials elsewhere, and a stuck one must not hold a call for long.
-pub fn token_endpoint_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(30))
-        .build()
-        .expect("http client")
-}
-
 pub struct TokenSource {
     origin: Origin,
     http: reqwest::Client,
@@ -127,7 +116,7 @@ impl TokenSource {
     fn with(origin: Origin) -> Arc<Self> {
         Arc::new(Self {
             origin,
-            http: token_endpoint_client(),
+            http: super::credentials::flow::token_endpoint_client(),
             current: RwLock::default(),
             refreshing: tokio::sync::Mutex::new(()),
         })

@@ -8,6 +8,8 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD as B64};
 use base64::Engine;
 use chacha20poly1305::aead::rand_core::RngCore;
 use chacha20poly1305::aead::OsRng;
+use std::time::Duration;
+
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -38,6 +40,17 @@ pub struct Tokens {
     pub refresh_token: Option<String>,
     pub expires_in: Option<u64>,
     pub scope: Option<String>,
+}
+
+/// A client for authorization servers' endpoints: they must not redirect the client's
+/// credentials elsewhere, and a stuck one must not hold a call for long.
+pub fn token_endpoint_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("http client")
 }
 
 fn random() -> String {

@@ -161,7 +161,7 @@ impl Vault {
         Arc::new(Self {
             registry,
             ring: KeyRing::new(&config.user_credentials.keys),
-            http: crate::upstream::oauth::token_endpoint_client(),
+            http: flow::token_endpoint_client(),
             public_url: std::sync::RwLock::new(public_url(config)),
             env: config.env.clone(),
             registered: Mutex::default(),
