@@ -133,6 +133,19 @@ impl Auditor {
     }
 
     /// Records an entry; waits while the queue is full.
+    /// A row for an event that is not a call: who, what, on what, how it went.
+    pub async fn record_event(&self, principal: &str, action: &str, target: &str, outcome: &str) {
+        self.record(AuditEntry {
+            at: registry::now_ms(),
+            principal: principal.to_string(),
+            action: action.into(),
+            target: Some(target.into()),
+            outcome: outcome.into(),
+            ..Default::default()
+        })
+        .await;
+    }
+
     pub async fn record(&self, e: AuditEntry) {
         // Text fields as `&str` (recorded as they are, not through `Display`).
         tracing::info!(

@@ -18,6 +18,7 @@ use tokio::task::JoinSet;
 use super::connection::{
     Answered, DirectPost, DirectSend, Inbound, Outbound, Routing, TransportParts,
 };
+use super::oauth::Refusal;
 use super::{limits, post, UpstreamError};
 use crate::protocol::answer::Passed;
 use crate::protocol::envelope::{
@@ -355,64 +356,6 @@ async fn post_body(s: &Shared, post: Post, head: &Head, body: Vec<u8>) -> Option
     post_attempt(s, post, head, body, s.auth.is_some()).await
 }
 
-/// What a refusal (401, 403) of an upstream behind an authorization server came to.
-enum AuthRefusal {
-    /// A new token: the message goes again.
-    Renewed,
-    /// The call's error is delivered.
-    Answered,
-    /// Not about the token: an ordinary refusal.
-    Other,
-}
-
-/// A 401: the token is renewed. A 403 `insufficient_scope` for a user's own token: they
-/// connect again with the scope asked for.
-async fn auth_refused(
-    s: &Shared,
-    auth: &super::oauth::TokenSource,
-    id: Option<i64>,
-    resp: &post::Response,
-) -> AuthRefusal {
-    let challenge = resp
-        .headers()
-        .get(reqwest::header::WWW_AUTHENTICATE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let needs_connect = |why: &str| {
-        if let Some(id) = id {
-            s.deliver(
-                crate::protocol::McpError::new(jsonrpc::UPSTREAM_UNAVAILABLE, why.to_string())
-                    .with_data(serde_json::json!({ NEEDS_CONNECT: true }))
-                    .to_message(Value::from(id)),
-                Some(id),
-            );
-        }
-    };
-    if resp.status() == StatusCode::FORBIDDEN {
-        let scope = super::credentials::discovery::challenge_param(&challenge, "scope");
-        if challenge.contains("insufficient_scope") && auth.wants_scope(scope) {
-            needs_connect("the upstream asks for more scope");
-            return AuthRefusal::Answered;
-        }
-        return AuthRefusal::Other;
-    }
-    match auth.rejected().await {
-        Ok(()) => AuthRefusal::Renewed,
-        Err(UpstreamError::NeedsConnect { .. }) => {
-            needs_connect("the upstream refused the user's token");
-            AuthRefusal::Answered
-        }
-        Err(e) => {
-            s.fail(
-                id,
-                format!("the upstream refused its token, and no new one: {e}"),
-            );
-            AuthRefusal::Answered
-        }
-    }
-}
-
 async fn post_attempt(
     s: &Shared,
     post: Post,
@@ -449,14 +392,33 @@ async fn post_attempt(
     if !status.is_success() {
         if let (Some(auth), Some(body)) = (&s.auth, again) {
             if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+                let challenge = resp
+                    .headers()
+                    .get(reqwest::header::WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string();
+                let forbidden = status == StatusCode::FORBIDDEN;
                 // Boxed: renewing a token is rare, and its future (a token request) is large;
                 // inline it would grow every POST's state, which is moved on each spawn.
-                match Box::pin(auth_refused(s, auth, id, &resp)).await {
-                    AuthRefusal::Renewed => {
+                match Box::pin(auth.refused(forbidden, &challenge)).await {
+                    Refusal::Renewed => {
                         return Box::pin(post_attempt(s, post, head, body, false)).await
                     }
-                    AuthRefusal::Answered => return None,
-                    AuthRefusal::Other => {}
+                    Refusal::NeedsConnect(why) => {
+                        if let Some(id) = id {
+                            let e =
+                                crate::protocol::McpError::new(jsonrpc::UPSTREAM_UNAVAILABLE, why)
+                                    .with_data(serde_json::json!({ NEEDS_CONNECT: true }));
+                            s.deliver(e.to_message(Value::from(id)), Some(id));
+                        }
+                        return None;
+                    }
+                    Refusal::Failed(why) => {
+                        s.fail(id, why);
+                        return None;
+                    }
+                    Refusal::NotAboutTheToken => {}
                 }
             }
         }

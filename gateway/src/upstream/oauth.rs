@@ -41,6 +41,18 @@ enum Origin {
     },
 }
 
+/// What an upstream's refusal (401, 403) of a token came to.
+pub enum Refusal {
+    /// A new token: the request may go again.
+    Renewed,
+    /// The holder must connect (again): why.
+    NeedsConnect(&'static str),
+    /// No new token: why.
+    Failed(String),
+    /// Not about the token: an ordinary refusal.
+    NotAboutTheToken,
+}
+
 pub struct TokenSource {
     origin: Origin,
     http: reqwest::Client,
@@ -81,7 +93,7 @@ impl TokenSource {
 
     /// The upstream asked for `scope` (403 `insufficient_scope`): whether the holder can be
     /// asked to connect again for it (only a holder's own tokens can).
-    pub fn wants_scope(&self, scope: Option<String>) -> bool {
+    fn wants_scope(&self, scope: Option<String>) -> bool {
         match &self.origin {
             Origin::Vault {
                 vault,
@@ -94,6 +106,28 @@ impl TokenSource {
                 true
             }
             Origin::Client { .. } => false,
+        }
+    }
+
+    /// The upstream refused the current token (`forbidden`: 403, else 401) with `challenge`
+    /// (its `WWW-Authenticate`). A 401: a new token. A 403 `insufficient_scope` of a holder's
+    /// own token: they connect again for the scope asked for.
+    pub async fn refused(&self, forbidden: bool, challenge: &str) -> Refusal {
+        if forbidden {
+            let scope = super::credentials::discovery::challenge_param(challenge, "scope");
+            return match challenge.contains("insufficient_scope") && self.wants_scope(scope) {
+                true => Refusal::NeedsConnect("the upstream asks for more scope"),
+                false => Refusal::NotAboutTheToken,
+            };
+        }
+        match self.rejected().await {
+            Ok(()) => Refusal::Renewed,
+            Err(UpstreamError::NeedsConnect { .. }) => {
+                Refusal::NeedsConnect("the upstream refused the user's token")
+            }
+            Err(e) => Refusal::Failed(format!(
+                "the upstream refused its token, and no new one: {e}"
+            )),
         }
     }
 
@@ -176,7 +210,7 @@ impl TokenSource {
     }
 
     /// The upstream refused the current token (401): a new one, or why there is none.
-    pub async fn rejected(&self) -> Result<(), UpstreamError> {
+    async fn rejected(&self) -> Result<(), UpstreamError> {
         let _one = self.refreshing.lock().await;
         let stale = self.current.write().unwrap().take();
         let (token, lifetime) = match &self.origin {

@@ -432,13 +432,6 @@ pub(crate) async fn audit(
     state
         .dispatcher
         .audit
-        .record(registry::AuditEntry {
-            at: now_ms(),
-            principal: principal.to_string(),
-            action: action.into(),
-            target: Some(target.into()),
-            outcome: outcome.into(),
-            ..Default::default()
-        })
+        .record_event(principal, action, target, outcome)
         .await;
 }

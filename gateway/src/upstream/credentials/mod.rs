@@ -106,6 +106,13 @@ async fn authorize(
     Ok((tokens, seen))
 }
 
+/// The `initialize` request the gateway sends as a client (id 1).
+fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION")}}})
+}
+
 /// An MCP request to `server_url` with `token`: (status, challenge, session id, body). A
 /// 2026-07-28 request (`modern`) carries its envelope in `_meta` and its method in a header.
 async fn mcp(
@@ -174,9 +181,7 @@ pub async fn sign_in(
     let mut token: Option<String> = None;
     let mut session: Option<String> = None;
     let mut authorizations = Vec::new();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION")}}});
+    let init = initialize_request();
     let mut steps: Vec<Value> = if modern {
         vec![json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})]
     } else {

@@ -191,15 +191,7 @@ impl Vault {
 
     async fn audit(&self, principal: &str, action: &str, upstream: &str, outcome: &str) {
         if let Some(a) = self.audit.get() {
-            a.record(registry::AuditEntry {
-                at: now_ms(),
-                principal: principal.to_string(),
-                action: action.into(),
-                target: Some(upstream.into()),
-                outcome: outcome.into(),
-                ..Default::default()
-            })
-            .await;
+            a.record_event(principal, action, upstream, outcome).await;
         }
     }
 
@@ -261,22 +253,13 @@ impl Vault {
                 }
                 Ok((Secret::new(t.access_token.clone()), t.lifetime(now)))
             }
-            Some((_, t, _)) => self.refresh(upstream, holder, &t.access_token).await,
+            Some((_, t, _)) => self.renew(upstream, holder, &t.access_token).await,
         }
     }
 
-    /// A new access token after the upstream refused `rejected`: a refresh, unless another
-    /// call (or replica) already replaced it.
+    /// A new access token in place of `stale` (about to expire, or refused by the upstream): a
+    /// refresh, unless another call (or replica) already replaced it.
     pub async fn renew(
-        &self,
-        upstream: &str,
-        holder: &str,
-        rejected: &str,
-    ) -> Result<(Secret, Duration), UpstreamError> {
-        self.refresh(upstream, holder, rejected).await
-    }
-
-    async fn refresh(
         &self,
         upstream: &str,
         holder: &str,
@@ -525,36 +508,20 @@ impl Vault {
     /// it refuses, which may name its resource metadata and the scope it wants. Some servers
     /// let `initialize` through and refuse what follows: then `tools/list` is asked too.
     async fn challenge(&self, url: &str) -> Option<String> {
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "mcp-gateway", "version": env!("CARGO_PKG_VERSION")}}});
         let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
         let mut session: Option<String> = None;
-        for msg in [init, list] {
-            let mut req = self
-                .http
-                .post(url)
-                .header("accept", "application/json, text/event-stream")
-                .json(&msg);
-            if let Some(s) = &session {
-                req = req
-                    .header("mcp-session-id", s)
-                    .header("mcp-protocol-version", "2025-11-25");
+        for msg in [super::initialize_request(), list] {
+            let (status, challenge, sid, _) =
+                super::mcp(&self.http, url, None, session.as_deref(), &msg, false)
+                    .await
+                    .ok()?;
+            if challenge.is_some() {
+                return challenge;
             }
-            let r = req.send().await.ok()?;
-            let header = |n: &str| {
-                r.headers()
-                    .get(n)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_string)
-            };
-            if let Some(c) = header("www-authenticate") {
-                return Some(c);
-            }
-            if !r.status().is_success() {
+            if !(200..300).contains(&status) {
                 return None;
             }
-            session = header("mcp-session-id");
+            session = sid;
         }
         None
     }
