@@ -389,7 +389,14 @@ async function showSignIns() {
 // ---- connections (users' own accounts at user_oauth upstreams)
 
 async function showConnections() {
-  const mine = (await api("GET", "/v1/connections")).connections;
+  const { connections: mine, connectable } = await api("GET", "/v1/connections");
+  fill($("#connectable-table tbody"), connectable.map((name) => el("tr", { dataset: { upstream: name } },
+    el("td", {}, name),
+    el("td", {}, el("button", { type: "button", onclick: () => guarded(async () => {
+      const r = await api("POST", `/v1/connections/${encodeURIComponent(name)}`);
+      $("#connect-link").replaceChildren(`Open in a browser and sign in at ${name} (10 minutes): `,
+        el("a", { href: r.url, target: "_blank", rel: "noopener noreferrer" }, r.url));
+    }) }, "Connect")))));
   fill($("#my-connections-table tbody"), mine.map((c) => el("tr", { dataset: { upstream: c.upstream } },
     el("td", {}, c.upstream), el("td", {}, c.scope), el("td", {}, when(c.created_at)), el("td", {}, when(c.expires_at)),
     el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {

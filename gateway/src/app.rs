@@ -233,7 +233,8 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/connections", get(credentials::pages::list_mine))
         .route(
             "/v1/connections/{upstream}",
-            axum::routing::delete(credentials::pages::disconnect_mine),
+            axum::routing::post(credentials::pages::connect_mine)
+                .delete(credentials::pages::disconnect_mine),
         )
         .route_layer(middleware::from_fn_with_state(
             state.clone(),

@@ -1,5 +1,6 @@
 // The console's Connections tab in a real headless Chromium: a user without the admin right
-// signs in, sees only their own connections and disconnects one; then an admin sees everyone's,
+// signs in, sees only their own connections, disconnects one and makes a link to connect it
+// again; then an admin sees everyone's,
 // makes the catalog account's connect link and revokes the catalog account's connection (each
 // after a confirmation). Prints one JSON object with what it saw.
 //
@@ -38,6 +39,10 @@ try {
   await page.click(`${mine} button:text-is("Disconnect")`);
   await page.waitForSelector(mine, { state: 'detached' });
   result.disconnected = true;
+  // Disconnected, the upstream is offered to connect again ahead of any call.
+  await page.click('#connectable-table tr[data-upstream="own"] button:text-is("Connect")');
+  await page.waitForSelector('#connect-link a');
+  result.connectLink = await page.getAttribute('#connect-link a', 'href');
   await page.click('#sign-out');
   result.afterSignOut = await page.$$eval('main tbody tr', (rows) => rows.length);
 

@@ -1,7 +1,8 @@
 // The conformance suite's auth client, played by the gateway: the scenario's server becomes a
-// `user_oauth` upstream of a gateway started for it, and a host calls one of its tools through
-// the gateway, opening the connect links it is given as a browser would (the catalog account's
-// first, then its own). Exits 0 when the call came back with a result.
+// `user_oauth` upstream of a gateway started for it (`catalog = "first_user"`: one user, one
+// client, as the scenarios count), and a host's user connects their account, then calls one of
+// its tools through the gateway, opening the connect links it is given as a browser would.
+// Exits 0 when the call came back with a result.
 //
 // Usage (as the suite's --command): node through_gateway.mjs SERVER_URL
 // Env: MCP_GATEWAY_BIN (the gateway binary), MCP_CONFORMANCE_CONTEXT (a pre-registered client
@@ -38,6 +39,7 @@ transport = "http"
 url = ${JSON.stringify(server)}
 sharing = "per_session"
 [upstreams.user_oauth]
+catalog = "first_user"
 ${user}`);
 
 const gw = spawn(process.env.MCP_GATEWAY_BIN, ['--config', path.join(dir, 'gateway.toml')], {
@@ -92,14 +94,14 @@ async function rpc(method, params) {
   return JSON.parse(data.pop());
 }
 
-// Connects the catalog account (again, when the upstream asked it for more scope) until the
-// upstream is up with tools, a bounded number of times.
-async function connectCatalog() {
+// The user connects their account ahead of any call (again, when the upstream asked it for more
+// scope while listing) until the upstream is up with tools, a bounded number of times.
+async function connectFirst() {
   for (let round = 0; round < 3; round++) {
-    const { url } = await (await fetch(`${base}/admin/v1/upstreams/scenario/connection`, { method: 'POST' })).json();
-    if (!browse(url)) throw new Error('the catalog account did not connect');
+    const { url } = await (await fetch(`${base}/v1/connections/scenario`, { method: 'POST' })).json();
+    if (!browse(url)) throw new Error('the user did not connect');
     let h = await health();
-    for (let i = 0; i < 100 && !(h.status === 'up' && h.tools > 0) && !(h.last_error || '').includes('connects it again'); i++) {
+    for (let i = 0; i < 100 && !(h.status === 'up' && h.tools > 0) && !/connects (it )?again/.test(h.last_error || ''); i++) {
       await new Promise((r) => setTimeout(r, 100));
       h = await health();
     }
@@ -110,7 +112,7 @@ async function connectCatalog() {
 }
 
 try {
-  await connectCatalog();
+  await connectFirst();
   await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance-host', version: '1' } });
   await rpc('notifications/initialized');
   // The scenario's tools (the gateway lists its own search tools too).

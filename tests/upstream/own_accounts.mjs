@@ -5,7 +5,8 @@
 // Usage: PEERS_NODE_MODULES=/path/to/node_modules node own_accounts.mjs ISSUER
 // Prints `listening on http://127.0.0.1:PORT/mcp` when ready. Serves its protected resource
 // metadata (RFC 9728) and answers 401 with a challenge naming it.
-// Test hooks: `GET /test/calls` lists the recorded calls; `POST /test/refuse?sub=alice` makes
+// Test hooks: `GET /test/calls` lists the recorded calls, `GET /test/lists` the user of each
+// tools/list; `POST /test/refuse?sub=alice` makes
 // it refuse every token of that user issued until now (as a server does after a password
 // change), so that only a new one is taken.
 import http from 'node:http';
@@ -19,6 +20,7 @@ const { StreamableHTTPServerTransport } = await sdk('server/streamableHttp.js');
 
 const issuer = process.argv[2];
 const calls = [];
+const lists = []; // the user of each tools/list
 const seen = {}; // sub -> the jtis of its tokens seen so far
 const refused = new Set();
 let keys = null;
@@ -70,6 +72,7 @@ const httpServer = http.createServer(async (req, res) => {
     return json(200, { resource, authorization_servers: [issuer], scopes_supported: ['openid', 'tools'] });
   }
   if (url.pathname === '/test/calls') return json(200, calls);
+  if (url.pathname === '/test/lists') return json(200, lists);
   if (url.pathname === '/test/refuse' && req.method === 'POST') {
     for (const jti of seen[url.searchParams.get('sub')] ?? []) refused.add(jti);
     return json(200, {});
@@ -84,11 +87,18 @@ const httpServer = http.createServer(async (req, res) => {
     });
     return res.end(JSON.stringify({ error: 'invalid_token' }));
   }
+  let body;
+  if (req.method === 'POST') {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    body = JSON.parse(raw);
+    if (body.method === 'tools/list') lists.push({ sub: claims.sub });
+  }
   // Stateless: a server and a transport per request, as the user the token names.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.on('close', () => transport.close());
   await server(claims).connect(transport);
-  await transport.handleRequest(req, res);
+  await transport.handleRequest(req, res, body);
 });
 httpServer.listen(0, '127.0.0.1', () => {
   console.log(`listening on http://127.0.0.1:${httpServer.address().port}/mcp`);

@@ -91,6 +91,16 @@ impl Access {
         self.all || self.roles.iter().any(|r| r.admin)
     }
 
+    /// Whether a role grants all of `upstream` (its `upstreams` patterns), not only some of
+    /// its entries.
+    pub fn grants_upstream(&self, upstream: &str) -> bool {
+        self.all
+            || self
+                .roles
+                .iter()
+                .any(|r| r.upstreams.iter().any(|p| p.matches(upstream)))
+    }
+
     /// Whether the principal may see and use an entry of `upstream` that hosts see as `exposed`.
     pub fn allows(&self, kind: EntryKind, upstream: &str, exposed: &str) -> bool {
         if self.all {

@@ -48,8 +48,8 @@ pub use error::KeyError;
 pub use secret::{looks_secret, redact_userinfo, Secret, ValueSource};
 pub use server::ServerConfig;
 pub use upstream::{
-    Endpoint, Launch, Sharing, Transport, TransportKind, UpstreamOAuth, UpstreamSpec, UpstreamWire,
-    UserOAuth,
+    CatalogReader, Endpoint, Launch, Sharing, Transport, TransportKind, UpstreamOAuth,
+    UpstreamSpec, UpstreamWire, UserOAuth,
 };
 pub use user_credentials::UserCredentialsConfig;
 

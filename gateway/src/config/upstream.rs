@@ -145,7 +145,8 @@ pub struct Endpoint {
 /// an OAuth client of the upstream's authorization server (found from the upstream's protected
 /// resource metadata), each user connects once in the browser, and the user's tokens (sealed
 /// with `user_credentials.key`) go with that user's calls only. The catalog is read with a
-/// designated account an admin connects (`POST /admin/v1/upstreams/{name}/connection`).
+/// designated account an admin connects (`POST /admin/v1/upstreams/{name}/connection`), or,
+/// with `catalog = "first_user"`, with the account of the first user who connects.
 #[derive(
     Debug, Clone, PartialEq, Default, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
 )]
@@ -166,6 +167,41 @@ pub struct UserOAuth {
     /// The scopes to ask for (default: what the upstream's challenge or metadata names).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
+    /// Whose account lists the upstream's tools for everyone.
+    #[serde(default, skip_serializing_if = "CatalogReader::is_account")]
+    pub catalog: CatalogReader,
+}
+
+/// Whose account a `user_oauth` upstream's catalog (its tools, resources and prompts, listed
+/// once for everyone) is read with. Calls always go with the caller's own account.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Deserialize,
+    Serialize,
+    utoipa::ToSchema,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CatalogReader {
+    /// A designated account that an admin connects (a service or bot account): no user's
+    /// token ever reads for others.
+    #[default]
+    Account,
+    /// That account when an admin has connected one; until then the account of the user who
+    /// connected first (the next one when that user disconnects). For installs without a
+    /// service account: a user's token then lists the tools everyone sees, and nothing else.
+    FirstUser,
+}
+
+impl CatalogReader {
+    fn is_account(&self) -> bool {
+        *self == Self::Account
+    }
 }
 
 /// The gateway's own credentials for an upstream's authorization server (client credentials

@@ -22,6 +22,7 @@ use crate::protocol::{jsonrpc, McpError, Revision};
 use registry::backoff::Backoff;
 
 mod catalog;
+mod reader;
 mod sessions;
 pub use sessions::Caller;
 
@@ -75,6 +76,9 @@ struct Entry {
     /// A `user_oauth` upstream refused its catalog account's token (or wants more scope) while
     /// listing: the catalog is stale until an admin connects the account again.
     catalog_stale: std::sync::atomic::AtomicBool,
+    /// The holder whose account a `user_oauth` upstream's catalog connection was last opened
+    /// with (the catalog account, or a user's under `catalog = "first_user"`).
+    reader: Mutex<Option<String>>,
 }
 
 /// All upstreams.
@@ -183,6 +187,22 @@ impl Upstreams {
             .unwrap_or_default()
     }
 
+    /// The enabled upstreams where each user connects their own account (`user_oauth`).
+    pub fn user_oauth_upstreams(&self) -> Vec<String> {
+        let entries = self.entries.lock().unwrap();
+        entries
+            .values()
+            .filter(|e| e.spec.enabled)
+            .filter(|e| {
+                e.spec
+                    .transport
+                    .endpoint()
+                    .is_some_and(|t| t.user_oauth.is_some())
+            })
+            .map(|e| e.spec.name.clone())
+            .collect()
+    }
+
     pub fn spec(&self, name: &str) -> Option<UpstreamSpec> {
         self.entries
             .lock()
@@ -286,6 +306,7 @@ impl Upstreams {
             stop,
             syncing: tokio::sync::Mutex::new(()),
             catalog_stale: std::sync::atomic::AtomicBool::new(false),
+            reader: Mutex::default(),
         });
         self.entries
             .lock()
@@ -333,7 +354,10 @@ impl Upstreams {
         let name = entry.spec.name.clone();
         let mut backoff = Backoff::new(Duration::from_millis(500), MAX_BACKOFF);
         loop {
-            let attempt = self.connect(&entry.spec, None, None, None);
+            let attempt = async {
+                let reader = self.catalog_reader(&entry).await?;
+                self.connect(&entry.spec, None, None, reader).await
+            };
             let result = tokio::select! {
                 r = attempt => r,
                 _ = stop.wait_for(|s| *s) => return,
@@ -351,13 +375,7 @@ impl Upstreams {
                         h.last_error = entry
                             .catalog_stale
                             .load(std::sync::atomic::Ordering::Acquire)
-                            .then(|| {
-                                format!(
-                                    "the upstream refused the catalog account's token or asks \
-                                     for more scope: an admin connects it again (POST \
-                                     /admin/v1/upstreams/{name}/connection)"
-                                )
-                            });
+                            .then(|| Self::stale_catalog(&entry));
                         h.up_since = Some(registry::now_ms());
                         h.server_info = conn.init.get().and_then(|i| i.get("serverInfo")).cloned();
                         h.protocol_version = conn
@@ -523,13 +541,13 @@ impl Upstreams {
                 let auth = match (&endpoint.oauth, exchanger) {
                     (_, Some(x)) => Some(x),
                     (Some(o), None) => Some(self.token_source(&spec.name, o)?),
-                    // The catalog is read with the designated account's own tokens.
+                    // Never without an account: the callers pass the session's or the
+                    // catalog reader's (`catalog_reader`).
                     (None, None) if endpoint.user_oauth.is_some() => {
-                        Some(super::oauth::TokenSource::of_holder(
-                            self.vault.clone(),
-                            &spec.name,
-                            super::credentials::vault::CATALOG,
-                        ))
+                        return Err(UpstreamError::NeedsConnect {
+                            upstream: spec.name.clone(),
+                            holder: super::credentials::vault::CATALOG.into(),
+                        })
                     }
                     (None, None) => None,
                 };

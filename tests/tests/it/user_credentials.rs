@@ -23,6 +23,10 @@ upstreams = ["*"]
 [[roles]]
 name = "member"
 upstreams = ["*"]
+
+[[roles]]
+name = "fixtures-only"
+upstreams = ["fx"]
 "#;
 
 /// Opens `url` in the headless browser, signing in at the provider as `login`: the page it
@@ -53,9 +57,11 @@ fn link_in(text: &str) -> String {
     text[at..].split_whitespace().next().unwrap().to_string()
 }
 
-async fn calls(upstream: &str) -> Vec<Value> {
+/// What the upstream recorded: `calls` (each tool call's user and token) or `lists` (each
+/// tools/list's user).
+async fn recorded(upstream: &str, what: &str) -> Vec<Value> {
     let base = upstream.trim_end_matches("/mcp");
-    reqwest::get(format!("{base}/test/calls"))
+    reqwest::get(format!("{base}/test/{what}"))
         .await
         .unwrap()
         .json::<Vec<Value>>()
@@ -71,10 +77,16 @@ async fn whoami(c: &mut RawClient) -> Value {
     .await
 }
 
-#[tokio::test]
-async fn each_user_calls_the_upstream_with_their_own_account() {
-    let dir = scratch();
-    let port = free_port();
+/// The own-accounts server behind its provider, and a gateway config (listening on `port`)
+/// with it as the `user_oauth` upstream `own`; `user_oauth` adds keys to its table.
+struct Own {
+    idp: gateway_tests::Idp,
+    _server: tokio::process::Child,
+    upstream: String,
+    config: String,
+}
+
+async fn own_upstream(dir: &std::path::Path, port: u16, user_oauth: &str) -> Own {
     let idp = gateway_tests::Idp::start_with_accounts(
         json!([{"client_id": "gateway", "client_secret": "upstream-secret",
                 "scope": "openid tools", "refresh": true,
@@ -82,17 +94,46 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         json!({}),
     )
     .await;
-    let (_upstream, upstream) =
+    let (server, upstream) =
         spawn_reporting_url(node("upstream/own_accounts.mjs").arg(&idp.issuer)).await;
-    let cfg = format!(
+    let config = format!(
         "{}\n[[upstreams]]\nname = \"own\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
          sharing = \"per_session\"\n[upstreams.user_oauth]\nclient_id = \"gateway\"\n\
-         client_secret = {{ env = \"UPSTREAM_SECRET\" }}\n\
+         client_secret = {{ env = \"UPSTREAM_SECRET\" }}\n{user_oauth}\n\
          [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n\
          previous_keys = [{{ env = \"OLD_CREDENTIALS_KEY\" }}]\n\
          [auth]\nmode = \"required\"\n{ROLES}",
-        fixture_config(&sqlite_url(&dir), "")
+        fixture_config(&sqlite_url(dir), "")
     );
+    Own {
+        idp,
+        _server: server,
+        upstream,
+        config,
+    }
+}
+
+async fn own_health(gw: &Gateway) -> Value {
+    let health = gw.get_json("/admin/v1/health").await;
+    health
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "own")
+        .cloned()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn each_user_calls_the_upstream_with_their_own_account() {
+    let dir = scratch();
+    let port = free_port();
+    let Own {
+        idp,
+        _server,
+        upstream,
+        config: cfg,
+    } = own_upstream(&dir, port, "").await;
     let b64 = |k: [u8; 32]| base64::engine::general_purpose::STANDARD.encode(k);
     let (key, unused, rotated) = (b64([42; 32]), b64([7; 32]), b64([99; 32]));
     let listen = format!("127.0.0.1:{port}");
@@ -107,13 +148,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
 
     // The catalog is read with an account an admin connects; until then the upstream is down
     // and says why.
-    let health = gw.get_json("/admin/v1/health").await;
-    let own = health
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["name"] == "own")
-        .unwrap();
+    let own = own_health(&gw).await;
     assert_ne!(own["status"], "up", "{own}");
     let (status, link) = gw
         .send(
@@ -214,7 +249,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         .unwrap();
     assert_eq!(planted.status(), 400);
     assert!(planted.text().await.unwrap().contains("another browser"));
-    let seen = calls(&upstream).await;
+    let seen = recorded(&upstream, "calls").await;
     assert!(
         seen.iter().all(|c| c["sub"] == "alice"),
         "only alice's token was used for calls so far: {seen:?}"
@@ -247,7 +282,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
     );
 
     // The upstream stops taking alice's token: the gateway refreshes it and the call goes on.
-    let first_jti = calls(&upstream)
+    let first_jti = recorded(&upstream, "calls")
         .await
         .iter()
         .find(|c| c["sub"] == "alice")
@@ -268,7 +303,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         "{r}\n{}",
         gw.log()
     );
-    let last = calls(&upstream).await.last().unwrap().clone();
+    let last = recorded(&upstream, "calls").await.last().unwrap().clone();
     assert_eq!(last["sub"], "alice");
     assert_ne!(last["jti"], first_jti, "a new token after the refresh");
 
@@ -376,13 +411,15 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         json!(["catalog"]),
         "bob disconnected himself: {seen}"
     );
-    assert!(
-        seen["catalogLink"]
-            .as_str()
-            .unwrap()
-            .contains("/oauth/upstream/connect?ticket="),
-        "{seen}"
-    );
+    for link in ["connectLink", "catalogLink"] {
+        assert!(
+            seen[link]
+                .as_str()
+                .unwrap_or_default()
+                .contains("/oauth/upstream/connect?ticket="),
+            "{link}: {seen}"
+        );
+    }
     assert_eq!(
         seen["dialogs"].as_array().unwrap().len(),
         2,
@@ -449,4 +486,124 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         "no token in the log:\n{}",
         gw.log()
     );
+}
+
+#[tokio::test]
+async fn under_first_user_the_catalog_is_read_with_the_first_connected_account() {
+    let dir = scratch();
+    let port = free_port();
+    let own = own_upstream(&dir, port, "catalog = \"first_user\"").await;
+    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
+    let listen = format!("127.0.0.1:{port}");
+    let env = [
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key.as_str()),
+        ("OLD_CREDENTIALS_KEY", key.as_str()),
+    ];
+    let gw = Gateway::start_secured(&own.config, &env).await;
+    gw.wait_up(&["fx"]).await;
+
+    // Nobody has connected: the upstream is down and says how to.
+    let h = own_health(&gw).await;
+    assert_ne!(h["status"], "up", "{h}");
+    let why = h["last_error"].as_str().unwrap_or_default();
+    assert!(why.contains("POST /v1/connections/own"), "{h}");
+
+    let alice = gw.token_for("alice", &["member"]).await;
+    let bob = gw.token_for("bob", &["member"]).await;
+    let carol = gw.token_for("carol", &["fixtures-only"]).await;
+    let get = reqwest::Method::GET;
+    let post = reqwest::Method::POST;
+
+    // A user whose roles grant the upstream sees it to connect, and connects ahead of any call;
+    // one whose roles do not cannot.
+    let (_, mine) = gw
+        .send(get.clone(), "/v1/connections", Some(&alice), &Value::Null)
+        .await;
+    assert_eq!(mine["connectable"], json!(["own"]), "{mine}");
+    let (_, theirs) = gw
+        .send(get.clone(), "/v1/connections", Some(&carol), &Value::Null)
+        .await;
+    assert_eq!(theirs["connectable"], json!([]), "{theirs}");
+    let (status, _) = gw
+        .send(
+            post.clone(),
+            "/v1/connections/own",
+            Some(&carol),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, link) = gw
+        .send(
+            post.clone(),
+            "/v1/connections/own",
+            Some(&alice),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    let page = browse(link["url"].as_str().unwrap(), "alice").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    gw.wait_up(&["own"]).await;
+    let (_, mine) = gw
+        .send(get.clone(), "/v1/connections", Some(&alice), &Value::Null)
+        .await;
+    assert_eq!(mine["connectable"], json!([]), "{mine}");
+    assert_eq!(mine["connections"][0]["upstream"], "own", "{mine}");
+
+    // The catalog was listed with alice's account; bob's calls still go with his own, which he
+    // is asked to connect.
+    let lists = recorded(&own.upstream, "lists").await;
+    assert!(
+        !lists.is_empty() && lists.iter().all(|l| l["sub"] == "alice"),
+        "{lists:?}"
+    );
+    let mut b = RawClient::initialize_as(&gw.mcp, json!({}), Some(&bob)).await;
+    let r = whoami(&mut b).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let page = browse(
+        &link_in(r["result"]["content"][0]["text"].as_str().unwrap()),
+        "bob",
+    )
+    .await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    let r = whoami(&mut b).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are bob", "{r}");
+
+    // alice disconnects: the catalog is read with the next account (bob's), and stays up.
+    let (status, _) = gw
+        .send(
+            reqwest::Method::DELETE,
+            "/v1/connections/own",
+            Some(&alice),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(status, 204);
+    let mut by_bob = false;
+    for _ in 0..100 {
+        let lists = recorded(&own.upstream, "lists").await;
+        by_bob = lists.iter().any(|l| l["sub"] == "bob");
+        if by_bob {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        by_bob,
+        "the catalog was not read again with bob's account\n{}",
+        gw.log()
+    );
+    gw.wait_up(&["own"]).await;
+    let calls = recorded(&own.upstream, "calls").await;
+    assert!(calls.iter().all(|c| c["sub"] == "bob"), "{calls:?}");
+    drop(own.idp);
 }

@@ -1,7 +1,7 @@
 //! What users reach of their upstream connections: the connect link (`GET
 //! /oauth/upstream/connect`, sends the browser to the upstream's authorization server), the
 //! callback the server sends it back to, and their own connections (`GET /v1/connections`,
-//! `DELETE /v1/connections/{upstream}`, signed in as for `/mcp`).
+//! `POST` and `DELETE /v1/connections/{upstream}`, signed in as for `/mcp`).
 
 use std::sync::Arc;
 
@@ -112,7 +112,8 @@ fn elicitation_complete(state: &AppState, holder: &str, id: &str) {
     }
 }
 
-/// The caller's own connections to upstreams (never their tokens).
+/// The caller's own connections to upstreams (never their tokens), and the `user_oauth`
+/// upstreams their roles grant that they have not connected (`connectable`).
 pub async fn list_mine(
     State(state): State<AppState>,
     Extension(p): Extension<Arc<Principal>>,
@@ -121,7 +122,37 @@ pub async fn list_mine(
         .registry
         .list_connections(Some(&user_holder(p.key())))
         .await?;
-    Ok(Json(json!({ "connections": list })))
+    let connectable: Vec<String> = state
+        .hub
+        .upstreams
+        .user_oauth_upstreams()
+        .into_iter()
+        .filter(|u| p.access.grants_upstream(u) && !list.iter().any(|c| &c.upstream == u))
+        .collect();
+    Ok(Json(
+        json!({ "connections": list, "connectable": connectable }),
+    ))
+}
+
+/// A link that connects the caller's own account at a `user_oauth` upstream before any call
+/// asks for it: `{"url": ...}`, good 10 minutes. For upstreams the caller's roles grant whole
+/// (a role that grants only some of its tools: the link comes with the first call of one).
+pub async fn connect_mine(
+    State(state): State<AppState>,
+    Extension(p): Extension<Arc<Principal>>,
+    Path(upstream): Path<String>,
+) -> Result<Json<Value>, AdminError> {
+    let ups = &state.hub.upstreams;
+    if !ups.user_oauth_upstreams().contains(&upstream) || !p.access.grants_upstream(&upstream) {
+        return Err(AdminError::NotFound(format!(
+            "no upstream {upstream:?} where you connect your own account"
+        )));
+    }
+    let url = ups
+        .vault
+        .link(&upstream, &user_holder(p.key()), p.key(), None)
+        .map_err(|e| AdminError::BadRequest(e.to_string()))?;
+    Ok(Json(json!({ "url": url, "expires_in": 600 })))
 }
 
 /// Forgets one of the caller's own connections: their next call asks them to connect again.

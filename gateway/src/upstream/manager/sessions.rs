@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Entry, Upstreams};
 use crate::config::{Secret, Sharing};
 use crate::upstream::connection::Connection;
-use crate::upstream::credentials::vault::{user_holder, CATALOG};
+use crate::upstream::credentials::vault::user_holder;
 use crate::upstream::oauth::TokenSource;
 use crate::upstream::UpstreamError;
 
@@ -154,52 +154,6 @@ impl Upstreams {
             if let Some(c) = e.sessions.lock().unwrap().remove(session) {
                 c.shutdown();
             }
-        }
-    }
-
-    /// A connection of `holder` to `upstream` changed (connected, refreshed or revoked, here or
-    /// on another replica). Revoked: the holder's session connections close, so that their
-    /// next call asks again. The catalog account's: the catalog connection starts over when
-    /// it is revoked, or connected while the upstream is not up.
-    pub async fn connection_changed(self: &Arc<Self>, upstream: &str, holder: &str) {
-        let Some(entry) = self.entries.lock().unwrap().get(upstream).cloned() else {
-            return;
-        };
-        let exists = match self.registry.get_connection(upstream, holder).await {
-            Ok(c) => c.is_some(),
-            Err(e) => {
-                tracing::warn!(upstream, error = %e, "cannot read a changed upstream connection");
-                return;
-            }
-        };
-        if holder == CATALOG {
-            let up = entry.health.lock().unwrap().status == "up";
-            let stale = entry
-                .catalog_stale
-                .load(std::sync::atomic::Ordering::Acquire);
-            if !exists || !up || stale {
-                tracing::info!(
-                    upstream,
-                    connected = exists,
-                    "the catalog account changed; reconnecting"
-                );
-                self.start(entry.spec.clone());
-            }
-            return;
-        }
-        if exists {
-            return;
-        }
-        let sessions: Vec<String> = entry
-            .exchangers
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(_, x)| x.holder() == Some(holder))
-            .map(|(s, _)| s.clone())
-            .collect();
-        for s in sessions {
-            self.drop_session_connection(upstream, &s);
         }
     }
 }

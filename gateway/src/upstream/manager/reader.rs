@@ -1,0 +1,131 @@
+//! Whose account a `user_oauth` upstream's catalog is read with: the designated catalog account,
+//! or under `catalog = "first_user"` that account when connected, else the user who connected
+//! first. And what a change of one of its connections (connected, refreshed or revoked, here or
+//! on another replica) does to the catalog connection and to the holder's sessions.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::{Entry, Upstreams};
+use crate::config::CatalogReader;
+use crate::upstream::credentials::vault::CATALOG;
+use crate::upstream::oauth::TokenSource;
+use crate::upstream::UpstreamError;
+
+impl Upstreams {
+    /// The tokens a `user_oauth` upstream's catalog connection is opened with (`None` for other
+    /// upstreams); remembers whose they are.
+    pub(super) async fn catalog_reader(
+        &self,
+        entry: &Entry,
+    ) -> Result<Option<Arc<TokenSource>>, UpstreamError> {
+        let name = &entry.spec.name;
+        let Some(mode) = Self::reader_mode(entry) else {
+            return Ok(None);
+        };
+        let holder = match mode {
+            CatalogReader::Account => CATALOG.to_string(),
+            CatalogReader::FirstUser => self.first_reader(name).await?,
+        };
+        *entry.reader.lock().unwrap() = Some(holder.clone());
+        Ok(Some(TokenSource::of_holder(
+            self.vault.clone(),
+            name,
+            &holder,
+        )))
+    }
+
+    fn reader_mode(entry: &Entry) -> Option<CatalogReader> {
+        let endpoint = entry.spec.transport.endpoint()?;
+        endpoint.user_oauth.as_ref().map(|u| u.catalog)
+    }
+
+    /// The catalog account if connected, else the user who connected first.
+    async fn first_reader(&self, upstream: &str) -> Result<String, UpstreamError> {
+        let all = self
+            .registry
+            .list_connections(None)
+            .await
+            .map_err(|e| UpstreamError::Connect(format!("the credential store: {e}")))?;
+        all.into_iter()
+            .filter(|c| c.upstream == upstream)
+            .min_by_key(|c| (c.holder != CATALOG, c.created_at, c.holder.clone()))
+            .map(|c| c.holder)
+            .ok_or_else(|| {
+                UpstreamError::Connect(format!(
+                    "no account to read the catalog with yet (catalog = \"first_user\"): a user \
+                     connects theirs in the console's Connections tab or with POST \
+                     /v1/connections/{upstream}, or an admin connects a catalog account"
+                ))
+            })
+    }
+
+    /// The health message of a catalog whose reader was refused while listing.
+    pub(super) fn stale_catalog(entry: &Entry) -> String {
+        let name = &entry.spec.name;
+        match entry.reader.lock().unwrap().as_deref() {
+            Some(CATALOG) | None => format!(
+                "the upstream refused the catalog account's token or asks for more scope: an \
+                 admin connects it again (POST /admin/v1/upstreams/{name}/connection)"
+            ),
+            Some(user) => format!(
+                "the upstream refused the token of the account the catalog is read with \
+                 ({user}) or asks it for more scope: that user connects again, or an admin \
+                 connects a catalog account"
+            ),
+        }
+    }
+
+    /// A connection of `holder` to `upstream` changed (connected, refreshed or revoked, here or
+    /// on another replica). The catalog connection starts over when its reader's connection
+    /// was revoked or was refused before, when an account that may read it connected while the
+    /// upstream is not up, and (under `first_user`) when the catalog account connected while a
+    /// user's reads it. A revoked user's session connections close, so that their next call
+    /// asks again.
+    pub async fn connection_changed(self: &Arc<Self>, upstream: &str, holder: &str) {
+        let Some(entry) = self.entries.lock().unwrap().get(upstream).cloned() else {
+            return;
+        };
+        let exists = match self.registry.get_connection(upstream, holder).await {
+            Ok(c) => c.is_some(),
+            Err(e) => {
+                tracing::warn!(upstream, error = %e, "cannot read a changed upstream connection");
+                return;
+            }
+        };
+        let first_user = Self::reader_mode(&entry) == Some(CatalogReader::FirstUser);
+        let reads = entry.reader.lock().unwrap().as_deref() == Some(holder)
+            || (holder == CATALOG && !first_user);
+        let may_read = holder == CATALOG || first_user;
+        let up = entry.health.lock().unwrap().status == "up";
+        let stale = entry.catalog_stale.load(Ordering::Acquire);
+        let restart = may_read
+            && ((reads && (!exists || stale))
+                || (exists && !up)
+                || (first_user && holder == CATALOG && exists && !reads));
+        if restart {
+            tracing::info!(
+                upstream,
+                holder,
+                connected = exists,
+                "the account the catalog is read with changed; reconnecting"
+            );
+            self.start(entry.spec.clone());
+            return;
+        }
+        if exists || holder == CATALOG {
+            return;
+        }
+        let sessions: Vec<String> = entry
+            .exchangers
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, x)| x.holder() == Some(holder))
+            .map(|(s, _)| s.clone())
+            .collect();
+        for s in sessions {
+            self.drop_session_connection(upstream, &s);
+        }
+    }
+}
