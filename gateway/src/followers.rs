@@ -62,6 +62,10 @@ pub fn upstreams(registry: &Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
                     ups.connection_changed(&upstream, &holder).await;
                     return;
                 }
+                Some(Change::Pins(upstream)) => {
+                    ups.pins_changed(&upstream).await;
+                    return;
+                }
                 Some(Change::Lost) | None => {
                     ups.resync_all();
                     let mut all: Vec<String> = ups.health().into_iter().map(|h| h.name).collect();
@@ -124,9 +128,12 @@ pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
                     }
                 }
                 Some(Change::Role(_)) | None => {}
-                Some(Change::Upstream(_) | Change::VirtualServer(_) | Change::Connection(..)) => {
-                    return
-                }
+                Some(
+                    Change::Upstream(_)
+                    | Change::VirtualServer(_)
+                    | Change::Connection(..)
+                    | Change::Pins(_),
+                ) => return,
             }
             if let Err(e) = auth.roles.reload(registry.as_ref()).await {
                 tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");

@@ -35,6 +35,7 @@ pub struct Metrics {
     pub audit_refused: prometheus::IntCounter,
     upstream_up: IntGaugeVec,
     upstream_calls_in_flight: IntGaugeVec,
+    tools_pending: IntGaugeVec,
     upstream_restarts: IntCounterVec,
     sessions: IntGauge,
     db_connections: IntGaugeVec,
@@ -139,6 +140,11 @@ impl Metrics {
                 "Hosts' calls waiting for the upstream's answer (counted at scrape time)",
                 &["upstream"],
             ),
+            tools_pending: m.gauges(
+                "tools_pending_approval",
+                "Tools whose changed or new definition waits for an admin's review (pinning)",
+                &["upstream"],
+            ),
             upstream_restarts: m.counters(
                 "upstream_restarts_total",
                 "Times the upstream's connection was lost and restarted",
@@ -180,6 +186,7 @@ impl Metrics {
             .set(idle as i64);
         self.upstream_up.reset();
         self.upstream_calls_in_flight.reset();
+        self.tools_pending.reset();
         for h in &now.upstreams {
             self.upstream_up
                 .with_label_values(&[&h.name])
@@ -187,6 +194,9 @@ impl Metrics {
             self.upstream_calls_in_flight
                 .with_label_values(&[&h.name])
                 .set(h.calls_in_flight as i64);
+            self.tools_pending
+                .with_label_values(&[&h.name])
+                .set(h.tools_pending_approval as i64);
             // Health counts restarts; the counter catches up with it (it never goes back, also
             // when an upstream is removed and added again).
             let counter = self.upstream_restarts.with_label_values(&[&h.name]);

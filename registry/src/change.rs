@@ -15,6 +15,8 @@ pub enum Change {
     SigningKey(String),
     /// A user's (or the catalog account's) connection to an upstream: (upstream, holder).
     Connection(String, String),
+    /// An upstream's tool pins (a definition approved or rejected).
+    Pins(String),
     /// The listener lost its connection: what was announced meanwhile is not known, so caches
     /// of announced things should be dropped or re-read.
     Lost,
@@ -33,6 +35,7 @@ impl Change {
             Change::SigningKey(kid) => format!("key:{kid}"),
             // Upstream names have no '/' (validated); holders may have anything after it.
             Change::Connection(u, h) => format!("connection:{u}/{h}"),
+            Change::Pins(u) => format!("pins:{u}"),
             Change::Lost => "lost:notifications".into(),
         }
     }
@@ -45,6 +48,7 @@ impl Change {
             Some(("virtual", n)) => Change::VirtualServer(n.to_string()),
             Some(("grant", id)) => Change::Grant(id.to_string()),
             Some(("key", kid)) => Change::SigningKey(kid.to_string()),
+            Some(("pins", u)) => Change::Pins(u.to_string()),
             Some(("connection", c)) => {
                 let (u, h) = c.split_once('/')?;
                 Change::Connection(u.to_string(), h.to_string())
@@ -68,6 +72,7 @@ mod tests {
             Change::Grant("g1".into()),
             Change::SigningKey("k1".into()),
             Change::Connection("gh".into(), "user:oauth:https://as#a/b".into()),
+            Change::Pins("gh".into()),
         ] {
             assert_eq!(Change::from_wire(&c.to_wire()), Some(c));
         }

@@ -18,6 +18,7 @@
 //! | [`access`] | roles and personal access tokens (hashes only) |
 //! | [`oauth`] | the gateway's authorization server: keys, clients, consents, grants, codes |
 //! | [`connections`] | users' own connections to upstreams (sealed tokens) |
+//! | [`pins`] | approved tool definitions (rug-pull defence) |
 //! | [`audit`] | the hash-chained audit log and its verification |
 //! | [`backoff`] | the one jittered, never-ending retry policy of every loop (here and the gateway's) |
 
@@ -30,6 +31,7 @@ pub mod error;
 pub mod hash;
 pub mod model;
 pub mod oauth;
+pub mod pins;
 pub mod routing;
 pub mod routing_store;
 pub mod sql;
@@ -47,6 +49,7 @@ pub use model::{CatalogEntry, Definition, EntryKind, SyncReport, UpstreamRecord}
 pub use oauth::{
     ClientRecord, CodeRecord, GrantRecord, GrantsOf, OAuthStore, Redeemed, SigningKeyRecord,
 };
+pub use pins::{PinRecord, PinStore};
 pub use routing_store::{RoutingStore, VirtualServerRecord};
 pub use sql::{now_ms, OpenOptions, SqlRegistry};
 pub use store::Registry;

@@ -11,12 +11,21 @@ use crate::connections::ConnectionStore;
 use crate::error::Result;
 use crate::model::{CatalogEntry, EntryKind, SyncReport, UpstreamRecord};
 use crate::oauth::OAuthStore;
+use crate::pins::PinStore;
 use crate::routing_store::RoutingStore;
 
 /// Storage of upstreams and their catalog, roles and tokens, and the audit log.
 #[async_trait]
 pub trait Registry:
-    AccessStore + AuditStore + RoutingStore + OAuthStore + ConnectionStore + Send + Sync + 'static
+    AccessStore
+    + AuditStore
+    + RoutingStore
+    + OAuthStore
+    + ConnectionStore
+    + PinStore
+    + Send
+    + Sync
+    + 'static
 {
     /// Which backend this is (`postgres` or `sqlite`), for logs and health output.
     fn backend(&self) -> &'static str;

@@ -1,6 +1,7 @@
 //! Admin REST API under `/admin/v1`: upstreams (create, read, update, delete; changes take effect
 //! at once), their health, the catalog, roles and personal access tokens ([`access`]), and the
-//! audit log ([`audit`]), the authorization server's clients and grants ([`oauth`]), routing's status and virtual servers ([`routing`]); and `POST
+//! audit log ([`audit`]), the authorization server's clients and grants ([`oauth`]), tool
+//! pinning's reviews ([`pins`]), routing's status and virtual servers ([`routing`]); and `POST
 //! /v1/route` ([`route`]), ranked tools for agent frameworks. Every change is audited. The OpenAPI document is generated from this
 //! code by `utoipa` and served at `/admin/v1/openapi.json`. Bodies are read by [`body`] (no key
 //! twice); what no change may do (touch what the config file defines, leave no admin) is in
@@ -13,6 +14,7 @@ pub mod connections;
 pub mod error;
 mod invariants;
 pub mod oauth;
+pub mod pins;
 pub mod route;
 pub mod routing;
 pub mod trail;
@@ -106,7 +108,10 @@ pub struct CatalogQuery {
         oauth::revoke_user,
         connections::list,
         connections::catalog_link,
-        connections::revoke
+        connections::revoke,
+        pins::pending,
+        pins::approve,
+        pins::reject
     )
 )]
 struct ApiDoc;
@@ -185,6 +190,15 @@ pub fn router() -> Router<AppState> {
         .route(
             "/admin/v1/upstreams/{name}/connection",
             axum::routing::post(connections::catalog_link),
+        )
+        .route("/admin/v1/pins/pending", get(pins::pending))
+        .route(
+            "/admin/v1/pins/{upstream}/{tool}/approve",
+            axum::routing::post(pins::approve),
+        )
+        .route(
+            "/admin/v1/pins/{upstream}/{tool}/reject",
+            axum::routing::post(pins::reject),
         )
         .route(
             "/admin/v1/openapi.json",

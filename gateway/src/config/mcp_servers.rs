@@ -277,6 +277,7 @@ pub fn parse_with(
             timeout_secs: None,
             max_result_text_bytes: None,
             tools: Default::default(),
+            pinning: Default::default(),
             enabled: !s.disabled,
         };
         spec.validate().map_err(|e| at(e.to_string()))?;

@@ -48,7 +48,7 @@ pub use error::KeyError;
 pub use secret::{looks_secret, redact_userinfo, Secret, ValueSource};
 pub use server::ServerConfig;
 pub use upstream::{
-    CatalogReader, Endpoint, Launch, Sharing, Transport, TransportKind, UpstreamOAuth,
+    CatalogReader, Endpoint, Launch, Pinning, Sharing, Transport, TransportKind, UpstreamOAuth,
     UpstreamSpec, UpstreamWire, UserOAuth,
 };
 pub use user_credentials::UserCredentialsConfig;

@@ -85,7 +85,43 @@ pub struct UpstreamSpec {
     pub max_result_text_bytes: Option<usize>,
     /// Which tools hosts see and what they see of them.
     pub tools: ToolCuration,
+    /// What happens when a tool's definition changes after it was approved.
+    pub pinning: Pinning,
     pub enabled: bool,
+}
+
+/// Tool pinning (rug-pull defence): what the gateway does when an upstream changes a tool's
+/// definition (name, title, description, input or output schema, annotations) from the one
+/// approved, or lists a new tool. The first definitions seen are approved on first use.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Deserialize,
+    Serialize,
+    utoipa::ToSchema,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Pinning {
+    /// Definitions are served as the upstream lists them.
+    #[default]
+    Off,
+    /// A changed or new definition is served, flagged (in its `_meta`, the log, the console
+    /// and the `tools_pending_approval` metric) until an admin approves or rejects it.
+    Warn,
+    /// The approved definition keeps being served and calls are checked against its input
+    /// schema; a new tool stays hidden until an admin approves it.
+    Hold,
+}
+
+impl Pinning {
+    pub fn is_off(&self) -> bool {
+        *self == Self::Off
+    }
 }
 
 /// How an upstream is reached, with what only that way needs.
@@ -286,6 +322,9 @@ pub struct UpstreamWire {
     /// they see of each (name, description, annotations, fixed arguments).
     #[serde(default, skip_serializing_if = "ToolCuration::is_empty")]
     pub tools: ToolCuration,
+    /// Tool pinning: `off` (default), `warn` or `hold` (see docs/tool-pinning.md).
+    #[serde(default, skip_serializing_if = "Pinning::is_off")]
+    pub pinning: Pinning,
     #[serde(default = "yes")]
     pub enabled: bool,
 }
@@ -365,6 +404,7 @@ impl TryFrom<UpstreamWire> for UpstreamSpec {
             timeout_secs: w.timeout_secs,
             max_result_text_bytes: w.max_result_text_bytes,
             tools: w.tools,
+            pinning: w.pinning,
             enabled: w.enabled,
         })
     }
@@ -389,6 +429,7 @@ impl From<UpstreamSpec> for UpstreamWire {
             timeout_secs: s.timeout_secs,
             max_result_text_bytes: s.max_result_text_bytes,
             tools: s.tools,
+            pinning: s.pinning,
             enabled: s.enabled,
         };
         match s.transport {

@@ -416,7 +416,19 @@ impl Dispatcher {
         // The upstream's, then the endpoint's (which win where both fix one).
         let mut fixed = Map::new();
         if kind == EntryKind::Tool {
-            if let Some(f) = self.hub.upstreams.fixed_arguments(&upstream, &e.entry.key) {
+            let (f, held) = self.hub.upstreams.call_rules(&upstream, &e.entry.key);
+            if held {
+                // Served as approved while the upstream lists another definition: the call
+                // must fit what the host was shown.
+                let approved = e.entry.definition.to_value();
+                let schema = approved.get("inputSchema").unwrap_or(&Value::Null);
+                crate::upstream::pinning::check_arguments(
+                    schema,
+                    params.and_then(|p| p.get("arguments")),
+                )
+                .map_err(|why| McpError::invalid_params(format!("{name}: {why}")))?;
+            }
+            if let Some(f) = f {
                 fixed = f;
             }
             if let Some(endpoint) = lens.fixed_arguments(name) {

@@ -22,8 +22,10 @@ use crate::protocol::{jsonrpc, McpError, Revision};
 use registry::backoff::Backoff;
 
 mod catalog;
+mod pins;
 mod reader;
 mod sessions;
+pub use pins::{PendingTool, ReviewError};
 pub use sessions::Caller;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -45,6 +47,8 @@ pub struct Health {
     pub protocol_version: Option<String>,
     /// Hosts' calls waiting for this upstream's answer now, on all its connections.
     pub calls_in_flight: usize,
+    /// Tools whose changed or new definition waits for an admin (`pinning`).
+    pub tools_pending_approval: usize,
 }
 
 /// One listed definition, hashed and its key read once when it arrives (views are rebuilt on
@@ -53,6 +57,8 @@ pub struct Health {
 struct Definition {
     json: registry::Definition,
     hash: String,
+    /// A tool's pin hash, when its upstream pins tools.
+    pin: Option<String>,
     /// Its name (URI, URI template); `None` for one without, which no view shows.
     key: Option<String>,
 }
@@ -79,6 +85,11 @@ struct Entry {
     /// The holder whose account a `user_oauth` upstream's catalog connection was last opened
     /// with (the catalog account, or a user's under `catalog = "first_user"`).
     reader: Mutex<Option<String>>,
+    /// The approved tool definitions, by the upstream's own name (`pinning`); `None` until read.
+    pins: Mutex<Option<HashMap<String, pins::Pin>>>,
+    /// Tools served as approved while the upstream lists another definition: their calls are
+    /// checked against the approved input schema.
+    held: Mutex<std::collections::HashSet<String>>,
 }
 
 /// All upstreams.
@@ -223,10 +234,18 @@ impl Upstreams {
     }
 
     /// An upstream's cap on a tool result's text items (read on every call: no copy of the spec).
-    /// The argument values an upstream's curation fixes for its tool `tool` (its own name).
-    pub fn fixed_arguments(&self, name: &str, tool: &str) -> Option<Map<String, Value>> {
+    /// What a call of an upstream's tool `tool` (its own name) goes with: the argument values
+    /// its curation fixes, and whether the tool is held (served as approved while the upstream
+    /// lists a changed definition: the call is checked against the approved input schema).
+    pub fn call_rules(&self, name: &str, tool: &str) -> (Option<Map<String, Value>>, bool) {
         let entries = self.entries.lock().unwrap();
-        entries.get(name)?.curation.fixed_arguments(tool).cloned()
+        let Some(e) = entries.get(name) else {
+            return (None, false);
+        };
+        let fixed = e.curation.fixed_arguments(tool).cloned();
+        let held =
+            e.spec.pinning == crate::config::Pinning::Hold && e.held.lock().unwrap().contains(tool);
+        (fixed, held)
     }
 
     pub fn result_text_cap(&self, name: &str) -> Option<usize> {
@@ -293,6 +312,7 @@ impl Upstreams {
                 up_since: None,
                 tools: 0,
                 calls_in_flight: 0,
+                tools_pending_approval: 0,
                 server_info: None,
                 protocol_version: None,
             }),
@@ -307,6 +327,8 @@ impl Upstreams {
             syncing: tokio::sync::Mutex::new(()),
             catalog_stale: std::sync::atomic::AtomicBool::new(false),
             reader: Mutex::default(),
+            pins: Mutex::default(),
+            held: Mutex::default(),
         });
         self.entries
             .lock()

@@ -10,6 +10,7 @@
 //! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
 //! | [`oauth`] | the gateway's own OAuth token for an upstream (client credentials) |
 //! | [`credentials`] | the gateway as an OAuth client of an upstream's authorization server, for a user |
+//! | [`pinning`] | tool pinning's rules: pin hashes, what each policy serves, argument checks |
 //! | [`limits`] | bounded reads: HTTP answers, SSE events, stdio lines |
 //! | [`connection`] | transport-independent: ids, pending calls, routing context |
 //! | [`manager`] | supervision (restart with backoff), health, per-session connections, catalog sync |
@@ -22,12 +23,13 @@ pub mod http;
 pub mod limits;
 pub mod manager;
 pub mod oauth;
+pub mod pinning;
 pub mod post;
 pub mod sse;
 pub mod stdio;
 
 pub use connection::{Attribution, CallCtx, CallError, Connection, InboundSink, ProgressRoute};
-pub use manager::{Caller, Health, Upstreams};
+pub use manager::{Caller, Health, PendingTool, ReviewError, Upstreams};
 
 /// What can go wrong reaching an upstream.
 #[derive(Debug, thiserror::Error, Clone)]

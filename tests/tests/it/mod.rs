@@ -15,6 +15,7 @@ mod hardening;
 mod notifications;
 mod operations;
 mod passthrough;
+mod pinning;
 mod real_peers;
 mod registry_suite;
 mod replicas;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use registry::{CatalogEntry, CatalogView, EntryKind};
 use serde_json::{json, Value};
 
+use super::pins::Pinned;
 use super::{Definition, Entry, Upstreams};
 use crate::config::curation::Curated;
 use crate::protocol::{McpError, Method};
@@ -96,16 +97,20 @@ impl Upstreams {
         if conn.is_closed() {
             return;
         }
+        let pinning = !entry.spec.pinning.is_off();
         let lists = lists
             .into_iter()
             .map(|(kind, items)| {
                 let defs = items
                     .into_iter()
                     .map(|json| {
+                        let pin = (pinning && kind == EntryKind::Tool)
+                            .then(|| crate::upstream::pinning::pin_hash(&json));
                         let json = registry::Definition::from(json);
                         Definition {
                             hash: json.content_hash(),
                             key: json.str_field(kind.key_field()),
+                            pin,
                             json,
                         }
                     })
@@ -114,6 +119,7 @@ impl Upstreams {
             })
             .collect();
         *entry.definitions.lock().unwrap() = lists;
+        self.refresh_pins(entry).await;
         self.rebuild_view();
     }
 
@@ -132,6 +138,9 @@ impl Upstreams {
                 .as_ref()
                 .is_some_and(|c| !c.is_closed());
             let into = if serving { &mut all } else { &mut offline };
+            let pins = e.pins.lock().unwrap();
+            let mut held = std::collections::HashSet::new();
+            let mut pending = 0;
             for (kind, defs) in e.definitions.lock().unwrap().iter() {
                 // A rename onto a tool the upstream listed after the curation was accepted is
                 // not applied: that tool would become unreachable.
@@ -149,16 +158,36 @@ impl Upstreams {
                     let Some(key) = &d.key else {
                         continue;
                     };
-                    // Curated before anything sees the catalog: RBAC, routing, lists. An
-                    // untouched definition is shared, not copied.
+                    // Pinned, then curated, before anything sees the catalog: RBAC, routing,
+                    // lists. An untouched definition is shared, not copied.
                     let (definition, content_hash) = match kind {
                         EntryKind::Tool => {
+                            let (pinned, standing) = Self::pinned(e, pins.as_ref(), key, d);
+                            pending += standing.is_some_and(|s| s.pending()) as usize;
+                            let replaced;
+                            let (listed, hash) = match pinned {
+                                Pinned::Listed => (&d.json, None),
+                                Pinned::Hidden => continue,
+                                Pinned::Replaced {
+                                    definition,
+                                    held: h,
+                                } => {
+                                    if h {
+                                        held.insert(key.clone());
+                                    }
+                                    replaced = definition;
+                                    (&replaced, Some(replaced.content_hash()))
+                                }
+                            };
                             match e
                                 .curation
-                                .apply(key, &d.json, !collide.contains(&key.as_str()))
+                                .apply(key, listed, !collide.contains(&key.as_str()))
                             {
                                 Curated::Hidden => continue,
-                                Curated::AsIs => (d.json.clone(), d.hash.clone()),
+                                Curated::AsIs => {
+                                    let hash = hash.unwrap_or_else(|| d.hash.clone());
+                                    (listed.clone(), hash)
+                                }
                                 Curated::Changed(def) => {
                                     let def = registry::Definition::from(def);
                                     let hash = def.content_hash();
@@ -177,6 +206,8 @@ impl Upstreams {
                     });
                 }
             }
+            *e.held.lock().unwrap() = held;
+            e.health.lock().unwrap().tools_pending_approval = pending;
         }
         let prefix = |u: &str| prefixes.get(u).copied().unwrap_or_default();
         let view = Arc::new(CatalogView::build(all, prefix));
