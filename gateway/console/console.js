@@ -145,6 +145,45 @@ async function showUpstreams() {
         el("button", { type: "button", onclick: () => guarded(() => toggleUpstream(u)) }, u.enabled === false ? "Enable" : "Disable"), " ",
         el("button", { type: "button", class: "danger", onclick: () => guarded(() => deleteUpstream(u.name)) }, "Delete")));
   }));
+  await showPendingTools();
+}
+
+// ---- tool pinning: changes waiting for review, as a line diff of the two definitions
+
+/// The lines of `a` and `b` as [kind, text] with kind " " (both), "-" (only a) or "+" (only b):
+/// a longest-common-subsequence diff (definitions are short).
+function lineDiff(a, b) {
+  const n = a.length, m = b.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--)
+    lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const out = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) { out.push([" ", a[i]]); i++; j++; }
+    else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) out.push(["+", b[j++]]);
+    else out.push(["-", a[i++]]);
+  }
+  return out;
+}
+
+async function showPendingTools() {
+  const pending = await api("GET", "/admin/v1/pins/pending");
+  const lines = (d) => (d ? JSON.stringify(d, null, 2).split("\n") : []);
+  $("#pending-tools").replaceChildren(...(pending.length ? pending.map((p) => {
+    const review = (verdict) => guarded(async () => {
+      if (!confirm(`${verdict === "approve" ? "Approve" : "Reject"} this definition of ${p.tool} (${p.upstream})?`)) return;
+      await api("POST", `/admin/v1/pins/${encodeURIComponent(p.upstream)}/${encodeURIComponent(p.tool)}/${verdict}`, { hash: p.hash });
+      say(`${p.upstream} / ${p.tool}: ${verdict === "approve" ? "approved" : "rejected"}`);
+      await showUpstreams();
+    });
+    const diff = lineDiff(lines(p.approved), lines(p.listed));
+    return el("div", { class: "pending", dataset: { upstream: p.upstream, tool: p.tool } },
+      el("h4", {}, `${p.upstream} / ${p.tool} — ${p.status === "new" ? "new tool" : "changed"}`),
+      el("pre", { class: "diff" }, ...diff.map(([k, t]) => el("span", { class: { "+": "add", "-": "del", " ": "same" }[k] }, `${k} ${t}\n`))),
+      el("button", { type: "button", onclick: () => review("approve") }, "Approve"), " ",
+      el("button", { type: "button", class: "danger", onclick: () => review("reject") }, "Reject"));
+  }) : [el("p", { class: "note" }, "none")]));
 }
 
 function specOf(view) {
@@ -539,7 +578,7 @@ function signOut() {
   isAdmin = true;
   // Nothing of the signed-out token stays on screen.
   for (const body of document.querySelectorAll("main tbody")) body.replaceChildren();
-  for (const once of document.querySelectorAll(".once")) once.replaceChildren();
+  for (const once of document.querySelectorAll(".once, main .live")) once.replaceChildren();
   $("#who").textContent = "";
   showTabs();
   say("signed out");

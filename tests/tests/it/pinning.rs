@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use gateway_tests::{node, scratch, spawn_reporting_url, Gateway, RawClient};
+use gateway_tests::{last_json_line, node, scratch, spawn_reporting_url, Gateway, RawClient};
 use serde_json::{json, Value};
 
 use super::{fixture_config, sqlite_url};
@@ -54,6 +54,18 @@ async fn review(gw: &Gateway, change: &Value, verdict: &str, hash: &str) -> u16 
     gw.send(reqwest::Method::POST, &path, None, &json!({ "hash": hash }))
         .await
         .0
+}
+
+/// Reviews the pending changes in the console (`tests/browser/console_pins.mjs`).
+async fn console_review(gw: &Gateway, dir: &std::path::Path) -> Value {
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let mut cmd = node("browser/console_pins.mjs");
+    cmd.env("CHROMIUM", super::console::chromium())
+        .env("CONSOLE_URL", &gw.base)
+        .env("ARTIFACTS", &artifacts)
+        .env("HOME", dir);
+    last_json_line(cmd, "the console test").await
 }
 
 #[tokio::test]
@@ -158,19 +170,44 @@ async fn a_changed_tool_is_flagged_or_held_until_an_admin_approves_it() {
         .unwrap()
         .clone();
     assert_eq!(review(&gw, &add, "approve", "0000").await, 409);
+    // The right hash is reviewed in the console, as a diff: the change approved, the new tool
+    // rejected, each after a confirmation.
+    let seen = console_review(&gw, &dir).await;
+    assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
     assert_eq!(
-        review(&gw, &add, "approve", add["hash"].as_str().unwrap()).await,
-        204
+        seen["blocks"],
+        json!(["held/add", "held/steal", "warned/add"]),
+        "{seen}"
     );
-    let h = tool(&mut c, "held__add").await.unwrap();
+    let text = |k: &str| {
+        seen[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect::<String>()
+    };
     assert!(
-        h["description"].as_str().unwrap().contains("id_rsa"),
-        "approved: {h}"
+        text("removed").contains("- ") && text("removed").contains("\"Adds two numbers\""),
+        "{seen}"
     );
-    assert_eq!(
-        review(&gw, &steal, "reject", steal["hash"].as_str().unwrap()).await,
-        204
+    assert!(
+        text("added").contains("id_rsa") && text("added").contains("\"note\""),
+        "{seen}"
     );
+    assert!(
+        text("added").contains("<img src=x"),
+        "upstream markup shown as text: {seen}"
+    );
+    assert_eq!(seen["images"], 0, "{seen}");
+    assert_eq!(seen["pwned"], false, "{seen}");
+    assert!(
+        seen["newTitle"].as_str().unwrap().contains("new tool"),
+        "{seen}"
+    );
+    assert_eq!(seen["dialogs"].as_array().unwrap().len(), 2, "{seen}");
+    assert_eq!(seen["left"], json!(["warned/add"]), "{seen}");
+    assert_eq!(seen["errors"], json!([]), "{seen}");
     assert!(
         tool(&mut c, "held__steal").await.is_none(),
         "rejected stays hidden"
