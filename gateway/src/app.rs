@@ -123,6 +123,31 @@ async fn readyz(
     (status, Json(body)).into_response()
 }
 
+/// A response that failed: a 500 (a defect) is an ERROR line, other failures (503 while an
+/// upstream or the database is away, a timeout) are WARN; probes have no span and no line.
+fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: std::time::Duration,
+    span: &tracing::Span,
+) {
+    use tower_http::classify::ServerErrorsFailureClass as Class;
+    if span.is_none() {
+        return;
+    }
+    let ms = latency.as_millis() as u64;
+    match class {
+        Class::StatusCode(s) if s == StatusCode::INTERNAL_SERVER_ERROR => {
+            tracing::error!(parent: span, status = s.as_u16(), latency_ms = ms, "response failed")
+        }
+        Class::StatusCode(s) => {
+            tracing::warn!(parent: span, status = s.as_u16(), latency_ms = ms, "response failed")
+        }
+        Class::Error(e) => {
+            tracing::warn!(parent: span, error = %e, latency_ms = ms, "response failed")
+        }
+    }
+}
+
 /// Probes and metrics: on the main listener, or alone on `server.ops_listen`.
 fn ops_routes(config: &Arc<Config>) -> Router<AppState> {
     Router::new()
@@ -160,22 +185,31 @@ pub fn service(
         ))
         .map_response(IntoResponse::into_response)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            let id = req
-                .headers()
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            // Text fields as `&str`: recorded as they are, where `%` formatted each into a new
-            // string for every request.
-            tracing::info_span!(
-                "http",
-                method = req.method().as_str(),
-                path = req.uri().path(),
-                request_id = id,
-                trace_id = tracing::field::Empty
-            )
-        }))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    // Probes and scrapes are not traced: a starting replica answers /readyz 503 on
+                    // purpose, every few seconds, and that is no failure to log.
+                    if matches!(req.uri().path(), "/healthz" | "/readyz" | "/metrics") {
+                        return tracing::Span::none();
+                    }
+                    let id = req
+                        .headers()
+                        .get("x-request-id")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("");
+                    // Text fields as `&str`: recorded as they are, where `%` formatted each into a new
+                    // string for every request.
+                    tracing::info_span!(
+                        "http",
+                        method = req.method().as_str(),
+                        path = req.uri().path(),
+                        request_id = id,
+                        trace_id = tracing::field::Empty
+                    )
+                })
+                .on_failure(log_failure),
+        )
         // Every log line of a request carries its id, and the client gets it back.
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(middleware::map_response_with_state(

@@ -228,18 +228,34 @@ async fn main() -> anyhow::Result<()> {
     if otel.is_some() {
         filter = filter.add_directive(format!("{}=debug", gateway::telemetry::TARGET).parse()?);
     }
+    // The configuration is read before the log starts: it says how lines are written. Reading
+    // it logs nothing; a failure is the command's answer.
+    let config = load(&cli);
+    let format = config.as_ref().map(|c| c.log.format).unwrap_or_default();
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let json = format.json(terminal);
+    let json_lines = json.then(|| {
+        tracing_subscriber::fmt::layer()
+            .json()
+            .fmt_fields(gateway::log_format::SpanFields)
+            .event_format(gateway::log_format::JsonLines::new())
+            .with_writer(std::io::stderr)
+    });
+    let text = (!json).then(|| {
+        tracing_subscriber::fmt::layer()
+            .with_ansi(terminal)
+            .with_writer(std::io::stderr)
+    });
     tracing_subscriber::registry()
         .with(filter)
         .with(otel)
-        .with(
-            tracing_subscriber::fmt::layer()
-                .json()
-                .fmt_fields(gateway::log_format::SpanFields)
-                .event_format(gateway::log_format::JsonLines::new())
-                .with_writer(std::io::stderr),
-        )
+        .with(json_lines)
+        .with(text)
         .init();
-    let out = run(cli).await;
+    let out = match config {
+        Ok(config) => run(cli, config).await,
+        Err(e) => Err(e),
+    };
     if let Some(traces) = traces {
         // The last spans are sent before the process ends.
         let _ = tokio::task::spawn_blocking(move || traces.shutdown()).await;
@@ -247,8 +263,7 @@ async fn main() -> anyhow::Result<()> {
     out
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
-    let config = load(&cli)?;
+async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
             let app = Application::build(config).await?;

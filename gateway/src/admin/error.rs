@@ -42,11 +42,11 @@ impl From<RegistryError> for AdminError {
             RegistryError::AlreadyExists(w) => AdminError::Conflict(format!("{w} already exists")),
             RegistryError::Invalid(m) => AdminError::BadRequest(m),
             e if e.is_transient() => {
-                tracing::warn!(error = ?e, "registry unavailable");
+                tracing::warn!(error = %e, "registry unavailable");
                 AdminError::Unavailable
             }
             e => {
-                tracing::error!(error = ?e, "registry error");
+                tracing::error!(error = %e, "registry error");
                 AdminError::Internal
             }
         }

@@ -32,6 +32,7 @@ pub mod curation;
 pub mod database;
 pub mod env;
 pub mod error;
+pub mod log;
 pub mod mcp_servers;
 pub mod routing;
 pub mod secret;
@@ -97,6 +98,8 @@ struct RawConfig {
     routing: crate::config::routing::RawRouting,
     #[serde(default)]
     user_credentials: user_credentials::RawUserCredentials,
+    #[serde(default)]
+    log: log::RawLog,
 }
 
 /// The validated configuration.
@@ -110,6 +113,7 @@ pub struct Config {
     pub roles: Vec<crate::auth::rbac::RoleSpec>,
     pub routing: crate::config::routing::RoutingConfig,
     pub user_credentials: UserCredentialsConfig,
+    pub log: log::LogConfig,
     /// The process environment (or a test's), used to resolve secret references.
     pub env: HashMap<String, String>,
     /// The file this was read from (`None`: the bundled example), named where the API refuses
@@ -168,6 +172,7 @@ impl Config {
         let routing =
             crate::config::routing::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))?;
         let user_credentials = UserCredentialsConfig::from_raw(raw.user_credentials, vars, &env)?;
+        let log = log::LogConfig::from_raw(raw.log, vars)?;
         if let Some(u) = upstreams.iter().find(|u| {
             u.transport
                 .endpoint()
@@ -195,6 +200,7 @@ impl Config {
             roles,
             routing,
             user_credentials,
+            log,
             env,
             file: None,
         })

@@ -349,3 +349,54 @@ async fn probes_and_metrics_move_to_their_own_port_when_ops_listen_is_set() {
         .unwrap();
     assert_eq!(refused.status(), 404, "no MCP on the ops port");
 }
+
+#[tokio::test]
+async fn the_log_is_json_or_text_with_fields_and_a_starting_replica_logs_no_error() {
+    // An upstream that never answers keeps the replica starting: /readyz answers 503.
+    let config = |dir: &std::path::Path| {
+        super::fixture_config(&sqlite_url(dir), "")
+            + "\n[[upstreams]]\nname = \"mute\"\ntransport = \"stdio\"\ncommand = \"sleep\"\nargs = [\"30\"]\n"
+    };
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start(&config(&dir)).await;
+    gw.wait_up(&["fx"]).await;
+    for _ in 0..5 {
+        let r = reqwest::get(format!("{}/readyz", gw.base)).await.unwrap();
+        assert_eq!(r.status(), 503);
+    }
+    // Not a terminal: JSON lines, with the sync's figures as fields, and no ERROR line.
+    let log = gw.log();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON: {l}")))
+        .collect();
+    assert!(lines.iter().all(|l| l["level"] != "ERROR"), "{log}");
+    assert!(!log.contains("/readyz"), "probes are not logged: {log}");
+    let synced = lines
+        .iter()
+        .find(|l| l["fields"]["message"] == "catalog synced" && l["fields"]["upstream"] == "fx")
+        .unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(synced["fields"]["added"], 9, "{synced}");
+    assert!(!log.contains("SyncReport"), "{log}");
+    drop(gw);
+
+    // Asked for text: readable lines, the same fields.
+    let dir = gateway_tests::scratch();
+    let gw = Gateway::start_with_env(&config(&dir), &[("MCP_GATEWAY_LOG_FORMAT", "text")]).await;
+    gw.wait_up(&["fx"]).await;
+    let log = gw.log();
+    assert!(
+        log.lines()
+            .all(|l| serde_json::from_str::<Value>(l).is_err()),
+        "{log}"
+    );
+    let synced = log
+        .lines()
+        .find(|l| l.contains("catalog synced") && l.contains("upstream=fx"))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(
+        synced.contains(" INFO ") && synced.contains("added=9"),
+        "{synced}"
+    );
+    assert!(!log.contains('\u{1b}'), "no colours off a terminal: {log}");
+}

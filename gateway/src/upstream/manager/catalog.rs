@@ -85,7 +85,15 @@ impl Upstreams {
                 .await
             {
                 Ok(report) if report.is_change() => {
-                    tracing::info!(upstream = %entry.spec.name, kind = kind.as_str(), ?report, "catalog synced")
+                    tracing::info!(
+                        upstream = %entry.spec.name,
+                        kind = kind.as_str(),
+                        added = report.added,
+                        changed = report.changed,
+                        removed = report.removed,
+                        unchanged = report.unchanged,
+                        "catalog synced"
+                    )
                 }
                 Ok(_) => {}
                 Err(e) => {
