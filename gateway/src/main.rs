@@ -190,6 +190,37 @@ fn load(cli: &Cli) -> anyhow::Result<Config> {
     Ok(Config::load(path.as_deref(), env)?)
 }
 
+/// `mcp-gateway check-config`: every error and warning (standard error), then the upstreams
+/// (standard output) when the file can be used; the exit code is 1 when it cannot.
+fn check_config(cli: &Cli) -> i32 {
+    let env: HashMap<String, String> = std::env::vars().collect();
+    let default = Path::new("config/gateway.toml");
+    let path = cli
+        .config
+        .clone()
+        .or_else(|| default.exists().then(|| default.to_path_buf()));
+    let report = gateway::config::check::check(path.as_deref(), env);
+    for e in &report.errors {
+        eprintln!("error: {e}");
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    let Some(config) = report.config else {
+        eprintln!(
+            "{} error(s), {} warning(s): the gateway would not start",
+            report.errors.len(),
+            report.warnings.len()
+        );
+        return 1;
+    };
+    for u in &config.upstreams {
+        println!("{} ({})", u.name, u.transport.kind().as_str());
+    }
+    eprintln!("valid, {} warning(s)", report.warnings.len());
+    0
+}
+
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -206,6 +237,9 @@ async fn main() -> anyhow::Result<()> {
     gateway::memory::one_glibc_arena();
     gateway::memory::purge_freed_when_serving();
     let cli = Cli::parse();
+    if matches!(cli.command, Some(Command::CheckConfig)) {
+        std::process::exit(check_config(&cli));
+    }
     // The server logs what it does; a one-shot command prints its answer and only warnings.
     // hnsw_rs logs its settings at INFO for every graph it builds.
     let default_filter = match cli.command {
@@ -361,12 +395,7 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
             println!("{summary}");
             Ok(())
         }
-        Command::CheckConfig => {
-            for u in &config.upstreams {
-                println!("{} ({})", u.name, u.transport.kind().as_str());
-            }
-            Ok(())
-        }
+        Command::CheckConfig => unreachable!("answered before the configuration is loaded"),
     }
 }
 

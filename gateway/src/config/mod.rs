@@ -28,6 +28,7 @@ use serde::Deserialize;
 pub mod audit;
 pub mod auth;
 pub mod auth_server;
+pub mod check;
 pub mod curation;
 pub mod database;
 pub mod env;
@@ -72,6 +73,38 @@ pub enum ConfigError {
     /// One key's problem: `key: why`.
     #[error(transparent)]
     Key(#[from] KeyError),
+    /// Problems of several sections, each on a line.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<ConfigError>),
+}
+
+impl ConfigError {
+    /// Each problem on its own.
+    pub fn each(self) -> Vec<ConfigError> {
+        match self {
+            ConfigError::Several(all) => all.into_iter().flat_map(ConfigError::each).collect(),
+            one => vec![one],
+        }
+    }
+}
+
+/// Collects the problems of independent sections, so that one start-up (or `check-config`)
+/// names all of them.
+#[derive(Default)]
+struct Problems(Vec<ConfigError>);
+
+impl Problems {
+    fn take<T, E: Into<ConfigError>>(&mut self, r: Result<T, E>) -> Option<T> {
+        r.map_err(|e| self.0.push(e.into())).ok()
+    }
+
+    fn end(self) -> Result<(), ConfigError> {
+        match self.0.len() {
+            0 => Ok(()),
+            1 => Err(self.0.into_iter().next().expect("one")),
+            _ => Err(ConfigError::Several(self.0)),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -163,16 +196,47 @@ impl Config {
         env: HashMap<String, String>,
     ) -> Result<Self, ConfigError> {
         let vars = Overrides(&env);
-        let server = ServerConfig::from_raw(raw.server, vars)?;
-        let database = DatabaseConfig::from_raw(raw.database, vars)?;
-        let upstreams = upstreams(raw.upstreams, raw.mcp_servers_file, base)?;
-        let auth = AuthConfig::from_raw(raw.auth, vars)?;
-        let audit = AuditConfig::from_raw(raw.audit)?;
-        let roles = roles(raw.roles).map_err(ConfigError::Invalid)?;
-        let routing =
-            crate::config::routing::RoutingConfig::from_raw(raw.routing, &|k| vars.get(k))?;
-        let user_credentials = UserCredentialsConfig::from_raw(raw.user_credentials, vars, &env)?;
-        let log = log::LogConfig::from_raw(raw.log, vars)?;
+        let mut p = Problems::default();
+        let server = p.take(ServerConfig::from_raw(raw.server, vars));
+        let database = p.take(DatabaseConfig::from_raw(raw.database, vars));
+        let upstreams = p.take(upstreams(raw.upstreams, raw.mcp_servers_file, base));
+        let auth = p.take(AuthConfig::from_raw(raw.auth, vars));
+        let audit = p.take(AuditConfig::from_raw(raw.audit));
+        let roles = p.take(roles(raw.roles).map_err(ConfigError::Invalid));
+        let routing = p.take(crate::config::routing::RoutingConfig::from_raw(
+            raw.routing,
+            &|k| vars.get(k),
+        ));
+        let user_credentials = p.take(UserCredentialsConfig::from_raw(
+            raw.user_credentials,
+            vars,
+            &env,
+        ));
+        let log = p.take(log::LogConfig::from_raw(raw.log, vars));
+        let (
+            Some(server),
+            Some(database),
+            Some(upstreams),
+            Some(auth),
+            Some(audit),
+            Some(roles),
+            Some(routing),
+            Some(user_credentials),
+            Some(log),
+        ) = (
+            server,
+            database,
+            upstreams,
+            auth,
+            audit,
+            roles,
+            routing,
+            user_credentials,
+            log,
+        )
+        else {
+            return Err(p.end().expect_err("a section failed"));
+        };
         if let Some(u) = upstreams.iter().find(|u| {
             u.transport
                 .endpoint()

@@ -400,3 +400,56 @@ async fn the_log_is_json_or_text_with_fields_and_a_starting_replica_logs_no_erro
     );
     assert!(!log.contains('\u{1b}'), "no colours off a terminal: {log}");
 }
+
+#[tokio::test]
+async fn check_config_names_every_problem_at_once_and_warns_about_what_would_fail_later() {
+    let dir = gateway_tests::scratch();
+    let path = dir.join("gateway.toml");
+    std::fs::write(
+        &path,
+        "[server]\nlistn = \"127.0.0.1:1\"\n[audit]\nqueue = 0\n[routing]\nenabld = false\n\
+         [[upstreams]]\nname = \"local\"\ntransport = \"stdio\"\ncommand = \"no-such-mcp-server\"\n\
+         [[upstreams]]\nname = \"gh\"\ntransport = \"http\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+         headers = { Authorization = { env = \"GH_TOKEN_FOR_CHECK\" } }\n",
+    )
+    .unwrap();
+    let check = |path: &std::path::Path| {
+        std::process::Command::new(gateway_tests::gateway_bin())
+            .arg("--config")
+            .arg(path)
+            .arg("check-config")
+            .env_remove("GH_TOKEN_FOR_CHECK")
+            .output()
+            .unwrap()
+    };
+    let out = check(&path);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    for line in [
+        "error: server.listn: unknown key (did you mean \"listen\"?)",
+        "error: routing.enabld: unknown key (did you mean \"enabled\"?)",
+        "error: audit.queue: must be > 0",
+        "warning: upstreams[gh].headers.Authorization: the variable GH_TOKEN_FOR_CHECK is not set",
+        "warning: upstreams[local].command: \"no-such-mcp-server\" is not found on PATH",
+        "3 error(s), 2 warning(s): the gateway would not start",
+    ] {
+        assert!(err.contains(line), "{line:?} missing from:\n{err}");
+    }
+    // Fixed, the file is valid; the warnings stay, and the upstreams are listed.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("listn", "listen")
+            .replace("queue = 0", "queue = 10")
+            .replace("enabld", "enabled"),
+    )
+    .unwrap();
+    let out = check(&path);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("valid, 2 warning(s)"), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "local (stdio)\ngh (http)\n"
+    );
+}
