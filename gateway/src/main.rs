@@ -316,11 +316,31 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::ImportMcpServers { file, dry_run } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
-            let (specs, notes) =
-                gateway::config::mcp_servers::parse_with(&text, &|n| std::env::var(n).ok())
-                    .map_err(anyhow::Error::msg)?;
+            let (specs, notes) = gateway::config::mcp_servers::parse_with(
+                &text,
+                &|n| std::env::var(n).ok(),
+                file.parent(),
+            )
+            .map_err(anyhow::Error::msg)?;
             for n in &notes {
                 println!("{n}");
+            }
+            // What the config file defines wins over what the registry holds (the admin API
+            // refuses to change it too): a server of the same name is not imported.
+            let defined_by = config.file.as_ref().map_or_else(
+                || "the bundled example config".to_string(),
+                |p| format!("the config file {}", p.display()),
+            );
+            let (specs, clashes): (Vec<_>, Vec<_>) = specs
+                .into_iter()
+                .partition(|s| !config.upstreams.iter().any(|u| u.name == s.name));
+            for s in &clashes {
+                println!(
+                    "{} {}: {defined_by} defines an upstream of this name, and it wins; rename                      the server in {} or remove it from the config file",
+                    if dry_run { "would skip" } else { "skipped" },
+                    s.name,
+                    file.display()
+                );
             }
             if dry_run {
                 for s in &specs {
@@ -333,9 +353,13 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
                 .await?;
             use registry::Registry;
             for s in specs {
+                let before = reg.get_upstream(&s.name).await?;
                 reg.put_upstream(&s.name, &serde_json::to_value(&s)?, "api")
                     .await?;
-                println!("imported {}", s.name);
+                match before {
+                    Some(_) => println!("replaced {} (it was registered before)", s.name),
+                    None => println!("imported {}", s.name),
+                }
             }
             Ok(())
         }

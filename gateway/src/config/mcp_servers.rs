@@ -1,8 +1,12 @@
 //! The `{"mcpServers": {...}}` JSON that Claude Desktop, Cline and Cursor users already have (and
-//! VS Code's `{"servers": {...}}`), turned into upstream specs. `${VAR}` and `${env:VAR}` are
-//! expanded from the environment; as a whole `env` or header value they stay a reference.
+//! VS Code's `{"servers": {...}}`, JSONC with comments and trailing commas, its `inputs` and
+//! `envFile`), turned into upstream specs. `${VAR}` and `${env:VAR}` are expanded from the
+//! environment; as a whole `env` or header value they stay a reference. VS Code's
+//! `${input:ID}` (which it asks the user for) becomes the variable `ID` in upper case: a
+//! reference where a reference can stand, else expanded from that variable.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use registry::PrefixMode;
 use serde::Deserialize;
@@ -16,6 +20,19 @@ struct File {
     /// VS Code's `.vscode/mcp.json` calls it `servers`.
     #[serde(alias = "servers")]
     mcp_servers: BTreeMap<String, Server>,
+    /// VS Code: what it asks the user for, named by `${input:ID}`.
+    #[serde(default)]
+    inputs: Vec<Input>,
+}
+
+#[derive(Deserialize)]
+struct Input {
+    id: String,
+    #[serde(default)]
+    description: Option<String>,
+    /// Asked for as a password: a secret.
+    #[serde(default)]
+    password: bool,
 }
 
 #[derive(Deserialize)]
@@ -34,6 +51,9 @@ struct Server {
     kind: Option<String>,
     #[serde(default)]
     disabled: bool,
+    /// VS Code: a file of `KEY=value` lines added to `env`.
+    #[serde(default, rename = "envFile")]
+    env_file: Option<String>,
 }
 
 /// A variable name made of a key: `X-Api-Key` → `X_API_KEY`.
@@ -176,22 +196,114 @@ fn value_source(
     )?))
 }
 
-/// Parses an `mcpServers` (or VS Code `servers`) document with the process environment.
-pub fn parse(text: &str) -> Result<Vec<UpstreamSpec>, String> {
-    parse_with(text, &|name| std::env::var(name).ok()).map(|(specs, _)| specs)
+/// Parses an `mcpServers` (or VS Code `servers`) document with the process environment;
+/// `base`: the folder it is in (where `envFile` paths start).
+pub fn parse(text: &str, base: Option<&Path>) -> Result<Vec<UpstreamSpec>, String> {
+    parse_with(text, &|name| std::env::var(name).ok(), base).map(|(specs, _)| specs)
+}
+
+/// Reads JSON or JSONC (comments, trailing commas) into a [`File`], with every `${input:ID}`
+/// turned into the variable that stands for it, each said in `notes`.
+fn read(text: &str, notes: &mut Notes) -> Result<File, String> {
+    let options = jsonc_parser::ParseOptions::default();
+    let parse = |t: &str| -> Result<File, String> {
+        jsonc_parser::parse_to_serde_value::<File>(t, &options)
+            .map_err(|e| format!("mcpServers file: {e}"))
+    };
+    let file = parse(text)?;
+    if !text.contains("${input:") {
+        return Ok(file);
+    }
+    let mut text = text.to_string();
+    let mut ids: Vec<String> = pieces(&text)
+        .into_iter()
+        .filter_map(|(_, p)| {
+            p?.strip_prefix("${input:")?
+                .strip_suffix('}')
+                .map(str::to_string)
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    for id in ids {
+        let input = file.inputs.iter().find(|i| i.id == id);
+        let mut var = var_name(&id);
+        // A password VS Code asks for is a secret wherever it goes.
+        if input.is_some_and(|i| i.password) && !looks_secret(&var) {
+            var.push_str("_SECRET");
+        }
+        let asked = input
+            .and_then(|i| i.description.as_deref())
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
+        notes.push(format!(
+            "${{input:{id}}}{asked}: VS Code asks for it; here it is the variable {var}"
+        ));
+        text = text.replace(&format!("${{input:{id}}}"), &format!("${{{var}}}"));
+    }
+    parse(&text)
+}
+
+/// The workspace folder of a VS Code `mcp.json` in `base` (its `.vscode` folder's parent).
+fn workspace(base: Option<&Path>) -> PathBuf {
+    let base = base.map(Path::to_path_buf).unwrap_or_default();
+    match base.file_name() {
+        Some(n) if n == ".vscode" => base.parent().map(Path::to_path_buf).unwrap_or_default(),
+        _ => base,
+    }
+}
+
+/// The `KEY=value` lines of an env file (blank lines, `#` comments and `export ` skipped,
+/// quotes around a value removed).
+fn env_file(path: &Path) -> Result<BTreeMap<String, String>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("envFile {}: {e}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
+        let v = v.trim();
+        let unquoted = ['"', '\'']
+            .iter()
+            .find_map(|q| v.strip_prefix(*q).and_then(|v| v.strip_suffix(*q)))
+            .unwrap_or(v);
+        out.insert(k.trim().to_string(), unquoted.to_string());
+    }
+    Ok(out)
 }
 
 /// Parses an `mcpServers` document, saying what it did with each value that needed it. Names
-/// are made valid upstream names.
+/// are made valid upstream names. `base`: the folder the document is in.
 pub fn parse_with(
     text: &str,
     env: &dyn Fn(&str) -> Option<String>,
+    base: Option<&Path>,
 ) -> Result<(Vec<UpstreamSpec>, Notes), String> {
-    let file: File = serde_json::from_str(text).map_err(|e| format!("mcpServers file: {e}"))?;
-    let mut out = Vec::new();
     let mut notes = Notes::new();
-    for (name, s) in file.mcp_servers {
+    let file = read(text, &mut notes)?;
+    let mut out = Vec::new();
+    for (name, mut s) in file.mcp_servers {
         let at = |e: String| format!("mcpServers.{name}: {e}");
+        if let Some(f) = s.env_file.take() {
+            let root = workspace(base);
+            let f = f.replace("${workspaceFolder}", &root.to_string_lossy());
+            let path = root.join(f);
+            let vars = env_file(&path).map_err(at)?;
+            notes.push(format!(
+                "mcpServers.{name}.envFile: {} variable(s) from {}",
+                vars.len(),
+                path.display()
+            ));
+            for (k, v) in vars {
+                // What `env` sets itself wins, as in VS Code.
+                s.env.entry(k).or_insert(v);
+            }
+        }
         let n = &mut notes;
         let s = Server {
             command: s
@@ -312,6 +424,7 @@ mod tests {
                 "api": {"type": "http", "url": "https://example.com/mcp",
                         "headers": {"Authorization": "Bearer x"}}
             }}"#,
+            None,
         )
         .unwrap();
         let by = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
@@ -349,6 +462,7 @@ mod tests {
         let err = parse_with(
             r#"{"mcpServers": {"gh": {"command": "gh-mcp", "args": ["--token", "${GH_TOKEN}"]}}}"#,
             &env,
+            None,
         )
         .unwrap_err();
         assert!(
@@ -363,6 +477,7 @@ mod tests {
                         "headers": {"Authorization": "Bearer ${GH_TOKEN}", "X-Key": "${env:API_KEY}"}}
             }}"#,
             &env,
+            None,
         )
         .unwrap();
         let by = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
@@ -398,6 +513,7 @@ mod tests {
         let env = |name: &str| match name {
             "HOME" => Some("/home/ann".to_string()),
             "PORT" => Some("3001".to_string()),
+            "PICK" => Some("/srv/picked".to_string()),
             _ => None,
         };
         let (specs, _) = parse_with(
@@ -409,12 +525,13 @@ mod tests {
                            "headers": {"X-Team": "${TEAM_HEADER}"}}
             }, "inputs": []}"#,
             &env,
+            None,
         )
         .unwrap();
         let by = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
         assert_eq!(
             launch(by("files")).args,
-            ["--root", "/home/ann/notes", "${input:pick}"]
+            ["--root", "/home/ann/notes", "/srv/picked"]
         );
         assert_eq!(
             launch(by("files")).env["API_KEY"],
@@ -437,10 +554,95 @@ mod tests {
         let err = parse_with(
             r#"{"servers": {"x": {"command": "${env:NOPE}/bin/x"}}}"#,
             &env,
+            None,
         )
         .unwrap_err();
         assert!(
             err.contains("NOPE") && err.contains("mcpServers.x"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn reads_vs_code_jsonc_with_inputs_and_an_env_file() {
+        let dir = std::env::temp_dir().join(format!("mcpgw-vscode-{}", std::process::id()));
+        let vscode = dir.join(".vscode");
+        std::fs::create_dir_all(&vscode).unwrap();
+        std::fs::write(
+            dir.join(".env"),
+            "# keys\nexport LOG_LEVEL=debug\nDB_PASSWORD=\"hunter2\"\nMODE=from-file\n",
+        )
+        .unwrap();
+        let env = |name: &str| (name == "ROOT").then(|| "/data".to_string());
+        let (specs, notes) = parse_with(
+            r#"{
+              // VS Code's mcp.json: comments, trailing commas, inputs, envFile.
+              "inputs": [
+                {"type": "promptString", "id": "api-key", "description": "The API key", "password": true},
+                {"type": "promptString", "id": "root"},
+              ],
+              "servers": {
+                "db": {
+                  "command": "db-mcp",
+                  "args": ["--root", "${input:root}"],
+                  "env": {"API": "${input:api-key}", "MODE": "explicit"},
+                  "envFile": "${workspaceFolder}/.env",
+                },
+                "api": {"type": "http", "url": "https://example.com/mcp",
+                        "headers": {"Authorization": "Bearer ${input:api-key}"}},
+              },
+            }"#,
+            &env,
+            Some(&vscode),
+        )
+        .unwrap();
+        let by = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
+        let db = launch(by("db"));
+        assert_eq!(db.args, ["--root", "/data"]);
+        assert_eq!(
+            db.env["API"],
+            ValueSource::Env {
+                env: "API_KEY".into()
+            }
+        );
+        assert_eq!(
+            db.env["MODE"],
+            ValueSource::Literal("explicit".into()),
+            "env wins over the file"
+        );
+        assert_eq!(db.env["LOG_LEVEL"], ValueSource::Literal("debug".into()));
+        assert_eq!(
+            db.env["DB_PASSWORD"],
+            ValueSource::Env {
+                env: "DB_PASSWORD".into()
+            },
+            "a secret from the file is not stored"
+        );
+        assert_eq!(
+            endpoint(by("api")).headers["Authorization"],
+            ValueSource::Env {
+                env: "API_AUTHORIZATION".into()
+            }
+        );
+        let text = notes.join("\n");
+        assert!(!text.contains("hunter2"), "{text}");
+        for said in [
+            "${input:api-key} (The API key): VS Code asks for it; here it is the variable API_KEY",
+            "${input:root}: VS Code asks for it; here it is the variable ROOT",
+            "mcpServers.db.envFile: 3 variable(s) from",
+        ] {
+            assert!(text.contains(said), "{said:?} not in:\n{text}");
+        }
+        // A password input in a command line is refused like any secret.
+        let err = parse_with(
+            r#"{"inputs": [{"id": "pin", "password": true}],
+                "servers": {"x": {"command": "x", "args": ["${input:pin}"]}}}"#,
+            &env,
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("PIN_SECRET") && err.contains("clear text"),
             "{err}"
         );
     }

@@ -309,7 +309,7 @@ fn upstreams(
             path: file.clone(),
             source,
         })?;
-        upstreams.extend(mcp_servers::parse(&text).map_err(ConfigError::Invalid)?);
+        upstreams.extend(mcp_servers::parse(&text, file.parent()).map_err(ConfigError::Invalid)?);
     }
     let mut seen = HashSet::new();
     for u in &upstreams {

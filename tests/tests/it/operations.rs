@@ -225,6 +225,90 @@ async fn vs_code_servers_are_imported_with_variables_expanded() {
     );
 }
 
+/// VS Code's own file: JSONC (comments, trailing commas), `inputs` and an `envFile`; a server
+/// the config file also defines is not imported, and the command says which file wins.
+#[tokio::test]
+async fn a_vs_code_jsonc_file_with_inputs_and_an_env_file_is_imported_and_the_config_file_wins() {
+    let dir = gateway_tests::scratch();
+    let db = sqlite_url(&dir);
+    let config = super::fixture_config(&db, "");
+    std::fs::write(dir.join("gateway.toml"), &config).unwrap();
+    let vscode = dir.join(".vscode");
+    std::fs::create_dir_all(&vscode).unwrap();
+    std::fs::write(dir.join(".env"), "# settings\nLOG_MODE=quiet\n").unwrap();
+    let fixture = super::fixture_bin();
+    std::fs::write(
+        vscode.join("mcp.json"),
+        format!(
+            r#"{{
+  // Asked for by VS Code; a variable here.
+  "inputs": [{{"type": "promptString", "id": "fixture-secret", "password": true}},],
+  "servers": {{
+    "tools": {{"command": "{fixture}", "env": {{"FIXTURE_SECRET": "${{input:fixture-secret}}"}},
+               "envFile": "${{workspaceFolder}}/.env",}},
+    /* the config file has one of this name */
+    "fx": {{"command": "{fixture}"}},
+  }},
+}}"#
+        ),
+    )
+    .unwrap();
+    let import = |dry: bool| {
+        let mut cmd = std::process::Command::new(gateway_tests::gateway_bin());
+        cmd.arg("--config")
+            .arg(dir.join("gateway.toml"))
+            .arg("import-mcp-servers")
+            .arg(vscode.join("mcp.json"));
+        if dry {
+            cmd.arg("--dry-run");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let dry = import(true);
+    for said in [
+        "${input:fixture-secret}: VS Code asks for it; here it is the variable FIXTURE_SECRET",
+        "mcpServers.tools.envFile: 1 variable(s) from",
+        "would skip fx: the config file",
+        "defines an upstream of this name, and it wins",
+        "would import tools",
+        "dry run: nothing changed",
+    ] {
+        assert!(dry.contains(said), "{said:?} not in:\n{dry}");
+    }
+    let done = import(false);
+    assert!(
+        done.contains("imported tools") && done.contains("skipped fx"),
+        "{done}"
+    );
+
+    let gw = Gateway::start_with_env(&config, &[("FIXTURE_SECRET", "s3cret")]).await;
+    gw.wait_up(&["fx", "tools"]).await;
+    let upstreams = gw.get_json("/admin/v1/upstreams").await;
+    let by = |n: &str| {
+        upstreams
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["name"] == n)
+            .cloned()
+            .unwrap_or_else(|| panic!("{upstreams}"))
+    };
+    assert_eq!(by("fx")["source"], "config");
+    let tools = by("tools");
+    assert_eq!(
+        tools["env"]["FIXTURE_SECRET"],
+        json!({"env": "FIXTURE_SECRET"}),
+        "{tools}"
+    );
+    assert_eq!(tools["env"]["LOG_MODE"], "quiet", "{tools}");
+}
+
 /// Issue 37, item 12: `import-mcp-servers` says what it moved where, refuses what it cannot keep
 /// secret, never writes a secret's value, and `--dry-run` changes nothing.
 #[tokio::test]
