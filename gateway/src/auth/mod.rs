@@ -473,6 +473,7 @@ mod tests {
             jwks_ttl: std::time::Duration::from_secs(300),
             jwks_min_refresh: std::time::Duration::from_secs(10),
             rate_limit: None,
+            allow_none_on_any_host: false,
         }
     }
 

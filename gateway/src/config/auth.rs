@@ -79,6 +79,11 @@ pub(super) struct RawAuth {
     jwks_min_refresh_secs: Option<u64>,
     rate_limit: Option<RateLimit>,
     server: Option<super::auth_server::RawAuthServer>,
+    /// `mode = "none"` together with `server.allowed_hosts = ["*"]` lets anyone who reaches the
+    /// port call every tool and (from loopback) the admin API; the gateway refuses to start so
+    /// unless this says it is meant (a demo on a closed network).
+    #[serde(default)]
+    allow_none_on_any_host: bool,
 }
 
 /// Authentication and authorization settings.
@@ -97,6 +102,8 @@ pub struct AuthConfig {
     /// A token with an unknown key id refreshes the keys at most this often per issuer.
     pub jwks_min_refresh: Duration,
     pub rate_limit: Option<RateLimit>,
+    /// `mode = "none"` on any host name is meant (see the raw key).
+    pub allow_none_on_any_host: bool,
     /// The gateway's own authorization server, when on.
     pub server: Option<super::auth_server::AuthServerConfig>,
 }
@@ -154,6 +161,7 @@ impl AuthConfig {
                     .unwrap_or(DEFAULT_JWKS_MIN_REFRESH_SECS),
             ),
             rate_limit: raw.rate_limit,
+            allow_none_on_any_host: raw.allow_none_on_any_host,
         })
     }
 }

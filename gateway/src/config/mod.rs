@@ -237,6 +237,18 @@ impl Config {
         else {
             return Err(p.end().expect_err("a section failed"));
         };
+        if auth.mode == AuthMode::None
+            && server.allowed_hosts.iter().any(|h| h == "*")
+            && !auth.allow_none_on_any_host
+        {
+            return Err(KeyError::new(
+                "auth.mode",
+                "\"none\" with server.allowed_hosts = [\"*\"] lets anyone who reaches the port \
+                 call every tool: set auth.mode = \"required\", or list the host names in \
+                 server.allowed_hosts, or set auth.allow_none_on_any_host = true if that is meant",
+            )
+            .into());
+        }
         if let Some(u) = upstreams.iter().find(|u| {
             u.transport
                 .endpoint()
@@ -348,6 +360,22 @@ mod tests {
 
     /// An error names the key it is about (its path in the file, or the variable), as
     /// `check-config` prints it.
+    #[test]
+    fn no_authentication_on_any_host_name_is_refused_unless_meant() {
+        let open = "[server]\nallowed_hosts = [\"*\"]\n[auth]\nmode = \"none\"\n";
+        let e = Config::parse(open, None, HashMap::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("auth.mode: \"none\" with server.allowed_hosts"),
+            "{e}"
+        );
+        let meant = format!("{open}allow_none_on_any_host = true\n");
+        assert!(Config::parse(&meant, None, HashMap::new()).is_ok());
+        let required = open.replace("\"none\"", "\"required\"");
+        assert!(Config::parse(&required, None, HashMap::new()).is_ok());
+    }
+
     #[test]
     fn errors_name_their_key() {
         let key_of = |toml: &str, env: &[(&str, &str)]| {

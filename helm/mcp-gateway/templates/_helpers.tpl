@@ -52,3 +52,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "mcp-gateway.opsPortName" -}}
 {{- if gt (int .Values.service.opsPort) 0 }}ops{{ else }}http{{ end }}
 {{- end }}
+
+{{/* SQLite on a PersistentVolumeClaim: no database URL, persistence on. */}}
+{{- define "mcp-gateway.sqliteClaim" -}}
+{{- if and (not (include "mcp-gateway.hasDatabase" .)) .Values.persistence.enabled }}
+{{- default (printf "%s-data" (include "mcp-gateway.fullname" .)) .Values.persistence.existingClaim }}
+{{- end }}
+{{- end }}

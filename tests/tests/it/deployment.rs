@@ -26,6 +26,25 @@ fn helm() -> std::process::Command {
     std::process::Command::new(peers().join("bin/helm"))
 }
 
+/// The gateway's configuration (gateway.json) in rendered manifests.
+fn config_json(manifests: &str) -> String {
+    let config_map = manifests
+        .split("\n---")
+        .find(|d| d.contains("kind: ConfigMap"))
+        .expect("a ConfigMap");
+    let json_start = config_map
+        .find("gateway.json: |")
+        .expect("gateway.json key")
+        + "gateway.json: |".len();
+    config_map[json_start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("    ") || l.is_empty())
+        .map(|l| l.get(4..).unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Renders the chart; checks the manifests and the configuration in them; returns the manifests.
 fn render_and_check(values: Option<&Path>, expect_upstreams: &[&str]) -> String {
     let chart = repo().join("helm/mcp-gateway");
@@ -45,21 +64,7 @@ fn render_and_check(values: Option<&Path>, expect_upstreams: &[&str]) -> String 
             .arg(&file),
     );
 
-    let config_map = manifests
-        .split("\n---")
-        .find(|d| d.contains("kind: ConfigMap"))
-        .expect("a ConfigMap");
-    let json_start = config_map
-        .find("gateway.json: |")
-        .expect("gateway.json key")
-        + "gateway.json: |".len();
-    let json: String = config_map[json_start..]
-        .lines()
-        .skip(1)
-        .take_while(|l| l.starts_with("    ") || l.is_empty())
-        .map(|l| l.get(4..).unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let json = config_json(&manifests);
     let parsed: Value = serde_json::from_str(&json).expect("the ConfigMap holds JSON");
     assert_eq!(parsed["server"]["listen"], "0.0.0.0:8080");
     let path = dir.join("gateway.json");
@@ -186,4 +191,100 @@ fn dockerfile_copies_files_that_exist() {
         }
     }
     assert!(copied >= 6, "the Dockerfile copies the workspace");
+    // The build context leaves out build output and local state.
+    let ignore = std::fs::read_to_string(repo().join(".dockerignore")).unwrap();
+    for pattern in ["target/", ".git/", "**/*.db", "**/node_modules/"] {
+        assert!(
+            ignore.lines().any(|l| l == pattern),
+            "{pattern} not ignored"
+        );
+    }
+}
+
+/// The image's HEALTHCHECK asks the running gateway (the image has no curl): healthy while it
+/// serves, not once it is gone.
+#[tokio::test]
+async fn the_image_healthcheck_asks_the_gateway_it_describes() {
+    let text = std::fs::read_to_string(repo().join("Dockerfile")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("CMD [\"mcp-gateway\"") && l.contains("healthcheck"))
+        .expect("a HEALTHCHECK running mcp-gateway");
+    let cmd: Vec<String> = serde_json::from_str(line.trim().trim_start_matches("CMD ")).unwrap();
+    assert_eq!(cmd[1..3], ["--config", "/etc/mcp-gateway/gateway.toml"]);
+    let dir = gateway_tests::scratch();
+    let config = super::fixture_config(&super::sqlite_url(&dir), "");
+    let gw = gateway_tests::Gateway::start(&config).await;
+    let addr = gw.base.trim_start_matches("http://").to_string();
+    let config_path = gw.dir.join("gateway.toml");
+    let check = || {
+        std::process::Command::new(gateway_tests::gateway_bin())
+            .arg("--config")
+            .arg(&config_path)
+            .args(&cmd[3..])
+            .env("MCP_GATEWAY_LISTEN", addr.replace("127.0.0.1", "0.0.0.0"))
+            .output()
+            .unwrap()
+    };
+    let out = check();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("healthy"));
+    gw.stop().await;
+    assert!(
+        !check().status.success(),
+        "a stopped gateway is not healthy"
+    );
+}
+
+/// SQLite is kept on a PersistentVolumeClaim unless told otherwise, and then the chart says
+/// loudly what is lost; a gateway without authentication on any host name does not start.
+#[test]
+fn helm_keeps_sqlite_on_a_volume_or_warns_loudly_and_refuses_an_open_gateway() {
+    let chart = repo().join("helm/mcp-gateway");
+    let render = |sets: &[&str]| {
+        let mut cmd = helm();
+        cmd.args(["template", "r"]).arg(&chart);
+        for s in sets {
+            cmd.args(["--set", s]);
+        }
+        run(&mut cmd)
+    };
+    let kept = render(&[]);
+    assert!(kept.contains("kind: PersistentVolumeClaim"), "{kept}");
+    assert!(kept.contains("claimName: r-mcp-gateway-data"));
+    assert!(kept.contains("type: Recreate"));
+    let postgres = render(&["database.url=postgres://u:p@db/x"]);
+    assert!(!postgres.contains("PersistentVolumeClaim") && !postgres.contains("Recreate"));
+    let claim = render(&["persistence.existingClaim=mine"]);
+    assert!(claim.contains("claimName: mine") && !claim.contains("kind: PersistentVolumeClaim"));
+    let lost = render(&["persistence.enabled=false"]);
+    assert!(!lost.contains("PersistentVolumeClaim"));
+    let notes = run(helm()
+        .args(["install", "--dry-run", "r"])
+        .arg(&chart)
+        .args(["--set", "persistence.enabled=false"]));
+    assert!(
+        notes.contains("WARNING") && notes.contains("LOST every time the pod restarts"),
+        "{notes}"
+    );
+
+    // auth.mode = none with the chart's allowed_hosts = ["*"]: the configuration is refused.
+    let open = render(&["config.auth.mode=none"]);
+    let dir = scratch();
+    let path = dir.join("gateway.json");
+    std::fs::write(&path, config_json(&open)).unwrap();
+    let out = std::process::Command::new(gateway_bin())
+        .args(["check-config", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("auth.mode: \"none\" with server.allowed_hosts"),
+        "{err}"
+    );
 }
