@@ -236,7 +236,11 @@ pub(crate) fn observed(
     resp: &Response,
 ) {
     if let Some(span) = span {
-        span.record("http.response.status_code", resp.status().as_u16());
+        // As i64: the OpenTelemetry layer writes unsigned numbers as their Debug text.
+        span.record(
+            "http.response.status_code",
+            i64::from(resp.status().as_u16()),
+        );
         if resp.status().is_server_error() {
             span.record("otel.status_code", "ERROR");
         }

@@ -72,7 +72,9 @@ where
         .with_http()
         .build()
         .map_err(|e| format!("OTLP exporter: {e}"))?;
-    let mut resource = opentelemetry_sdk::Resource::builder();
+    let mut resource = opentelemetry_sdk::Resource::builder().with_attribute(
+        opentelemetry::KeyValue::new("service.version", env!("CARGO_PKG_VERSION")),
+    );
     if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
         resource = resource.with_service_name("mcp-gateway");
     }
@@ -82,8 +84,12 @@ where
         .build();
     let tracer = provider.tracer("mcp-gateway");
     ON.store(true, Ordering::Relaxed);
+    // Only the conventions' attributes: no source locations, thread ids or busy/idle times.
     let layer = tracing_opentelemetry::layer()
         .with_tracer(tracer)
+        .with_location(false)
+        .with_threads(false)
+        .with_tracked_inactivity(false)
         .with_filter(Targets::new().with_target(TARGET, LevelFilter::DEBUG));
     Ok(Some((layer, provider)))
 }

@@ -146,6 +146,8 @@ impl Dispatcher {
             otel.status_code = tracing::field::Empty,
             mcp.method.name = method.as_str(),
             mcp.session.id = %session_ref(session),
+            // Who called, as the audit log names them.
+            enduser.id = session.principal().key(),
             mcp.protocol.version = session.protocol_version.as_str(),
             jsonrpc.request.id = %id,
             gen_ai.operation.name = tracing::field::Empty,

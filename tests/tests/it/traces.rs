@@ -27,6 +27,7 @@ use super::{fixture_config, sqlite_url};
 #[derive(Clone, Debug)]
 struct Seen {
     service: String,
+    version: String,
     span: Span,
 }
 
@@ -71,20 +72,24 @@ async fn receiver() -> (String, Arc<Mutex<Vec<Seen>>>) {
                 let req = ExportTraceServiceRequest::decode(body).expect("OTLP protobuf");
                 let mut s = store.lock().unwrap();
                 for rs in req.resource_spans {
-                    let service = rs
-                        .resource
-                        .iter()
-                        .flat_map(|r| r.attributes.iter())
-                        .find(|a| a.key == "service.name")
-                        .and_then(|a| match a.value.as_ref()?.value.as_ref()? {
-                            Any::StringValue(v) => Some(v.clone()),
-                            _ => None,
-                        })
-                        .unwrap_or_default();
+                    let resource = |key: &str| {
+                        rs.resource
+                            .iter()
+                            .flat_map(|r| r.attributes.iter())
+                            .find(|a| a.key == key)
+                            .and_then(|a| match a.value.as_ref()?.value.as_ref()? {
+                                Any::StringValue(v) => Some(v.clone()),
+                                _ => None,
+                            })
+                            .unwrap_or_default()
+                    };
+                    let (service, version) =
+                        (resource("service.name"), resource("service.version"));
                     for ss in rs.scope_spans {
                         for span in ss.spans {
                             s.push(Seen {
                                 service: service.clone(),
+                                version: version.clone(),
                                 span,
                             });
                         }
@@ -268,6 +273,22 @@ async fn requests_and_upstream_calls_are_traced_with_the_mcp_conventions() {
         .cloned()
         .collect();
     assert_eq!(http.len(), 1, "one HTTP server span");
+    let status = http[0]
+        .span
+        .attributes
+        .iter()
+        .find(|a| a.key == "http.response.status_code")
+        .and_then(|a| a.value.as_ref()?.value.clone());
+    assert_eq!(
+        status,
+        Some(Any::IntValue(200)),
+        "the status code is an integer"
+    );
+    assert_eq!(
+        http[0].version,
+        env!("CARGO_PKG_VERSION"),
+        "service.version"
+    );
     assert_eq!(hex(&http[0].span.parent_span_id), "b7ad6b7169203331");
     let mcp = spans_named(&seen, "tools/call peer__context");
     let mcp = mcp.iter().find(|s| s.span.kind == 2).unwrap();
@@ -281,6 +302,22 @@ async fn requests_and_upstream_calls_are_traced_with_the_mcp_conventions() {
                 .span_id)),
         "the upstream's parent is the client span"
     );
+
+    // The caller is named as the audit log names them; no span carries the tracing layer's
+    // own noise (source locations, threads, busy and idle times).
+    assert_eq!(mcp.attr("enduser.id").as_deref(), Some("anonymous"));
+    for s in seen.lock().unwrap().iter() {
+        for a in &s.span.attributes {
+            assert!(
+                !a.key.starts_with("code.")
+                    && !a.key.starts_with("thread.")
+                    && !a.key.ends_with("_ns"),
+                "{} on {}",
+                a.key,
+                s.span.name
+            );
+        }
+    }
 
     // Log lines of a traced request carry its trace id.
     assert!(
