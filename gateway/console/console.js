@@ -27,7 +27,8 @@ function say(text, kind = "ok") {
   m.className = text ? kind : "";
 }
 
-const when = (ms) => (ms ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) : "");
+/// A time with its zone: UTC, as the audit log and the API keep it.
+const when = (ms) => (ms ? `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC` : "");
 
 function authHeaders(extra = {}) {
   return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
@@ -95,9 +96,17 @@ async function mcpRequest(method, params, retried = false) {
   return m.result;
 }
 
-function fill(tbody, rows) {
-  tbody.replaceChildren(...rows);
+const PAGE = 100;
+
+/// A table's rows, a page at a time: past the first page a row offers the next one.
+function fill(tbody, rows, shown = PAGE) {
+  tbody.replaceChildren(...rows.slice(0, shown));
   if (!rows.length) tbody.append(el("tr", {}, el("td", { colspan: 20 }, "none")));
+  if (rows.length > shown) {
+    tbody.append(el("tr", { class: "more" }, el("td", { colspan: 20 },
+      el("button", { type: "button", onclick: () => fill(tbody, rows, shown + PAGE) },
+        `Show ${Math.min(PAGE, rows.length - shown)} more (${rows.length - shown} not shown)`))));
+  }
 }
 
 async function guarded(work) {
@@ -186,60 +195,6 @@ async function showPendingTools() {
   }) : [el("p", { class: "note" }, "none")]));
 }
 
-function specOf(view) {
-  const spec = { ...view };
-  delete spec.source;
-  delete spec.health;
-  return spec;
-}
-
-function editUpstream(u) {
-  const f = $("#upstream-form");
-  f.dataset.editing = u.name;
-  field(f, "name").value = u.name;
-  field(f, "name").readOnly = true;
-  field(f, "transport").value = u.transport;
-  field(f, "command").value = u.command || "";
-  field(f, "args").value = (u.args || []).join("\n");
-  field(f, "url").value = u.url || "";
-  field(f, "sharing").value = u.sharing || "shared";
-  field(f, "tools").value = u.tools ? JSON.stringify(u.tools, null, 2) : "";
-  $("#upstream-form-title").textContent = `Edit ${u.name}`;
-}
-
-function resetUpstreamForm() {
-  const f = $("#upstream-form");
-  f.reset();
-  delete f.dataset.editing;
-  field(f, "name").readOnly = false;
-  $("#upstream-form-title").textContent = "Add an upstream";
-}
-
-async function saveUpstream(event) {
-  event.preventDefault();
-  const f = event.target;
-  const editing = f.dataset.editing;
-  // An edit changes what the form shows and keeps every other field (env, headers, oauth, cwd,
-  // timeouts...): only the settings of a transport the upstream no longer has are dropped.
-  const base = editing ? specOf(upstreams.find((u) => u.name === editing)) : {};
-  const spec = { ...base, name: field(f, "name").value.trim(), transport: field(f, "transport").value, sharing: field(f, "sharing").value };
-  if (spec.transport === "stdio") {
-    spec.command = field(f, "command").value.trim();
-    spec.args = field(f, "args").value.split("\n").map((a) => a.trim()).filter(Boolean);
-    for (const k of ["url", "headers", "oauth"]) delete spec[k];
-  } else {
-    spec.url = field(f, "url").value.trim();
-    for (const k of ["command", "args", "env", "inherit_env", "cwd"]) delete spec[k];
-  }
-  if (field(f, "tools").value.trim()) spec.tools = JSON.parse(field(f, "tools").value);
-  else delete spec.tools;
-  if (editing) await api("PUT", `/admin/v1/upstreams/${encodeURIComponent(editing)}`, spec);
-  else await api("POST", "/admin/v1/upstreams", spec);
-  say(`saved ${spec.name}`);
-  resetUpstreamForm();
-  await showUpstreams();
-}
-
 async function toggleUpstream(u) {
   await api("PUT", `/admin/v1/upstreams/${encodeURIComponent(u.name)}`, { ...specOf(u), enabled: u.enabled === false });
   await showUpstreams();
@@ -257,16 +212,35 @@ async function deleteUpstream(name) {
 let catalog = [];
 
 async function showCatalog() {
-  catalog = await api("GET", "/admin/v1/catalog?kind=tool");
+  catalog = await api("GET", `/admin/v1/catalog?kind=${$("#catalog-kind").value}`);
   renderCatalog();
 }
+
+let catalogShown = PAGE;
 
 function renderCatalog() {
   const q = $("#catalog-search").value.trim().toLowerCase();
   const shown = catalog.filter((t) => !q || t.exposed.toLowerCase().includes(q)
     || String(t.definition.description || "").toLowerCase().includes(q));
-  $("#catalog-list").replaceChildren(...shown.map((t) => el("li", { dataset: { tool: t.exposed }, onclick: () => showTool(t) },
-    t.exposed, el("small", {}, String(t.definition.description || "").slice(0, 120)))));
+  const items = shown.slice(0, catalogShown).map((t) => el("li", { dataset: { tool: t.exposed }, onclick: () => showEntry(t) },
+    t.exposed, el("small", {}, String(t.definition.description || t.definition.name || "").slice(0, 120))));
+  if (shown.length > catalogShown) {
+    items.push(el("li", { class: "more", onclick: () => { catalogShown += PAGE; renderCatalog(); } },
+      `Show more (${shown.length - catalogShown} not shown)`));
+  }
+  if (!items.length) items.push(el("li", { class: "more" }, "none"));
+  $("#catalog-list").replaceChildren(...items);
+}
+
+/// A tool gets a form to call it; a resource, template or prompt shows its definition.
+function showEntry(t) {
+  if (t.kind === "tool") return showTool(t);
+  for (const li of document.querySelectorAll("#catalog-list li")) li.classList.toggle("selected", li.dataset.tool === t.exposed);
+  $("#tool-name").textContent = t.exposed;
+  $("#tool-description").textContent = t.definition.description || "";
+  $("#tool-schema").textContent = JSON.stringify(t.definition, null, 2);
+  $("#tool-form").replaceChildren();
+  $("#tool-result").textContent = "";
 }
 
 function showTool(t) {
@@ -316,8 +290,10 @@ async function rank(event) {
   if (!query) return;
   const r = await api("POST", "/v1/route", { query, k: Number($("#route-k").value) || 5 });
   $("#route-summary").textContent = `mode ${r.mode}` + (r.nothing_fits ? " — nothing fits well" : "");
+  const top = Math.max(...r.tools.map((t) => t.score), 1e-9);
   fill($("#route-table tbody"), r.tools.map((t, i) => el("tr", { dataset: { tool: t.name } },
-    el("td", {}, String(i + 1)), el("td", {}, t.name), el("td", {}, t.score.toFixed(3)),
+    el("td", {}, String(i + 1)), el("td", {}, t.name),
+    el("td", { class: "score" }, el("meter", { min: 0, max: top, value: t.score, title: t.score.toFixed(3) }), ` ${t.score.toFixed(3)}`),
     el("td", {}, t.similarity == null ? "" : t.similarity.toFixed(3)), el("td", {}, t.step || ""),
     el("td", {}, String(t.description || "").slice(0, 160)))));
 }
@@ -476,20 +452,13 @@ async function showRoles() {
     delete grants.source;
     return el("tr", { dataset: { role: r.name } }, el("td", {}, r.name), el("td", {}, el("code", {}, JSON.stringify(grants))),
       r.source === "config" ? el("td", { class: "note" }, "config file") :
-      el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+      el("td", {}, el("button", { type: "button", onclick: () => editRole(r) }, "Edit"), " ",
+        el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
         if (!confirm(`Delete role ${r.name}?`)) return;
         await api("DELETE", `/admin/v1/roles/${encodeURIComponent(r.name)}`);
         await showRoles();
       }) }, "Delete")));
   }));
-}
-
-async function saveRole(event) {
-  event.preventDefault();
-  const spec = JSON.parse(field(event.target, "spec").value);
-  await api("PUT", `/admin/v1/roles/${encodeURIComponent(spec.name)}`, spec);
-  say(`saved role ${spec.name}`);
-  await showRoles();
 }
 
 // ---- audit
@@ -515,6 +484,24 @@ async function verifyAudit() {
 
 // ---- navigation and sign-in
 
+/// Who is signed in, with which roles (in the header).
+async function showWhoami() {
+  const me = await api("GET", "/v1/me");
+  const roles = me.kind === "anonymous" ? "every right (no authentication)" : me.roles.length ? me.roles.join(", ") : "no roles";
+  $("#whoami").textContent = `${me.principal} · ${roles}`;
+}
+
+/// Tables scroll inside their own box on a narrow screen; the page does not.
+function wrapTables() {
+  for (const t of document.querySelectorAll("main table")) {
+    if (!t.parentElement.classList.contains("scroll")) {
+      const box = el("div", { class: "scroll" });
+      t.replaceWith(box);
+      box.append(t);
+    }
+  }
+}
+
 const views = {
   overview: showOverview, upstreams: showUpstreams, catalog: showCatalog, routing: async () => {},
   "virtual-servers": showVirtualServers, tokens: showTokens, "sign-ins": showSignIns, roles: showRoles,
@@ -533,11 +520,13 @@ function showTabs() {
 // The overview refreshes itself while it is shown (live figures at a glance).
 let refresher = null;
 
+/// Every tab but the playground stays current: it is read again every few seconds while shown
+/// (not while the page is hidden).
 function route() {
   let name = location.hash.slice(1) in views ? location.hash.slice(1) : "overview";
   if (!isAdmin) name = "connections";
   clearInterval(refresher);
-  if (name === "overview") refresher = setInterval(() => guarded(showOverview), 5000);
+  if (name !== "routing") refresher = setInterval(() => { if (!document.hidden) guarded(views[name]); }, 5000);
   for (const v of document.querySelectorAll(".view")) v.classList.toggle("active", v.id === `${name}-view`);
   for (const a of document.querySelectorAll("#tabs a")) a.classList.toggle("active", a.getAttribute("href") === `#${name}`);
   say("");
@@ -563,6 +552,7 @@ async function signIn(event) {
     sessionStorage.setItem(TOKEN_KEY, token);
     $("#who").textContent = token ? (isAdmin ? "signed in" : "signed in (your connections)") : "no token";
     $("#token").value = "";
+    await showWhoami();
     showTabs();
     route();
   } catch (e) {
@@ -580,6 +570,7 @@ function signOut() {
   for (const body of document.querySelectorAll("main tbody")) body.replaceChildren();
   for (const once of document.querySelectorAll(".once, main .live")) once.replaceChildren();
   $("#who").textContent = "";
+  $("#whoami").textContent = "";
   showTabs();
   say("signed out");
 }
@@ -590,6 +581,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#upstream-form").addEventListener("submit", (e) => guarded(() => saveUpstream(e)));
   $("#upstream-reset").addEventListener("click", resetUpstreamForm);
   $("#catalog-search").addEventListener("input", renderCatalog);
+  $("#catalog-kind").addEventListener("change", () => { catalogShown = PAGE; guarded(showCatalog); });
+  wrapTables();
   $("#route-form").addEventListener("submit", (e) => guarded(() => rank(e)));
   $("#vs-form").addEventListener("submit", (e) => guarded(() => saveVirtualServer(e)));
   $("#token-form").addEventListener("submit", (e) => guarded(() => createToken(e)));
@@ -604,6 +597,7 @@ document.addEventListener("DOMContentLoaded", () => {
     return;
   }
   $("#who").textContent = token ? (isAdmin ? "signed in" : "signed in (your connections)") : "no token";
+  guarded(showWhoami);
   showTabs();
   route();
 });

@@ -264,6 +264,7 @@ pub fn router(state: AppState) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), guard_mcp));
     let guarded = Router::new()
         .route("/v1/route", axum::routing::post(crate::admin::route::route))
+        .route("/v1/me", get(crate::admin::listing::me))
         .route("/v1/connections", get(credentials::pages::list_mine))
         .route(
             "/v1/connections/{upstream}",

@@ -86,7 +86,10 @@ try {
   await shot('6-tokens');
 
   await page.click('a[href="#roles"]');
-  await page.fill('#role-form [name=spec]', JSON.stringify({ name: 'echoers', tools: ['every__echo'] }));
+  await page.fill('#role-form [name=name]', 'echoers');
+  await page.fill('#role-form [name=tools]', 'every__echo');
+  await page.waitForFunction(() => document.querySelector('#role-preview').textContent.includes('grants 1 of'));
+  result.rolePreview = await page.textContent('#role-preview');
   await page.click('#role-form button');
   await page.waitForSelector('#roles-table td:text-is("echoers")');
   result.roles = await page.textContent('#roles-table');

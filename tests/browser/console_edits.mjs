@@ -41,7 +41,7 @@ try {
   await page.waitForSelector('tr[data-upstream="remote"]');
   for (const name of ['remote', 'local']) {
     await page.click(`tr[data-upstream="${name}"] button:text-is("Edit")`);
-    await page.fill('#upstream-form [name=tools]', JSON.stringify({ include: ['echo'] }));
+    await page.fill('#upstream-form [name=include]', 'echo');
     await page.click('#upstream-save');
     await page.waitForSelector('#message.ok');
     await page.evaluate(() => { document.querySelector('#message').className = ''; });

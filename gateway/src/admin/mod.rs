@@ -13,6 +13,7 @@ pub mod body;
 pub mod connections;
 pub mod error;
 mod invariants;
+pub mod listing;
 pub mod oauth;
 pub mod pins;
 pub mod route;
@@ -111,7 +112,8 @@ pub struct CatalogQuery {
         connections::revoke,
         pins::pending,
         pins::approve,
-        pins::reject
+        pins::reject,
+        listing::listed_tools
     )
 )]
 struct ApiDoc;
@@ -190,6 +192,10 @@ pub fn router() -> Router<AppState> {
         .route(
             "/admin/v1/upstreams/{name}/connection",
             axum::routing::post(connections::catalog_link),
+        )
+        .route(
+            "/admin/v1/upstreams/{name}/tools/listed",
+            get(listing::listed_tools),
         )
         .route("/admin/v1/pins/pending", get(pins::pending))
         .route(

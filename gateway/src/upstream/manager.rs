@@ -198,6 +198,20 @@ impl Upstreams {
             .unwrap_or_default()
     }
 
+    /// An upstream's tools as it lists them (before curation and pinning); `None` for an
+    /// unknown upstream.
+    pub fn listed_tools(&self, upstream: &str) -> Option<Vec<Value>> {
+        let entry = self.entries.lock().unwrap().get(upstream).cloned()?;
+        let defs = entry.definitions.lock().unwrap();
+        Some(
+            defs.get(&EntryKind::Tool)
+                .into_iter()
+                .flatten()
+                .map(|d| d.json.to_value())
+                .collect(),
+        )
+    }
+
     /// The enabled upstreams where each user connects their own account (`user_oauth`).
     pub fn user_oauth_upstreams(&self) -> Vec<String> {
         let entries = self.entries.lock().unwrap();

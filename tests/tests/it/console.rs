@@ -45,6 +45,7 @@ async fn run_browser(
             "UPSTREAM_COMMAND",
             peers().join("node_modules/.bin/mcp-server-everything"),
         )
+        .env("FIXTURE_COMMAND", super::fixture_bin())
         .env("ARTIFACTS", artifacts)
         .env("PATH", peer_path())
         .env("HOME", dir)
@@ -312,4 +313,104 @@ async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
         .send(Method::GET, "/admin/v1/roles", Some(&root2), &Value::Null)
         .await;
     assert_eq!(got, 200, "the remaining admin still gets in");
+}
+
+/// Issue 41: the console's forms and views, driven in Chromium (`tests/browser/console_forms.mjs`).
+#[tokio::test]
+async fn the_console_edits_with_forms_stays_current_and_fits_a_phone() {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[auth]\nmode = \"required\"\n\n{}\n{ADMIN_ROLE}",
+        super::fixture_config(&sqlite_url(&dir), "")
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    gw.wait_up(&["fx"]).await;
+    let artifacts = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-artifacts");
+    let seen = run_browser("console_forms.mjs", &gw, &dir, &artifacts).await;
+    assert!(seen.get("failure").is_none(), "{seen:#}\n{}", gw.log());
+    assert_eq!(seen["errors"], json!([]), "no script errors: {seen:#}");
+    assert_eq!(seen["whoami"], "pat:root · admin", "{seen:#}");
+
+    // The upstream the form made: the header's secret is a reference; the refused timeout was
+    // explained beside its field in the API's words.
+    assert_eq!(
+        seen["headerKind"], "env",
+        "a header starts as a reference: {seen:#}"
+    );
+    let timeout = seen["timeoutError"].as_str().unwrap();
+    assert!(
+        timeout.contains("timeout_secs") && timeout.contains("> 0"),
+        "{seen:#}"
+    );
+    let api = gw.get_json("/admin/v1/upstreams/api").await;
+    assert_eq!(
+        api["headers"]["Authorization"],
+        json!({"env": "API_TOKEN"}),
+        "{api}"
+    );
+    assert_eq!(api["timeout_secs"], 30, "{api}");
+
+    // The curation table: names hosts will see before saving, and what was saved.
+    assert_eq!(seen["effectiveBefore"], "local__echo", "{seen:#}");
+    assert_eq!(seen["effectiveAfter"], "local__say", "{seen:#}");
+    assert_eq!(seen["crashShown"], "hidden", "{seen:#}");
+    assert_eq!(seen["exclude"], "crash", "{seen:#}");
+    assert_eq!(
+        seen["json"]["tools"]["overrides"]["echo"]["name"], "say",
+        "{seen:#}"
+    );
+    let local = gw.get_json("/admin/v1/upstreams/local").await;
+    assert_eq!(
+        local["tools"],
+        json!({"exclude": ["crash"], "overrides": {"echo": {"name": "say", "description": "Says it back"}}}),
+        "{local}"
+    );
+    let catalog = gw.get_json("/admin/v1/catalog").await;
+    let names: Vec<&str> = catalog
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["exposed"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"local__say") && !names.contains(&"local__crash"),
+        "{names:?}"
+    );
+
+    assert_eq!(seen["addedElsewhere"], 201, "{seen:#}");
+    let preview = seen["rolePreview"].as_str().unwrap();
+    assert!(preview.contains("local__say"), "{seen:#}");
+    let role = gw.get_json("/admin/v1/roles").await;
+    assert!(role.to_string().contains("sayers"), "{role}");
+    for kind in ["prompts", "resources", "resource_templates"] {
+        let listed = seen[kind].as_array().unwrap();
+        assert!(
+            !listed.is_empty()
+                && listed
+                    .iter()
+                    .all(|n| n.as_str().unwrap().starts_with("every__")
+                        || n.as_str().unwrap().contains("://")),
+            "{kind}: {seen:#}"
+        );
+    }
+    assert!(
+        seen["entryShown"].as_str().unwrap().contains('{'),
+        "{seen:#}"
+    );
+    assert!(seen["bars"].as_u64().unwrap() >= 1, "{seen:#}");
+    assert!(
+        seen["auditTime"].as_str().unwrap().ends_with(" UTC"),
+        "{seen:#}"
+    );
+    for (tab, width) in seen["widths"].as_object().unwrap() {
+        assert!(
+            width.as_u64().unwrap() <= 400,
+            "{tab} is {width} px wide at 400 px"
+        );
+    }
+    assert_eq!(seen["widths"].as_object().unwrap().len(), 10);
+    let after = &seen["afterSignOut"];
+    assert_eq!(after["rows"], 0, "{after}");
+    assert_eq!(after["live"], "", "{after}");
+    assert_eq!(after["pending"], "", "{after}");
 }

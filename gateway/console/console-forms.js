@@ -1,0 +1,335 @@
+// The console's forms: an upstream with every field the admin API takes (secrets as
+// references), its tool curation as a per-tool table with the names hosts will see, and a role
+// with a preview of what it grants. JSON stays available as an advanced view. Errors from the
+// API are shown beside the field they name. Uses console.js's helpers ($, el, api, field, say).
+"use strict";
+
+// ---- values that may be references: ["text" | "env" | "file", value]
+
+function sourceOf(v) {
+  if (v && typeof v === "object" && "env" in v) return ["env", v.env];
+  if (v && typeof v === "object" && "file" in v) return ["file", v.file];
+  return ["text", v == null ? "" : String(v)];
+}
+
+function sourceValue(kind, v) {
+  return kind === "env" ? { env: v } : kind === "file" ? { file: v } : v;
+}
+
+/// A row of a key/value list whose value may be a reference (`secret`: a reference by default).
+function pairRow(key = "", value = "", secret = false) {
+  const [kind, text] = value === "" && secret ? ["env", ""] : sourceOf(value);
+  const select = el("select", { name: "kind", "aria-label": "value kind" },
+    ...[["text", "text"], ["env", "variable"], ["file", "file"]].map(([v, label]) => el("option", { value: v }, label)));
+  select.value = kind;
+  const row = el("div", { class: "pair" },
+    el("input", { name: "key", placeholder: "name", value: key, "aria-label": "name" }), select,
+    el("input", { name: "value", placeholder: "value, variable or path", value: text, "aria-label": "value" }),
+    el("button", { type: "button", class: "danger", onclick: () => row.remove() }, "×"));
+  return row;
+}
+
+function fillPairs(box, map, secret) {
+  box.replaceChildren(...Object.entries(map || {}).map(([k, v]) => pairRow(k, v, secret)));
+}
+
+function readPairs(box) {
+  const out = {};
+  for (const row of box.querySelectorAll(".pair")) {
+    const key = row.querySelector("[name=key]").value.trim();
+    if (!key) continue;
+    out[key] = sourceValue(row.querySelector("[name=kind]").value, row.querySelector("[name=value]").value);
+  }
+  return out;
+}
+
+/// One item per line (patterns, arguments); `list` also takes commas (variable names).
+const lines = (text) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+const list = (text) => text.split(/[\n,]/).map((l) => l.trim()).filter(Boolean);
+
+// ---- the upstream form
+
+function specOf(view) {
+  const spec = { ...view };
+  delete spec.source;
+  delete spec.health;
+  return spec;
+}
+
+function showTransportFields() {
+  const f = $("#upstream-form");
+  const stdio = field(f, "transport").value === "stdio";
+  $("#upstream-stdio").hidden = !stdio;
+  $("#upstream-remote").hidden = stdio;
+}
+
+function clearFieldErrors() {
+  for (const e of document.querySelectorAll("#upstream-form .field-error, #role-form .field-error")) e.textContent = "";
+}
+
+/// Puts an API error beside the field it names (`upstreams[x].headers.Authorization: ...`,
+/// `timeout_secs: ...`), else under the form.
+function showFieldError(form, message) {
+  const text = message.replace(/^\d+: /, "");
+  const m = text.match(/^(?:upstreams\[[^\]]*\]\.|roles\[[^\]]*\]\.)?([a-z_]+)(?:[.\[][^:]*)?: /);
+  const slot = (m && form.querySelector(`.field-error[data-for="${m[1]}"]`)) || form.querySelector('.field-error[data-for="_"]');
+  slot.textContent = text;
+}
+
+function fillUpstreamForm(u) {
+  const f = $("#upstream-form");
+  f.reset();
+  clearFieldErrors();
+  field(f, "name").value = u.name || "";
+  field(f, "transport").value = u.transport || "stdio";
+  for (const k of ["sharing", "prefix", "pinning"]) if (u[k]) field(f, k).value = u[k];
+  field(f, "enabled").checked = u.enabled !== false;
+  field(f, "timeout_secs").value = u.timeout_secs ?? "";
+  field(f, "max_result_text_bytes").value = u.max_result_text_bytes ?? "";
+  field(f, "command").value = u.command || "";
+  field(f, "args").value = (u.args || []).join("\n");
+  field(f, "cwd").value = u.cwd || "";
+  field(f, "inherit_env").value = (u.inherit_env || []).join(", ");
+  fillPairs($("#upstream-env"), u.env, false);
+  field(f, "url").value = u.url || "";
+  fillPairs($("#upstream-headers"), u.headers, true);
+  const o = u.oauth || {};
+  for (const k of ["token_url", "client_id", "resource"]) field(f, `oauth_${k}`).value = o[k] || "";
+  field(f, "oauth_scopes").value = (o.scopes || []).join(" ");
+  field(f, "oauth_token_exchange").checked = !!o.token_exchange;
+  field(f, "oauth_secret").value = o.client_secret ? sourceOf(o.client_secret)[1] : "";
+  field(f, "oauth_secret_kind").value = o.client_secret ? sourceOf(o.client_secret)[0] : "env";
+  const t = u.tools || {};
+  field(f, "include").value = (t.include || []).join("\n");
+  field(f, "exclude").value = (t.exclude || []).join("\n");
+  showTransportFields();
+}
+
+/// The spec the form describes, over `base` (what the form does not show is kept).
+function upstreamFromForm(base) {
+  const f = $("#upstream-form");
+  const num = (k) => (field(f, k).value === "" ? undefined : Number(field(f, k).value));
+  const spec = { ...base, name: field(f, "name").value.trim(), transport: field(f, "transport").value,
+    sharing: field(f, "sharing").value, prefix: field(f, "prefix").value, pinning: field(f, "pinning").value,
+    enabled: field(f, "enabled").checked, timeout_secs: num("timeout_secs"), max_result_text_bytes: num("max_result_text_bytes") };
+  for (const k of ["timeout_secs", "max_result_text_bytes"]) if (spec[k] === undefined) delete spec[k];
+  if (spec.transport === "stdio") {
+    Object.assign(spec, { command: field(f, "command").value.trim(), args: lines(field(f, "args").value),
+      env: readPairs($("#upstream-env")), inherit_env: list(field(f, "inherit_env").value) });
+    if (field(f, "cwd").value.trim()) spec.cwd = field(f, "cwd").value.trim(); else delete spec.cwd;
+    for (const k of ["url", "headers", "oauth", "user_oauth"]) delete spec[k];
+  } else {
+    spec.url = field(f, "url").value.trim();
+    spec.headers = readPairs($("#upstream-headers"));
+    if (field(f, "oauth_token_url").value.trim()) {
+      spec.oauth = { token_url: field(f, "oauth_token_url").value.trim(), client_id: field(f, "oauth_client_id").value.trim(),
+        client_secret: sourceValue(field(f, "oauth_secret_kind").value, field(f, "oauth_secret").value.trim()),
+        scopes: field(f, "oauth_scopes").value.split(/\s+/).filter(Boolean), token_exchange: field(f, "oauth_token_exchange").checked };
+      if (field(f, "oauth_resource").value.trim()) spec.oauth.resource = field(f, "oauth_resource").value.trim();
+    } else delete spec.oauth;
+    for (const k of ["command", "args", "env", "inherit_env", "cwd"]) delete spec[k];
+  }
+  spec.tools = curationFromForm(base.tools || {});
+  return spec;
+}
+
+function editUpstream(u) {
+  const f = $("#upstream-form");
+  f.dataset.editing = u.name;
+  fillUpstreamForm(u);
+  field(f, "name").readOnly = true;
+  $("#upstream-form-title").textContent = `Edit ${u.name}`;
+  guarded(() => showCurationTable(u));
+}
+
+function resetUpstreamForm() {
+  const f = $("#upstream-form");
+  delete f.dataset.editing;
+  fillUpstreamForm({});
+  field(f, "name").readOnly = false;
+  $("#upstream-form-title").textContent = "Add an upstream";
+  $("#curation-table tbody").replaceChildren();
+  field(f, "json").value = "";
+}
+
+async function putUpstream(spec) {
+  const f = $("#upstream-form");
+  const editing = f.dataset.editing;
+  clearFieldErrors();
+  try {
+    if (editing) await api("PUT", `/admin/v1/upstreams/${encodeURIComponent(editing)}`, spec);
+    else await api("POST", "/admin/v1/upstreams", spec);
+  } catch (e) {
+    showFieldError(f, e.message);
+    throw e;
+  }
+  say(`saved ${spec.name}`);
+  resetUpstreamForm();
+  await showUpstreams();
+}
+
+async function saveUpstream(event) {
+  event.preventDefault();
+  const editing = event.target.dataset.editing;
+  // An edit keeps every field the form does not show.
+  const base = editing ? specOf(upstreams.find((u) => u.name === editing)) : {};
+  await putUpstream(upstreamFromForm(base));
+}
+
+/// The advanced view: the spec as JSON, saved as written.
+function upstreamJsonToggled(event) {
+  if (!event.target.open) return;
+  const f = $("#upstream-form");
+  const editing = f.dataset.editing;
+  const base = editing ? specOf(upstreams.find((u) => u.name === editing)) : {};
+  field(f, "json").value = JSON.stringify(upstreamFromForm(base), null, 2);
+}
+
+async function saveUpstreamJson() {
+  const f = $("#upstream-form");
+  let spec;
+  try { spec = JSON.parse(field(f, "json").value); } catch (e) {
+    f.querySelector('.field-error[data-for="_"]').textContent = `invalid JSON: ${e.message}`;
+    return;
+  }
+  await putUpstream(spec);
+}
+
+// ---- tool curation: patterns, and a table of the upstream's own tools
+
+function glob(pattern) {
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${re}$`);
+}
+
+let curationTools = [];
+let curationUpstream = null;
+
+async function showCurationTable(u) {
+  curationUpstream = u;
+  curationTools = await api("GET", `/admin/v1/upstreams/${encodeURIComponent(u.name)}/tools/listed`);
+  const overrides = (u.tools && u.tools.overrides) || {};
+  fill($("#curation-table tbody"), curationTools.map((t) => {
+    const o = overrides[t.name] || {};
+    const row = el("tr", { dataset: { tool: t.name } },
+      el("td", {}, t.name),
+      el("td", {}, el("input", { type: "checkbox", name: "shown", "aria-label": `show ${t.name}` })),
+      el("td", {}, el("input", { name: "rename", placeholder: t.name, value: o.name || "", "aria-label": `rename ${t.name}` })),
+      el("td", {}, el("input", { name: "description", placeholder: String(t.description || "").slice(0, 80), value: o.description || "", "aria-label": `description of ${t.name}` })),
+      el("td", {}, el("input", { name: "arguments", placeholder: '{"key": "value"}', value: o.arguments ? JSON.stringify(o.arguments) : "", "aria-label": `fixed arguments of ${t.name}` })),
+      el("td", { class: "effective" }));
+    row.querySelector("[name=shown]").addEventListener("change", (e) => toggleShown(t.name, e.target.checked));
+    return row;
+  }));
+  renderEffective();
+}
+
+function patternsShow(name) {
+  const f = $("#upstream-form");
+  const include = lines(field(f, "include").value);
+  const exclude = lines(field(f, "exclude").value);
+  return (!include.length || include.some((p) => glob(p).test(name))) && !exclude.some((p) => glob(p).test(name));
+}
+
+/// A checkbox writes the patterns: unchecked, the tool is excluded; checked, it is taken out
+/// of the exclusions (and added to an include list that would leave it out).
+function toggleShown(name, shown) {
+  const f = $("#upstream-form");
+  const exclude = lines(field(f, "exclude").value).filter((p) => p !== name);
+  const include = lines(field(f, "include").value);
+  if (!shown) exclude.push(name);
+  else if (include.length && !include.some((p) => glob(p).test(name))) include.push(name);
+  field(f, "exclude").value = exclude.join("\n");
+  field(f, "include").value = include.join("\n");
+  renderEffective();
+}
+
+/// The name hosts will see for each tool once saved.
+function renderEffective() {
+  const f = $("#upstream-form");
+  const upstream = field(f, "name").value.trim();
+  const prefix = field(f, "prefix").value;
+  for (const row of document.querySelectorAll("#curation-table tbody tr[data-tool]")) {
+    const name = row.dataset.tool;
+    const shown = patternsShow(name);
+    row.querySelector("[name=shown]").checked = shown;
+    const own = row.querySelector("[name=rename]").value.trim() || name;
+    row.querySelector(".effective").textContent = !shown ? "hidden"
+      : prefix === "never" ? own : prefix === "on_collision" ? `${own} (${upstream}__${own} on a collision)` : `${upstream}__${own}`;
+  }
+}
+
+function curationFromForm(base) {
+  const f = $("#upstream-form");
+  const tools = { include: lines(field(f, "include").value), exclude: lines(field(f, "exclude").value), overrides: { ...(base.overrides || {}) } };
+  for (const row of document.querySelectorAll("#curation-table tbody tr[data-tool]")) {
+    const name = row.dataset.tool;
+    const o = { ...(tools.overrides[name] || {}) };
+    const rename = row.querySelector("[name=rename]").value.trim();
+    const description = row.querySelector("[name=description]").value.trim();
+    const args = row.querySelector("[name=arguments]").value.trim();
+    if (rename) o.name = rename; else delete o.name;
+    if (description) o.description = description; else delete o.description;
+    if (args) o.arguments = JSON.parse(args); else delete o.arguments;
+    if (Object.keys(o).length) tools.overrides[name] = o; else delete tools.overrides[name];
+  }
+  for (const k of ["include", "exclude"]) if (!tools[k].length) delete tools[k];
+  if (!Object.keys(tools.overrides).length) delete tools.overrides;
+  return tools;
+}
+
+// ---- roles: pattern lists, and a preview of the tools they grant
+
+const ROLE_LISTS = ["upstreams", "tools", "resources", "prompts"];
+
+let grantable = null;
+
+async function previewRole() {
+  const f = $("#role-form");
+  if (!grantable) grantable = await api("GET", "/admin/v1/catalog?kind=tool");
+  const catalog = grantable;
+  const ups = lines(field(f, "upstreams").value).map(glob);
+  const tools = lines(field(f, "tools").value).map(glob);
+  const granted = catalog.filter((t) => ups.some((p) => p.test(t.upstream)) || tools.some((p) => p.test(t.exposed)));
+  $("#role-preview").textContent = `grants ${granted.length} of ${catalog.length} tools`
+    + (granted.length ? `: ${granted.slice(0, 12).map((t) => t.exposed).join(", ")}${granted.length > 12 ? ", …" : ""}` : "")
+    + (field(f, "admin").checked ? "; and the admin right (the admin API and console)" : "");
+}
+
+function editRole(r) {
+  const f = $("#role-form");
+  field(f, "name").value = r.name;
+  field(f, "admin").checked = !!r.admin;
+  for (const k of ROLE_LISTS) field(f, k).value = (r[k] || []).join("\n");
+  guarded(previewRole);
+}
+
+async function saveRole(event) {
+  event.preventDefault();
+  const f = event.target;
+  clearFieldErrors();
+  const spec = { name: field(f, "name").value.trim() };
+  if (field(f, "admin").checked) spec.admin = true;
+  for (const k of ROLE_LISTS) { const l = lines(field(f, k).value); if (l.length) spec[k] = l; }
+  try {
+    await api("PUT", `/admin/v1/roles/${encodeURIComponent(spec.name)}`, spec);
+  } catch (e) {
+    showFieldError(f, e.message);
+    throw e;
+  }
+  say(`saved role ${spec.name}`);
+  await showRoles();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#upstream-form [name=transport]").addEventListener("change", showTransportFields);
+  $("#upstream-add-env").addEventListener("click", () => $("#upstream-env").append(pairRow()));
+  $("#upstream-add-header").addEventListener("click", () => $("#upstream-headers").append(pairRow("", "", true)));
+  $("#upstream-json").addEventListener("toggle", upstreamJsonToggled);
+  $("#upstream-json-save").addEventListener("click", () => guarded(saveUpstreamJson));
+  for (const k of ["include", "exclude", "name", "prefix"]) $(`#upstream-form [name=${k}]`).addEventListener("input", renderEffective);
+  // A checkbox's own change writes the patterns first (toggleShown), then renders.
+  $("#curation-table").addEventListener("input", (e) => { if (e.target.name !== "shown") renderEffective(); });
+  for (const k of [...ROLE_LISTS, "admin"]) $(`#role-form [name=${k}]`).addEventListener("input", () => guarded(previewRole));
+  showTransportFields();
+});
