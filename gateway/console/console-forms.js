@@ -1,6 +1,6 @@
 // The console's forms: an upstream with every field the admin API takes (secrets as
-// references), its tool curation as a per-tool table with the names hosts will see, and a role
-// with a preview of what it grants. JSON stays available as an advanced view. Errors from the
+// references), its tool curation as a per-tool table with the names hosts will see, a role
+// with a preview of what it grants, and a virtual server with a preview of what it offers. JSON stays available as an advanced view. Errors from the
 // API are shown beside the field they name. Uses console.js's helpers ($, el, api, field, say).
 "use strict";
 
@@ -64,7 +64,7 @@ function showTransportFields() {
 }
 
 function clearFieldErrors() {
-  for (const e of document.querySelectorAll("#upstream-form .field-error, #role-form .field-error")) e.textContent = "";
+  for (const e of document.querySelectorAll("form .field-error")) e.textContent = "";
 }
 
 /// Puts an API error beside the field it names (`upstreams[x].headers.Authorization: ...`,
@@ -321,7 +321,65 @@ async function saveRole(event) {
   await showRoles();
 }
 
+// ---- virtual servers: pattern lists, and a preview of the tools the endpoint offers
+
+const VS_LISTS = ["upstreams", "tools", "exclude", "pinned"];
+let vsBase = {};
+
+function editVirtualServer(v) {
+  const f = $("#vs-form");
+  vsBase = { ...v };
+  field(f, "name").value = v.name;
+  field(f, "mode").value = v.mode || "all";
+  field(f, "description").value = v.description || "";
+  field(f, "auto_k").value = v.auto_k ?? "";
+  for (const k of VS_LISTS) field(f, k).value = (v[k] || []).join("\n");
+  guarded(previewVirtualServer);
+}
+
+async function previewVirtualServer() {
+  const f = $("#vs-form");
+  if (!grantable) grantable = await api("GET", "/admin/v1/catalog?kind=tool");
+  const [ups, tools, exclude, pinned] = VS_LISTS.map((k) => lines(field(f, k).value).map(glob));
+  const offered = grantable.filter((t) => (!ups.length || ups.some((p) => p.test(t.upstream)))
+    && (!tools.length || tools.some((p) => p.test(t.exposed))) && !exclude.some((p) => p.test(t.exposed)));
+  const mode = field(f, "mode").value;
+  const listed = mode === "all" ? offered : offered.filter((t) => pinned.some((p) => p.test(t.exposed)));
+  $("#vs-preview").textContent = `offers ${offered.length} tools; lists ${listed.length} before any search`
+    + (listed.length ? `: ${listed.slice(0, 10).map((t) => t.exposed).join(", ")}${listed.length > 10 ? ", …" : ""}` : "");
+}
+
+async function saveVirtualServer(event) {
+  event.preventDefault();
+  const f = event.target;
+  clearFieldErrors();
+  const name = field(f, "name").value.trim();
+  // What the form does not show (overrides) is kept from the one being edited.
+  const spec = { ...(vsBase.name === name ? vsBase : {}), mode: field(f, "mode").value };
+  delete spec.name;
+  const description = field(f, "description").value.trim();
+  if (description) spec.description = description; else delete spec.description;
+  const autoK = field(f, "auto_k").value;
+  if (autoK) spec.auto_k = Number(autoK); else delete spec.auto_k;
+  for (const k of VS_LISTS) spec[k] = lines(field(f, k).value);
+  try {
+    try {
+      await api("POST", "/admin/v1/virtual-servers", { ...spec, name });
+    } catch (e) {
+      if (!e.message.startsWith("409")) throw e;
+      await api("PUT", `/admin/v1/virtual-servers/${encodeURIComponent(name)}`, spec);
+    }
+  } catch (e) {
+    showFieldError(f, e.message);
+    throw e;
+  }
+  say(`saved virtual server ${name}`);
+  vsBase = {};
+  await showVirtualServers();
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  for (const k of [...VS_LISTS, "mode"]) $(`#vs-form [name=${k}]`).addEventListener("input", () => guarded(previewVirtualServer));
   $("#upstream-form [name=transport]").addEventListener("change", showTransportFields);
   $("#upstream-add-env").addEventListener("click", () => $("#upstream-env").append(pairRow()));
   $("#upstream-add-header").addEventListener("click", () => $("#upstream-headers").append(pairRow("", "", true)));

@@ -307,27 +307,13 @@ async function showVirtualServers() {
     delete settings.name;
     return el("tr", {}, el("td", {}, v.name), el("td", {}, `/mcp/v/${v.name}`), el("td", {}, v.mode || "all"),
       el("td", {}, el("code", {}, JSON.stringify(settings))),
-      el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
+      el("td", {}, el("button", { type: "button", onclick: () => editVirtualServer(v) }, "Edit"), " ",
+        el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
         if (!confirm(`Delete virtual server ${v.name}?`)) return;
         await api("DELETE", `/admin/v1/virtual-servers/${encodeURIComponent(v.name)}`);
         await showVirtualServers();
       }) }, "Delete")));
   }));
-}
-
-async function saveVirtualServer(event) {
-  event.preventDefault();
-  const f = event.target;
-  const name = field(f, "name").value.trim();
-  const spec = JSON.parse(field(f, "spec").value);
-  try {
-    await api("POST", "/admin/v1/virtual-servers", { ...spec, name });
-  } catch (e) {
-    if (!e.message.startsWith("409")) throw e;
-    await api("PUT", `/admin/v1/virtual-servers/${encodeURIComponent(name)}`, spec);
-  }
-  say(`saved virtual server ${name}`);
-  await showVirtualServers();
 }
 
 // ---- tokens

@@ -97,7 +97,10 @@ try {
 
   await page.click('a[href="#virtual-servers"]');
   await page.fill('#vs-form [name=name]', 'quiet');
-  await page.fill('#vs-form [name=spec]', JSON.stringify({ upstreams: ['every'], mode: 'search' }));
+  await page.fill('#vs-form [name=upstreams]', 'every');
+  await page.selectOption('#vs-form [name=mode]', 'search');
+  await page.waitForFunction(() => document.querySelector('#vs-preview').textContent.startsWith('offers'));
+  result.vsPreview = await page.textContent('#vs-preview');
   await page.click('#vs-form button');
   await page.waitForSelector('#vs-table td:text-is("quiet")');
   result.virtualServers = await page.textContent('#vs-table');

@@ -125,6 +125,19 @@ async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_a
             .contains("/mcp/v/quiet"),
         "{seen:#}"
     );
+    // The previews say what a role grants and what an endpoint offers before saving.
+    assert!(
+        seen["rolePreview"]
+            .as_str()
+            .unwrap()
+            .starts_with("grants 1 of"),
+        "{seen:#}"
+    );
+    let vs_preview = seen["vsPreview"].as_str().unwrap();
+    assert!(
+        vs_preview.starts_with("offers ") && vs_preview.contains("lists 0 before any search"),
+        "{seen:#}"
+    );
     assert_eq!(seen["disabled"], true, "{seen:#}");
     assert_eq!(seen["enabledAgain"], true, "{seen:#}");
     // What the console changed is what the API holds.
