@@ -149,12 +149,17 @@ async function showUpstreams() {
       el("td", { class: "tools" }, String(h.tools ?? "")), el("td", {}, String(h.restarts ?? "")),
       el("td", { class: "error" }, h.last_error || ""),
       // What the config file defines is changed there: the API refuses it (409).
-      u.source === "config" ? el("td", { class: "note" }, "config file") : el("td", {},
+      u.source === "config" ? el("td", { class: "note" }, "config file ",
+        el("button", { type: "button", onclick: () => guarded(() => showHistory(u.name)) }, "History")) : el("td", {},
+        el("button", { type: "button", onclick: () => guarded(() => showHistory(u.name)) }, "History"), " ",
         el("button", { type: "button", onclick: () => editUpstream(u) }, "Edit"), " ",
         el("button", { type: "button", onclick: () => guarded(() => toggleUpstream(u)) }, u.enabled === false ? "Enable" : "Disable"), " ",
         el("button", { type: "button", class: "danger", onclick: () => guarded(() => deleteUpstream(u.name)) }, "Delete")));
   }));
   await showPendingTools();
+  // The charts shown stay current with the table.
+  const shown = $("#upstream-history").dataset.upstream;
+  if (shown && $("#upstream-history").childElementCount) await showHistory(shown);
 }
 
 // ---- tool pinning: changes waiting for review, as a line diff of the two definitions

@@ -413,6 +413,17 @@ impl Application {
             dispatcher,
             auth,
         });
+        // A minute of calls closes every minute, for the console's charts.
+        let sampled = Arc::downgrade(&state.dispatcher.metrics);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                let Some(m) = sampled.upgrade() else { break };
+                m.history.sample(&m.tool_calls, registry::now_ms());
+            }
+        });
         let reaper_hub = Arc::downgrade(&state.hub);
         let idle = state.config.server.session_idle;
         tokio::spawn(async move {

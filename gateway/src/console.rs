@@ -14,6 +14,7 @@ use crate::state::AppState;
 const INDEX: &str = include_str!("../console/index.html");
 const SCRIPT: &str = include_str!("../console/console.js");
 const FORMS: &str = include_str!("../console/console-forms.js");
+const CHARTS: &str = include_str!("../console/console-charts.js");
 const STYLE: &str = include_str!("../console/console.css");
 
 /// Only the console's own files run and are fetched; it is never framed (clickjacking).
@@ -55,6 +56,10 @@ pub fn router() -> Router<AppState> {
         .route(
             "/admin/console-forms.js",
             get(|| async { asset("text/javascript; charset=utf-8", FORMS) }),
+        )
+        .route(
+            "/admin/console-charts.js",
+            get(|| async { asset("text/javascript; charset=utf-8", CHARTS) }),
         )
         .route(
             "/admin/console.css",

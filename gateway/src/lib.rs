@@ -10,6 +10,7 @@
 //! | [`upstream`] | connections to upstream servers (stdio, Streamable HTTP, legacy SSE) |
 //! | [`auth`] | who is calling (OAuth access tokens, personal access tokens) and their roles |
 //! | [`audit`] | the audit trail: entries, the batching writer, the unwritable-log policy |
+//! | [`call_history`] | the last hour of each upstream's calls, minute by minute, from the counters |
 //! | [`routing`] | semantic tool routing: the router, meta-tools, `/v1/route`, virtual servers |
 //! | [`admin`] | the admin REST API and its OpenAPI document |
 //! | [`console`] | the admin console's static files at `/admin/` |
@@ -35,6 +36,7 @@ pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod body_timeout;
+pub mod call_history;
 pub mod config;
 pub mod console;
 pub mod edge;

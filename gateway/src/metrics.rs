@@ -22,6 +22,8 @@ pub struct Metrics {
     pub tool_calls_by_name: IntCounterVec,
     pub mcp_requests: IntCounterVec,
     pub tool_calls: HistogramVec,
+    /// The last hour of `tool_calls`, per upstream and minute (the console's charts).
+    pub history: crate::call_history::CallHistory,
     /// Requests refused by authentication, by reason.
     pub auth_refused: IntCounterVec,
     /// Audit entries written, and failed write attempts (each retried).
@@ -106,6 +108,7 @@ impl Metrics {
                 "MCP requests by method and outcome",
                 &["method", "outcome"],
             ),
+            history: Default::default(),
             tool_calls: m.histograms(
                 "upstream_request_duration_seconds",
                 "Requests forwarded to upstreams, by upstream, method and outcome",

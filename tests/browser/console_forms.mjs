@@ -3,7 +3,8 @@
 // its tool curation edited in the per-tool table (a tool hidden, one renamed, the names hosts
 // will see shown before saving), the JSON view, a role with a preview of what it grants, the
 // catalog's other kinds, the playground's score bars, a tab that updates by itself, who is
-// signed in, times with their zone, every tab at 400 px, and sign-out emptying every view.
+// signed in, times with their zone, an upstream's last hour as charts, every tab at 400 px, and
+// sign-out emptying every view.
 // Prints one JSON object with what it saw.
 //
 // Env: PEERS_NODE_MODULES, CHROMIUM, CONSOLE_URL, CONSOLE_TOKEN, FIXTURE_COMMAND, UPSTREAM_COMMAND
@@ -59,6 +60,18 @@ try {
   await page.fill(`${f} [name=timeout_secs]`, '30');
   await page.click('#upstream-save');
   await page.waitForSelector('tr[data-upstream="api"]');
+
+  // The fixture's last hour: calls with a failure, and a restart in its health.
+  await page.click('tr[data-upstream="fx"] button:text-is("History")');
+  await page.waitForSelector('#upstream-history svg.chart rect[data-series="calls"]');
+  result.history = await page.evaluate(() => ({
+    calls: document.querySelectorAll('#upstream-history rect[data-series="calls"]').length,
+    failed: document.querySelectorAll('#upstream-history rect[data-series="failed"]').length,
+    statuses: [...document.querySelectorAll('#upstream-history svg.strip rect')].map((r) => r.dataset.status),
+    summary: document.querySelector('#upstream-history p').textContent,
+    changes: [...document.querySelectorAll('#upstream-history li')].map((l) => l.dataset.status),
+  }));
+  await shot('0-history');
 
   // A stdio upstream, then its curation in the per-tool table.
   await page.fill(`${f} [name=name]`, 'local');

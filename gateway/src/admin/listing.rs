@@ -1,6 +1,6 @@
-//! What the console's forms need to show beside the settings: an upstream's tools as it lists
-//! them, each with the name hosts see now (none when curation or pinning hides it), and who the
-//! signed-in caller is (`/v1/me`, for users too).
+//! What the console shows beside the settings: an upstream's tools as it lists them, each with
+//! the name hosts see now (none when curation or pinning hides it), its last hour of calls and
+//! its health changes, and who the signed-in caller is (`/v1/me`, for users too).
 
 use std::sync::Arc;
 
@@ -53,4 +53,20 @@ pub async fn me(Extension(p): Extension<Arc<Principal>>) -> Json<Value> {
         "roles": p.roles,
         "admin": p.access.admin(),
     }))
+}
+
+/// An upstream's last hour: its calls minute by minute (the minute under way last), and its
+/// health changes.
+#[utoipa::path(get, path = "/admin/v1/upstreams/{name}/history", responses((status = 200), (status = 404)))]
+pub async fn history(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, AdminError> {
+    let ups = &state.hub.upstreams;
+    ups.spec(&name).or_not_found("upstream", &name)?;
+    let m = &state.dispatcher.metrics;
+    Ok(Json(json!({
+        "minutes": m.history.minutes(&name, &m.tool_calls, registry::now_ms()),
+        "health": ups.transitions(&name),
+    })))
 }

@@ -113,7 +113,8 @@ pub struct CatalogQuery {
         pins::pending,
         pins::approve,
         pins::reject,
-        listing::listed_tools
+        listing::listed_tools,
+        listing::history
     )
 )]
 struct ApiDoc;
@@ -197,6 +198,7 @@ pub fn router() -> Router<AppState> {
             "/admin/v1/upstreams/{name}/tools/listed",
             get(listing::listed_tools),
         )
+        .route("/admin/v1/upstreams/{name}/history", get(listing::history))
         .route("/admin/v1/pins/pending", get(pins::pending))
         .route(
             "/admin/v1/pins/{upstream}/{tool}/approve",

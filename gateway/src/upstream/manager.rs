@@ -26,6 +26,7 @@ mod pins;
 mod reader;
 mod sessions;
 pub use pins::{PendingTool, ReviewError};
+
 pub use sessions::Caller;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -50,6 +51,18 @@ pub struct Health {
     /// Tools whose changed or new definition waits for an admin (`pinning`).
     pub tools_pending_approval: usize,
 }
+
+/// A change of an upstream's health status, for its history.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Transition {
+    /// Milliseconds since the Unix epoch.
+    pub at: i64,
+    pub status: String,
+    pub reason: Option<String>,
+}
+
+/// Health changes kept per upstream.
+const TRANSITIONS: usize = 100;
 
 /// One listed definition, hashed and its key read once when it arrives (views are rebuilt on
 /// every change of any upstream, and reading a large catalog each time would cost more than the
@@ -109,6 +122,8 @@ pub struct Upstreams {
     /// What upstreams that are restarting or unreachable served when last up: not listed, but a
     /// call to it is told to retry rather than that it does not exist.
     offline: RwLock<Arc<CatalogView>>,
+    /// Each upstream's health changes (kept across restarts and new specs), newest last.
+    transitions: Mutex<HashMap<String, std::collections::VecDeque<Transition>>>,
     /// Kinds whose exposed list changed; the hub turns them into `list_changed` notifications.
     changes: broadcast::Sender<EntryKind>,
     /// Held while a view is built and published: two upstreams that connect together each
@@ -133,6 +148,7 @@ impl Upstreams {
             tokens: Mutex::default(),
             view: RwLock::new(Arc::new(CatalogView::default())),
             offline: RwLock::new(Arc::new(CatalogView::default())),
+            transitions: Mutex::default(),
             changes: broadcast::channel(64).0,
             rebuilding: Mutex::default(),
         })
@@ -348,6 +364,12 @@ impl Upstreams {
             .lock()
             .unwrap()
             .insert(entry.spec.name.clone(), entry.clone());
+        let first = if entry.spec.enabled {
+            "connecting"
+        } else {
+            "disabled"
+        };
+        self.note(&entry.spec.name, first, None);
         if entry.spec.enabled {
             let me = self.clone();
             tokio::spawn(async move { me.supervise(entry, stop_rx).await });
@@ -405,6 +427,7 @@ impl Upstreams {
                     // "up" only once the catalog is known: a host that sees the upstream up
                     // also sees its tools.
                     self.sync(&entry, &conn).await;
+                    self.note(&name, "up", None);
                     {
                         let mut h = entry.health.lock().unwrap();
                         h.status = "up".into();
@@ -439,6 +462,7 @@ impl Upstreams {
                         .unwrap_or_else(|| "connection closed".into());
                     tracing::warn!(upstream = %name, reason = %why, "upstream connection lost; restarting");
                     entry.shared.lock().unwrap().take();
+                    self.note(&name, "restarting", Some(why.clone()));
                     {
                         // The tools stay known (not listed) while it restarts: a call to one is
                         // told to retry, not that the tool does not exist.
@@ -462,6 +486,7 @@ impl Upstreams {
                     let e = crate::config::redact_userinfo(&e.to_string()).into_owned();
                     let delay = backoff.next_delay();
                     tracing::warn!(upstream = %name, error = %e, retry_in = ?delay, "upstream unavailable");
+                    self.note(&name, "down", Some(e.clone()));
                     {
                         let mut h = entry.health.lock().unwrap();
                         h.status = "down".into();
@@ -474,6 +499,31 @@ impl Upstreams {
                 }
             }
         }
+    }
+
+    /// Records a health change of `upstream` (a repeat of the last status is not one).
+    fn note(&self, upstream: &str, status: &str, reason: Option<String>) {
+        let mut all = self.transitions.lock().unwrap();
+        let list = all.entry(upstream.to_string()).or_default();
+        if list.back().is_some_and(|t| t.status == status) {
+            return;
+        }
+        list.push_back(Transition {
+            at: registry::now_ms(),
+            status: status.into(),
+            reason,
+        });
+        while list.len() > TRANSITIONS {
+            list.pop_front();
+        }
+    }
+
+    /// An upstream's health changes, oldest first.
+    pub fn transitions(&self, upstream: &str) -> Vec<Transition> {
+        let all = self.transitions.lock().unwrap();
+        all.get(upstream)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Pings a connection every `server.upstream_ping_secs`; returns when it did not answer (a

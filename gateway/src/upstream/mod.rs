@@ -29,7 +29,7 @@ pub mod sse;
 pub mod stdio;
 
 pub use connection::{Attribution, CallCtx, CallError, Connection, InboundSink, ProgressRoute};
-pub use manager::{Caller, Health, PendingTool, ReviewError, Upstreams};
+pub use manager::{Caller, Health, PendingTool, ReviewError, Transition, Upstreams};
 
 /// What can go wrong reaching an upstream.
 #[derive(Debug, thiserror::Error, Clone)]

@@ -338,11 +338,40 @@ async fn the_console_edits_with_forms_stays_current_and_fits_a_phone() {
     );
     let gw = Gateway::start_secured(&config, &[]).await;
     gw.wait_up(&["fx"]).await;
+    // Calls for the charts: three that work, one that kills the server (a failure and a restart).
+    let mut c =
+        gateway_tests::RawClient::initialize_as(&gw.mcp, json!({}), gw.admin_token.as_deref())
+            .await;
+    for _ in 0..3 {
+        let r = c
+            .request(
+                "tools/call",
+                json!({"name": "fx__echo", "arguments": {"message": "x"}}),
+            )
+            .await;
+        assert!(r.get("result").is_some(), "{r}");
+    }
+    c.request("tools/call", json!({"name": "fx__crash", "arguments": {}}))
+        .await;
+    gw.wait_up(&["fx"]).await;
     let artifacts = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-artifacts");
     let seen = run_browser("console_forms.mjs", &gw, &dir, &artifacts).await;
     assert!(seen.get("failure").is_none(), "{seen:#}\n{}", gw.log());
     assert_eq!(seen["errors"], json!([]), "no script errors: {seen:#}");
     assert_eq!(seen["whoami"], "pat:root · admin", "{seen:#}");
+    // The fixture's last hour, from the gateway's own counters.
+    let history = &seen["history"];
+    assert_eq!(history["summary"], "4 calls, 1 failed", "{seen:#}");
+    assert!(
+        history["calls"].as_u64().unwrap() >= 1 && history["failed"].as_u64().unwrap() >= 1,
+        "{seen:#}"
+    );
+    let statuses = history["statuses"].to_string();
+    assert!(
+        statuses.contains("restarting") && statuses.ends_with("\"up\"]"),
+        "{seen:#}"
+    );
+    assert_eq!(history["changes"][0], "up", "newest first: {seen:#}");
 
     // The upstream the form made: the header's secret is a reference; the refused timeout was
     // explained beside its field in the API's words.
