@@ -99,6 +99,14 @@ function fillUpstreamForm(u) {
   field(f, "oauth_token_exchange").checked = !!o.token_exchange;
   field(f, "oauth_secret").value = o.client_secret ? sourceOf(o.client_secret)[1] : "";
   field(f, "oauth_secret_kind").value = o.client_secret ? sourceOf(o.client_secret)[0] : "env";
+  const uo = u.user_oauth;
+  field(f, "uo_on").checked = !!uo;
+  field(f, "uo_client_id").value = (uo && uo.client_id) || "";
+  field(f, "uo_secret").value = uo && uo.client_secret ? sourceOf(uo.client_secret)[1] : "";
+  field(f, "uo_secret_kind").value = uo && uo.client_secret ? sourceOf(uo.client_secret)[0] : "env";
+  field(f, "uo_client_metadata_url").value = (uo && uo.client_metadata_url) || "";
+  field(f, "uo_scopes").value = ((uo && uo.scopes) || []).join(" ");
+  field(f, "uo_catalog").value = (uo && uo.catalog) || "account";
   const t = u.tools || {};
   field(f, "include").value = (t.include || []).join("\n");
   field(f, "exclude").value = (t.exclude || []).join("\n");
@@ -127,6 +135,12 @@ function upstreamFromForm(base) {
         scopes: field(f, "oauth_scopes").value.split(/\s+/).filter(Boolean), token_exchange: field(f, "oauth_token_exchange").checked };
       if (field(f, "oauth_resource").value.trim()) spec.oauth.resource = field(f, "oauth_resource").value.trim();
     } else delete spec.oauth;
+    if (field(f, "uo_on").checked) {
+      const uo = { catalog: field(f, "uo_catalog").value, scopes: field(f, "uo_scopes").value.split(/\s+/).filter(Boolean) };
+      for (const k of ["client_id", "client_metadata_url"]) if (field(f, `uo_${k}`).value.trim()) uo[k] = field(f, `uo_${k}`).value.trim();
+      if (field(f, "uo_secret").value.trim()) uo.client_secret = sourceValue(field(f, "uo_secret_kind").value, field(f, "uo_secret").value.trim());
+      spec.user_oauth = uo;
+    } else delete spec.user_oauth;
     for (const k of ["command", "args", "env", "inherit_env", "cwd"]) delete spec[k];
   }
   spec.tools = curationFromForm(base.tools || {});
@@ -170,29 +184,14 @@ async function putUpstream(spec) {
 
 async function saveUpstream(event) {
   event.preventDefault();
-  const editing = event.target.dataset.editing;
   // An edit keeps every field the form does not show.
-  const base = editing ? specOf(upstreams.find((u) => u.name === editing)) : {};
-  await putUpstream(upstreamFromForm(base));
+  await putUpstream(upstreamDescribed());
 }
 
-/// The advanced view: the spec as JSON, saved as written.
-function upstreamJsonToggled(event) {
-  if (!event.target.open) return;
-  const f = $("#upstream-form");
-  const editing = f.dataset.editing;
-  const base = editing ? specOf(upstreams.find((u) => u.name === editing)) : {};
-  field(f, "json").value = JSON.stringify(upstreamFromForm(base), null, 2);
-}
-
-async function saveUpstreamJson() {
-  const f = $("#upstream-form");
-  let spec;
-  try { spec = JSON.parse(field(f, "json").value); } catch (e) {
-    f.querySelector('.field-error[data-for="_"]').textContent = `invalid JSON: ${e.message}`;
-    return;
-  }
-  await putUpstream(spec);
+/// What the form describes over the upstream being edited (the advanced view shows it).
+function upstreamDescribed() {
+  const editing = $("#upstream-form").dataset.editing;
+  return upstreamFromForm(editing ? specOf(upstreams.find((u) => u.name === editing)) : {});
 }
 
 // ---- tool curation: patterns, and a table of the upstream's own tools
@@ -304,13 +303,22 @@ function editRole(r) {
   guarded(previewRole);
 }
 
-async function saveRole(event) {
-  event.preventDefault();
-  const f = event.target;
-  clearFieldErrors();
+function roleFromForm() {
+  const f = $("#role-form");
   const spec = { name: field(f, "name").value.trim() };
   if (field(f, "admin").checked) spec.admin = true;
   for (const k of ROLE_LISTS) { const l = lines(field(f, k).value); if (l.length) spec[k] = l; }
+  return spec;
+}
+
+async function saveRole(event) {
+  event.preventDefault();
+  await putRole(roleFromForm());
+}
+
+async function putRole(spec) {
+  const f = $("#role-form");
+  clearFieldErrors();
   try {
     await api("PUT", `/admin/v1/roles/${encodeURIComponent(spec.name)}`, spec);
   } catch (e) {
@@ -349,10 +357,8 @@ async function previewVirtualServer() {
     + (listed.length ? `: ${listed.slice(0, 10).map((t) => t.exposed).join(", ")}${listed.length > 10 ? ", …" : ""}` : "");
 }
 
-async function saveVirtualServer(event) {
-  event.preventDefault();
-  const f = event.target;
-  clearFieldErrors();
+function virtualServerFromForm() {
+  const f = $("#vs-form");
   const name = field(f, "name").value.trim();
   // What the form does not show (overrides) is kept from the one being edited.
   const spec = { ...(vsBase.name === name ? vsBase : {}), mode: field(f, "mode").value };
@@ -362,6 +368,18 @@ async function saveVirtualServer(event) {
   const autoK = field(f, "auto_k").value;
   if (autoK) spec.auto_k = Number(autoK); else delete spec.auto_k;
   for (const k of VS_LISTS) spec[k] = lines(field(f, k).value);
+  return { name, ...spec };
+}
+
+async function saveVirtualServer(event) {
+  event.preventDefault();
+  await putVirtualServer(virtualServerFromForm());
+}
+
+async function putVirtualServer(whole) {
+  const f = $("#vs-form");
+  clearFieldErrors();
+  const { name, ...spec } = whole;
   try {
     try {
       await api("POST", "/admin/v1/virtual-servers", { ...spec, name });
@@ -378,13 +396,29 @@ async function saveVirtualServer(event) {
   await showVirtualServers();
 }
 
+/// A form's advanced view: opened, it shows what the form describes; saved, the JSON as written.
+function jsonView(details, fromForm, put) {
+  details.addEventListener("toggle", () => {
+    if (details.open) details.querySelector("textarea").value = JSON.stringify(fromForm(), null, 2);
+  });
+  details.querySelector("button").addEventListener("click", () => guarded(async () => {
+    let spec;
+    try { spec = JSON.parse(details.querySelector("textarea").value); } catch (e) {
+      details.closest("form").querySelector('.field-error[data-for="_"]').textContent = `invalid JSON: ${e.message}`;
+      return;
+    }
+    await put(spec);
+  }));
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  jsonView($("#role-json"), roleFromForm, putRole);
+  jsonView($("#vs-json"), virtualServerFromForm, putVirtualServer);
   for (const k of [...VS_LISTS, "mode"]) $(`#vs-form [name=${k}]`).addEventListener("input", () => guarded(previewVirtualServer));
   $("#upstream-form [name=transport]").addEventListener("change", showTransportFields);
   $("#upstream-add-env").addEventListener("click", () => $("#upstream-env").append(pairRow()));
   $("#upstream-add-header").addEventListener("click", () => $("#upstream-headers").append(pairRow("", "", true)));
-  $("#upstream-json").addEventListener("toggle", upstreamJsonToggled);
-  $("#upstream-json-save").addEventListener("click", () => guarded(saveUpstreamJson));
+  jsonView($("#upstream-json"), upstreamDescribed, putUpstream);
   for (const k of ["include", "exclude", "name", "prefix"]) $(`#upstream-form [name=${k}]`).addEventListener("input", renderEffective);
   // A checkbox's own change writes the patterns first (toggleShown), then renders.
   $("#curation-table").addEventListener("input", (e) => { if (e.target.name !== "shown") renderEffective(); });

@@ -184,26 +184,25 @@ async fn open_registry(config: &Config) -> anyhow::Result<registry::SqlRegistry>
     Ok(registry::SqlRegistry::open(config.database.url.expose(), Default::default()).await?)
 }
 
+/// The config file: `--config`, else `config/gateway.toml` when it is there (`None`: the
+/// bundled example).
+fn config_path(cli: &Cli) -> Option<PathBuf> {
+    let default = Path::new("config/gateway.toml");
+    cli.config
+        .clone()
+        .or_else(|| default.exists().then(|| default.to_path_buf()))
+}
+
 fn load(cli: &Cli) -> anyhow::Result<Config> {
     let env: HashMap<String, String> = std::env::vars().collect();
-    let default = Path::new("config/gateway.toml");
-    let path = cli
-        .config
-        .clone()
-        .or_else(|| default.exists().then(|| default.to_path_buf()));
-    Ok(Config::load(path.as_deref(), env)?)
+    Ok(Config::load(config_path(cli).as_deref(), env)?)
 }
 
 /// `mcp-gateway check-config`: every error and warning (standard error), then the upstreams
 /// (standard output) when the file can be used; the exit code is 1 when it cannot.
 fn check_config(cli: &Cli) -> i32 {
     let env: HashMap<String, String> = std::env::vars().collect();
-    let default = Path::new("config/gateway.toml");
-    let path = cli
-        .config
-        .clone()
-        .or_else(|| default.exists().then(|| default.to_path_buf()));
-    let report = gateway::config::check::check(path.as_deref(), env);
+    let report = gateway::config::check::check(config_path(cli).as_deref(), env);
     for e in &report.errors {
         eprintln!("error: {e}");
     }

@@ -67,6 +67,26 @@ fn db(e: sqlx::Error) -> RegistryError {
     RegistryError::from_sqlx(e, "tool pin")
 }
 
+impl SqlRegistry {
+    /// Inserts an approved pin; `on_conflict` says what becomes of one already there. Rows added.
+    async fn insert_pin(&self, p: &PinRecord, on_conflict: &str) -> Result<usize> {
+        let done = sqlx::query(&format!(
+            "INSERT INTO tool_pins ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, NULL) \
+             ON CONFLICT (upstream, tool) {on_conflict}"
+        ))
+        .bind(&p.upstream)
+        .bind(&p.tool)
+        .bind(&p.hash)
+        .bind(&p.definition)
+        .bind(&p.approved_by)
+        .bind(p.approved_at)
+        .execute(self.pool())
+        .await
+        .map_err(db)?;
+        Ok(done.rows_affected() as usize)
+    }
+}
+
 #[async_trait]
 impl PinStore for SqlRegistry {
     async fn list_pins(&self, upstream: &str) -> Result<Vec<PinRecord>> {
@@ -81,21 +101,13 @@ impl PinStore for SqlRegistry {
     }
 
     async fn approve_pin(&self, p: &PinRecord) -> Result<()> {
-        sqlx::query(&format!(
-            "INSERT INTO tool_pins ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, NULL) \
-             ON CONFLICT (upstream, tool) DO UPDATE SET hash = excluded.hash, \
-             definition = excluded.definition, approved_by = excluded.approved_by, \
-             approved_at = excluded.approved_at, rejected_hash = NULL"
-        ))
-        .bind(&p.upstream)
-        .bind(&p.tool)
-        .bind(&p.hash)
-        .bind(&p.definition)
-        .bind(&p.approved_by)
-        .bind(p.approved_at)
-        .execute(self.pool())
-        .await
-        .map_err(db)?;
+        self.insert_pin(
+            p,
+            "DO UPDATE SET hash = excluded.hash, definition = excluded.definition, \
+             approved_by = excluded.approved_by, approved_at = excluded.approved_at, \
+             rejected_hash = NULL",
+        )
+        .await?;
         self.announce(&Change::Pins(p.upstream.clone())).await
     }
 
@@ -121,20 +133,7 @@ impl PinStore for SqlRegistry {
         };
         let mut added = 0;
         for p in pins {
-            let done = sqlx::query(&format!(
-                "INSERT INTO tool_pins ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, NULL) \
-                 ON CONFLICT (upstream, tool) DO NOTHING"
-            ))
-            .bind(&p.upstream)
-            .bind(&p.tool)
-            .bind(&p.hash)
-            .bind(&p.definition)
-            .bind(&p.approved_by)
-            .bind(p.approved_at)
-            .execute(self.pool())
-            .await
-            .map_err(db)?;
-            added += done.rows_affected() as usize;
+            added += self.insert_pin(p, "DO NOTHING").await?;
         }
         if added > 0 {
             self.announce(&Change::Pins(first.upstream.clone())).await?;

@@ -9,23 +9,12 @@
 //
 // Env: PEERS_NODE_MODULES, CHROMIUM, CONSOLE_URL, CONSOLE_TOKEN, FIXTURE_COMMAND, UPSTREAM_COMMAND
 // (server-everything, which has prompts and resources), ARTIFACTS.
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { open } from './open.mjs';
 
-const { chromium } = await import(
-  pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, 'playwright-core/index.mjs')).href
-);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM,
-  args: ['--no-sandbox', '--disable-dev-shm-usage'],
-});
-const result = { errors: [], dialogs: [], widths: {} };
+const { browser, page, result, shot: screenshot } = await open();
+Object.assign(result, { widths: {} });
+const shot = (name) => screenshot(`forms-${name}`);
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(20000);
-  page.on('pageerror', (e) => result.errors.push(String(e)));
-  page.on('dialog', (d) => { result.dialogs.push(d.message()); d.accept(); });
-  const shot = (name) => page.screenshot({ path: path.join(process.env.ARTIFACTS, `forms-${name}.png`), fullPage: true });
   const show = async (hash) => {
     await page.evaluate(() => { location.hash = '#overview'; });
     await page.click(`a[href="#${hash}"]`);

@@ -4,23 +4,10 @@
 // new `steal` tool rejected, each after a confirmation. Prints one JSON object with what it saw.
 //
 // Env: PEERS_NODE_MODULES, CHROMIUM, CONSOLE_URL, ARTIFACTS.
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { open } from './open.mjs';
 
-const { chromium } = await import(
-  pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, 'playwright-core/index.mjs')).href
-);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM,
-  args: ['--no-sandbox', '--disable-dev-shm-usage'],
-});
-const result = { errors: [], dialogs: [] };
+const { browser, page, result, shot } = await open();
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(20000);
-  page.on('pageerror', (e) => result.errors.push(String(e)));
-  page.on('dialog', (d) => { result.dialogs.push(d.message()); d.accept(); });
-  const shot = (name) => page.screenshot({ path: path.join(process.env.ARTIFACTS, `${name}.png`), fullPage: true });
   // The gateway runs without authentication: signing in with no token.
   await page.goto(`${process.env.CONSOLE_URL}/admin/#upstreams`);
   await page.click('#sign-in');
