@@ -1,7 +1,7 @@
 //! Splitting a request into the steps it asks for ("find the file, then email it to Bob"), so
 //! that each step gets its own search: one vector of a long multi-step request is a blur of all
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences,
-//! then clauses at sequencing words.
+//! then clauses at sequencing words, at "and" before an action verb, and at a saving phrase.
 
 /// Words that open a new step inside a sentence, matched after a comma or a space.
 const STEP_MARKERS: &[&str] = &[
@@ -21,6 +21,84 @@ const STEP_MARKERS: &[&str] = &[
     "and finally ",
 ];
 
+/// Verbs of an action a tool does (the base form): "… and summarize it in a PPT" is a step of
+/// its own. A small lexicon of what tools do, not of any set's requests. Only after "and": cutting
+/// after a comma too ("…, convert it to markdown") cost ETOM level 4 (docs/routing.md).
+const ACTION_VERBS: &[&str] = &[
+    "add",
+    "analyse",
+    "analyze",
+    "archive",
+    "attach",
+    "book",
+    "calculate",
+    "chart",
+    "check",
+    "commit",
+    "compare",
+    "compress",
+    "convert",
+    "copy",
+    "create",
+    "delete",
+    "deploy",
+    "download",
+    "draft",
+    "email",
+    "estimate",
+    "export",
+    "extract",
+    "fetch",
+    "find",
+    "forward",
+    "generate",
+    "get",
+    "list",
+    "log",
+    "look",
+    "merge",
+    "message",
+    "move",
+    "notify",
+    "open",
+    "plot",
+    "post",
+    "present",
+    "print",
+    "publish",
+    "pull",
+    "push",
+    "read",
+    "record",
+    "remove",
+    "rename",
+    "render",
+    "reply",
+    "retrieve",
+    "run",
+    "save",
+    "schedule",
+    "search",
+    "send",
+    "share",
+    "show",
+    "store",
+    "summarise",
+    "summarize",
+    "tell",
+    "text",
+    "transcribe",
+    "translate",
+    "update",
+    "upload",
+    "visualise",
+    "visualize",
+    "write",
+];
+
+/// Words that open a step of saving what came before ("… saved at /root/ai.html").
+const SAVING: &[&str] = &["saved at ", "saved to ", "saved in ", "saved as "];
+
 /// Parts with fewer words are not a step of their own ("Thanks!", "the next 5 days"): they
 /// stay with the part before them.
 const MIN_WORDS: usize = 4;
@@ -35,7 +113,10 @@ pub fn split_request(request: &str) -> Vec<String> {
         for clause in clauses(&sentence) {
             let clause = clause.trim_matches(|c: char| c.is_whitespace() || c == ',' || c == ';');
             match parts.last_mut() {
-                Some(last) if clause.split_whitespace().count() < MIN_WORDS => {
+                Some(last)
+                    if clause.split_whitespace().count() < MIN_WORDS
+                        && !opens_action(&clause.to_lowercase(), 0) =>
+                {
                     last.push(' ');
                     last.push_str(clause);
                 }
@@ -89,7 +170,7 @@ fn clauses(sentence: &str) -> Vec<String> {
         if !at_word {
             continue;
         }
-        if STEP_MARKERS.iter().any(|m| lower[i..].starts_with(m)) {
+        if STEP_MARKERS.iter().any(|m| lower[i..].starts_with(m)) || opens_action(&lower, i) {
             // "and then": cut before "and", not between it and "then".
             if cuts.last().is_some_and(|&c| i - c <= 4) {
                 continue;
@@ -105,6 +186,23 @@ fn clauses(sentence: &str) -> Vec<String> {
     }
     out.push(sentence[start..].to_string());
     out
+}
+
+/// Whether the words at `i` (a word's start) open an action of their own: "and <verb>", or a
+/// saving phrase.
+fn opens_action(lower: &str, i: usize) -> bool {
+    let rest = &lower[i..];
+    if SAVING.iter().any(|m| rest.starts_with(m)) {
+        return true;
+    }
+    let Some(verb_at) = rest.strip_prefix("and ") else {
+        return false;
+    };
+    let word: String = verb_at
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    ACTION_VERBS.binary_search(&word.as_str()).is_ok()
 }
 
 #[cfg(test)]
@@ -131,6 +229,40 @@ mod tests {
         );
         assert_eq!(parts.len(), 3, "{parts:?}");
         assert!(parts[2].starts_with("finally"), "{parts:?}");
+    }
+
+    #[test]
+    fn a_minor_step_after_and_or_a_comma_is_a_step() {
+        assert_eq!(
+            split_request(
+                "Make a web page about the history of AI based on Wikipedia saved at /root/html/ai.html"
+            ),
+            [
+                "Make a web page about the history of AI based on Wikipedia",
+                "saved at /root/html/ai.html"
+            ]
+        );
+        assert_eq!(
+            split_request("Analyze Apple's stock over the last month and summarize it in a PPT"),
+            [
+                "Analyze Apple's stock over the last month",
+                "and summarize it in a PPT"
+            ]
+        );
+        // One action on two objects, or a verb that is no action of its own, stays whole.
+        assert_eq!(
+            split_request("find and compare flights from Boston to Rome"),
+            ["find and compare flights from Boston to Rome"]
+        );
+        assert_eq!(
+            split_request("show the issues labelled bug and assigned to me"),
+            ["show the issues labelled bug and assigned to me"]
+        );
+    }
+
+    #[test]
+    fn the_verbs_are_sorted() {
+        assert!(ACTION_VERBS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
