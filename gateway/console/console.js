@@ -183,7 +183,7 @@ function lineDiff(a, b) {
 
 async function showPendingTools() {
   const pending = await api("GET", "/admin/v1/pins/pending");
-  const lines = (d) => (d ? JSON.stringify(d, null, 2).split("\n") : []);
+  const jsonLines = (d) => (d ? JSON.stringify(d, null, 2).split("\n") : []);
   $("#pending-tools").replaceChildren(...(pending.length ? pending.map((p) => {
     const review = (verdict) => guarded(async () => {
       if (!confirm(`${verdict === "approve" ? "Approve" : "Reject"} this definition of ${p.tool} (${p.upstream})?`)) return;
@@ -191,7 +191,7 @@ async function showPendingTools() {
       say(`${p.upstream} / ${p.tool}: ${verdict === "approve" ? "approved" : "rejected"}`);
       await showUpstreams();
     });
-    const diff = lineDiff(lines(p.approved), lines(p.listed));
+    const diff = lineDiff(jsonLines(p.approved), jsonLines(p.listed));
     return el("div", { class: "pending", dataset: { upstream: p.upstream, tool: p.tool } },
       el("h4", {}, `${p.upstream} / ${p.tool} — ${p.status === "new" ? "new tool" : "changed"}`),
       el("pre", { class: "diff" }, ...diff.map(([k, t]) => el("span", { class: { "+": "add", "-": "del", " ": "same" }[k] }, `${k} ${t}\n`))),

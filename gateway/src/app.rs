@@ -190,7 +190,7 @@ pub fn service(
                 .make_span_with(|req: &Request| {
                     // Probes and scrapes are not traced: a starting replica answers /readyz 503 on
                     // purpose, every few seconds, and that is no failure to log.
-                    if matches!(req.uri().path(), "/healthz" | "/readyz" | "/metrics") {
+                    if crate::edge::is_probe(req.uri().path()) {
                         return tracing::Span::none();
                     }
                     let id = req

@@ -33,8 +33,9 @@ struct Totals {
     calls: u64,
     errors: u64,
     seconds: f64,
-    /// (upper bound in seconds, cumulative count).
-    buckets: Vec<(f64, u64)>,
+    /// Cumulative count by upper bound in seconds (the bits of the f64, which order as the
+    /// bounds do: they are positive).
+    buckets: BTreeMap<u64, u64>,
 }
 
 impl Totals {
@@ -45,15 +46,11 @@ impl Totals {
             let want = (calls as f64 * 0.95).ceil() as u64;
             self.buckets
                 .iter()
-                .zip(
-                    before
-                        .buckets
-                        .iter()
-                        .map(|b| b.1)
-                        .chain(std::iter::repeat(0)),
-                )
-                .find(|((_, now), then)| now.saturating_sub(*then) >= want)
-                .map(|((le, _), _)| le * 1000.0)
+                .find(|(le, now)| {
+                    let then = before.buckets.get(*le).copied().unwrap_or(0);
+                    now.saturating_sub(then) >= want
+                })
+                .map(|(le, _)| f64::from_bits(*le) * 1000.0)
         });
         Minute {
             at,
@@ -101,20 +98,9 @@ fn totals(calls: &HistogramVec) -> HashMap<String, Totals> {
                 t.errors += h.get_sample_count();
             }
             // The same bounds for every series: added up bucket by bucket.
-            let mut sum: BTreeMap<u64, (f64, u64)> = t
-                .buckets
-                .iter()
-                .map(|(le, n)| (le.to_bits(), (*le, *n)))
-                .collect();
             for b in h.get_bucket() {
-                let e = sum
-                    .entry(b.upper_bound().to_bits())
-                    .or_insert((b.upper_bound(), 0));
-                e.1 += b.cumulative_count();
+                *t.buckets.entry(b.upper_bound().to_bits()).or_default() += b.cumulative_count();
             }
-            let mut buckets: Vec<(f64, u64)> = sum.into_values().collect();
-            buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
-            t.buckets = buckets;
         }
     }
     out

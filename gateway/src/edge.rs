@@ -255,10 +255,15 @@ pub(crate) fn observed(
         .observe(started.elapsed().as_secs_f64());
 }
 
+/// Probes and scrapes: asked every few seconds, neither traced nor logged.
+pub(crate) fn is_probe(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/metrics")
+}
+
 /// The server span for `req`, when traces are exported and it is not a probe or a scrape.
 pub(crate) fn traced_span(req: &Request, route: &str) -> Option<tracing::Span> {
     let path = req.uri().path();
-    if !crate::telemetry::enabled() || matches!(path, "/healthz" | "/readyz" | "/metrics") {
+    if !crate::telemetry::enabled() || is_probe(path) {
         return None;
     }
     let span = tracing::debug_span!(

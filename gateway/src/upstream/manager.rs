@@ -26,7 +26,6 @@ mod pins;
 mod reader;
 mod sessions;
 pub use pins::{PendingTool, ReviewError};
-
 pub use sessions::Caller;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(30);

@@ -20,6 +20,18 @@ pub(super) struct Pin {
     rejected: Option<String>,
 }
 
+impl Pin {
+    /// How the listed definition whose pin hash is `hash` stands against `pin` (none: a tool
+    /// never pinned).
+    fn standing(pin: Option<&Pin>, hash: &str) -> Standing {
+        Standing::of(
+            hash,
+            pin.and_then(|p| p.hash.as_deref()),
+            pin.and_then(|p| p.rejected.as_deref()),
+        )
+    }
+}
+
 /// What hosts get of a listed tool under its upstream's pinning.
 pub(super) enum Pinned {
     Listed,
@@ -94,10 +106,7 @@ impl Upstreams {
                     .map(|p| {
                         let pin = Pin {
                             hash: p.hash,
-                            definition: p
-                                .definition
-                                .and_then(|d| serde_json::from_str::<Value>(&d).ok())
-                                .map(registry::Definition::from),
+                            definition: p.definition.and_then(|d| serde_json::from_str(&d).ok()),
                             rejected: p.rejected_hash,
                         };
                         (p.tool, pin)
@@ -157,11 +166,7 @@ impl Upstreams {
             };
         };
         let pin = pins.get(key);
-        let standing = Standing::of(
-            hash,
-            pin.and_then(|p| p.hash.as_deref()),
-            pin.and_then(|p| p.rejected.as_deref()),
-        );
+        let standing = Pin::standing(pin, hash);
         let served = match serve(policy, standing) {
             Serve::Listed => Pinned::Listed,
             Serve::Hidden => Pinned::Hidden,
@@ -183,38 +188,44 @@ impl Upstreams {
     /// The tool changes waiting for an admin, over every upstream with pinning.
     pub fn pending_tools(&self) -> Vec<PendingTool> {
         let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
+        entries
+            .iter()
+            .flat_map(|e| Self::pending_of(e, None))
+            .collect()
+    }
+
+    /// An upstream's tool changes waiting for an admin (only `tool`'s, when given).
+    fn pending_of(e: &Entry, tool: Option<&str>) -> Vec<PendingTool> {
+        if Self::policy(e) == Pinning::Off {
+            return Vec::new();
+        }
+        let pins = e.pins.lock().unwrap();
+        let Some(pins) = pins.as_ref() else {
+            return Vec::new();
+        };
+        let defs = e.definitions.lock().unwrap();
         let mut out = Vec::new();
-        for e in entries {
-            if Self::policy(&e) == Pinning::Off {
+        for d in defs.get(&EntryKind::Tool).into_iter().flatten() {
+            let (Some(key), Some(hash)) = (&d.key, &d.pin) else {
+                continue;
+            };
+            if tool.is_some_and(|t| t != key) {
                 continue;
             }
-            let pins = e.pins.lock().unwrap();
-            let Some(pins) = pins.as_ref() else { continue };
-            let defs = e.definitions.lock().unwrap();
-            for d in defs.get(&EntryKind::Tool).into_iter().flatten() {
-                let (Some(key), Some(hash)) = (&d.key, &d.pin) else {
-                    continue;
-                };
-                let pin = pins.get(key);
-                let approved_hash = pin.and_then(|p| p.hash.clone());
-                let standing = Standing::of(
-                    hash,
-                    approved_hash.as_deref(),
-                    pin.and_then(|p| p.rejected.as_deref()),
-                );
-                if standing.pending() {
-                    out.push(PendingTool {
-                        upstream: e.spec.name.clone(),
-                        tool: key.clone(),
-                        status: standing.as_str(),
-                        hash: hash.clone(),
-                        approved_hash,
-                        listed: d.json.to_value(),
-                        approved: pin
-                            .and_then(|p| p.definition.as_ref())
-                            .map(|d| d.to_value()),
-                    });
-                }
+            let pin = pins.get(key);
+            let standing = Pin::standing(pin, hash);
+            if standing.pending() {
+                out.push(PendingTool {
+                    upstream: e.spec.name.clone(),
+                    tool: key.clone(),
+                    status: standing.as_str(),
+                    hash: hash.clone(),
+                    approved_hash: pin.and_then(|p| p.hash.clone()),
+                    listed: d.json.to_value(),
+                    approved: pin
+                        .and_then(|p| p.definition.as_ref())
+                        .map(|d| d.to_value()),
+                });
             }
         }
         out
@@ -230,10 +241,8 @@ impl Upstreams {
         by: &str,
         approve: bool,
     ) -> Result<(), ReviewError> {
-        let listed = self
-            .pending_tools()
-            .into_iter()
-            .find(|p| p.upstream == upstream && p.tool == tool);
+        let entry = self.entries.lock().unwrap().get(upstream).cloned();
+        let listed = entry.and_then(|e| Self::pending_of(&e, Some(tool)).pop());
         let Some(listed) = listed else {
             return Err(ReviewError::NotFound(format!(
                 "no change of tool {tool:?} of upstream {upstream:?} is waiting for review"
