@@ -25,6 +25,7 @@ COPY tests tests
 COPY migrations migrations
 COPY config config
 COPY scripts scripts
+COPY models models
 RUN cargo build --release --locked -p gateway --bin mcp-gateway
 RUN apt-get update && apt-get install -y --no-install-recommends python3-pip python3-venv \
     && MCP_GATEWAY_MODEL_DIR=/opt/mcp-gateway/model scripts/fetch-model

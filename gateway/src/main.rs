@@ -100,6 +100,14 @@ enum Command {
     /// Measure tool routing quality (recall@k, nDCG@10, MRR) and latency on a catalog and a
     /// query set (JSON lines; see the routing evaluation README), with the real model.
     EvalRouting(EvalArgs),
+    /// Print the texts the model embeds for a catalog's tools and for requests, as JSON lines
+    /// (what `scripts/train-routing-model` trains on).
+    RoutingTexts {
+        #[arg(long)]
+        catalog: Option<PathBuf>,
+        #[arg(long)]
+        queries: Option<PathBuf>,
+    },
 }
 
 /// The options of `eval-routing`.
@@ -377,6 +385,13 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
             Ok(())
         }
         Command::EvalRouting(args) => eval_routing(&config, args),
+        Command::RoutingTexts { catalog, queries } => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            gateway::routing::texts::write(catalog.as_deref(), queries.as_deref(), &mut out)?;
+            std::io::Write::flush(&mut out)?;
+            Ok(())
+        }
         Command::Healthcheck => {
             let mut addr = config.server.ops_listen.unwrap_or(config.server.listen);
             if addr.ip().is_unspecified() {

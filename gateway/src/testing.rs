@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use registry::{OpenOptions, Registry, SqlRegistry, TokenRecord};
 
 /// A folder removed when dropped.
-pub struct Scratch(PathBuf);
+pub struct Scratch(pub PathBuf);
 
 impl Drop for Scratch {
     fn drop(&mut self) {

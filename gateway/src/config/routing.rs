@@ -32,6 +32,38 @@ pub enum Mode {
     Auto,
 }
 
+/// Which embedding model routes: both are all-MiniLM-L6-v2 with its tokenizer, in one folder.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Model {
+    /// Fine-tuned on public tool-retrieval data (`models/minilm-tools/`, docs/routing.md).
+    #[default]
+    MinilmTools,
+    /// all-MiniLM-L6-v2 as published.
+    Minilm,
+}
+
+impl Model {
+    /// The default `min_similarity`: each model's cosines spread differently. Chosen on ETOM's
+    /// 91 no-tool requests against its 1,000 graded ones (docs/routing.md, "Nothing fits").
+    pub fn min_similarity(self) -> f32 {
+        match self {
+            Model::MinilmTools => 0.4,
+            Model::Minilm => 0.35,
+        }
+    }
+
+    /// Its file in the model folder (where `scripts/fetch-model` puts it).
+    pub fn file(self) -> &'static str {
+        match self {
+            Model::MinilmTools => "minilm-tools.onnx",
+            Model::Minilm => "model.onnx",
+        }
+    }
+}
+
 // Defaults, as the generated schema shows them.
 pub const DEFAULT_THREADS: usize = 1;
 pub const DEFAULT_K: usize = 5;
@@ -43,6 +75,7 @@ pub const DEFAULT_PAIRS: usize = 10_000;
 // The variables that override keys of `[routing]`.
 pub const ENABLED_VAR: &str = "MCP_GATEWAY_ROUTING_ENABLED";
 pub const MODEL_DIR_VAR: &str = "MCP_GATEWAY_MODEL_DIR";
+pub const MODEL_VAR: &str = "MCP_GATEWAY_ROUTING_MODEL";
 pub const ORT_LIBRARY_VAR: &str = "MCP_GATEWAY_ORT_LIBRARY";
 
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
@@ -51,6 +84,9 @@ pub struct RawRouting {
     /// `false`: no model is loaded; searches are lexical (`MCP_GATEWAY_ROUTING_ENABLED=false`).
     #[schemars(extend("default" = true, "x-env" = ENABLED_VAR))]
     enabled: Option<bool>,
+    /// Which model embeds tools and requests (changing it re-embeds every tool once).
+    #[schemars(extend("default" = "minilm-tools", "x-env" = MODEL_VAR))]
+    model: Option<Model>,
     /// Where the embedding model is (default: `~/.cache/mcp-gateway/model`).
     #[schemars(extend("x-env" = MODEL_DIR_VAR))]
     model_dir: Option<PathBuf>,
@@ -74,7 +110,8 @@ pub struct RawRouting {
     pairs: Option<usize>,
     #[schemars(extend("default" = true))]
     split_steps: Option<bool>,
-    #[schemars(extend("default" = DEFAULT_MIN_SIMILARITY))]
+    /// Below this best cosine similarity a search says that no tool fits (0: never). Default:
+    /// 0.4 with `minilm-tools`, 0.35 with `minilm`.
     min_similarity: Option<f32>,
 }
 
@@ -111,10 +148,6 @@ fn default_model_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
     home.join(".cache/mcp-gateway/model")
 }
 
-/// Chosen on ETOM's 91 no-tool requests against its 1,000 graded ones (docs/routing.md): 92% of
-/// the former fall below it, 99% of the graded requests whose tool is in the top 5 stay above.
-pub const DEFAULT_MIN_SIMILARITY: f32 = 0.35;
-
 impl RoutingConfig {
     /// `env`: the variables (full names) that override keys.
     pub fn from_raw(
@@ -138,7 +171,18 @@ impl RoutingConfig {
                 "weights and rrf_k must be >= 0",
             ));
         }
-        let min_similarity = raw.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
+        let model = match env(MODEL_VAR) {
+            Some(v) => {
+                serde_json::from_value(serde_json::Value::String(v.clone())).map_err(|_| {
+                    KeyError::new(
+                        "routing.model",
+                        format!("{MODEL_VAR}={v}: must be minilm-tools or minilm"),
+                    )
+                })?
+            }
+            None => raw.model.unwrap_or_default(),
+        };
+        let min_similarity = raw.min_similarity.unwrap_or(model.min_similarity());
         if !(0.0..1.0).contains(&min_similarity) {
             return Err(KeyError::new(
                 "routing.min_similarity",
@@ -153,6 +197,7 @@ impl RoutingConfig {
         Ok(Self {
             enabled,
             model: ModelFiles {
+                file: model.file().to_string(),
                 dir: env(MODEL_DIR_VAR)
                     .map(PathBuf::from)
                     .or(raw.model_dir)
@@ -170,5 +215,38 @@ impl RoutingConfig {
             split_steps: raw.split_steps.unwrap_or(true),
             min_similarity,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(toml: &str, var: Option<&str>) -> Result<RoutingConfig, KeyError> {
+        let raw: RawRouting = toml::from_str(toml).unwrap();
+        RoutingConfig::from_raw(raw, &|k| (k == MODEL_VAR).then(|| var.map(String::from))?)
+    }
+
+    #[test]
+    fn the_model_picks_its_file_and_its_nothing_fits_threshold() {
+        let tuned = parse("", None).unwrap();
+        assert_eq!(tuned.model.file, "minilm-tools.onnx");
+        assert_eq!(tuned.min_similarity, 0.4);
+        let base = parse(r#"model = "minilm""#, None).unwrap();
+        assert_eq!(base.model.file, "model.onnx");
+        assert_eq!(base.min_similarity, 0.35);
+        // A threshold set in the file stays, whichever model.
+        let set = parse("model = \"minilm\"\nmin_similarity = 0.5", None).unwrap();
+        assert_eq!(set.min_similarity, 0.5);
+        // The variable wins over the file, and a wrong value is named.
+        let env = parse(r#"model = "minilm""#, Some("minilm-tools")).unwrap();
+        assert_eq!(env.model.file, "minilm-tools.onnx");
+        let bad = parse("", Some("bge")).err().unwrap();
+        assert!(
+            bad.message.contains("MCP_GATEWAY_ROUTING_MODEL=bge"),
+            "{}",
+            bad.message
+        );
+        assert!(toml::from_str::<RawRouting>(r#"model = "bge""#).is_err());
     }
 }

@@ -8,6 +8,7 @@ pub mod feedback;
 pub mod lens;
 pub mod meta_tools;
 pub mod service;
+pub mod texts;
 pub mod virtual_servers;
 
 pub use crate::config::routing::{Mode, RoutingConfig};

@@ -39,11 +39,13 @@ pub trait Embed: Send + Sync {
     }
 }
 
-/// Where the model files are: `model.onnx`, `tokenizer.json`, `config.json`,
+/// Where the model files are: the ONNX model (`file`), `tokenizer.json`, `config.json`,
 /// `special_tokens_map.json`, `tokenizer_config.json`; and the ONNX Runtime library.
 #[derive(Debug, Clone)]
 pub struct ModelFiles {
     pub dir: PathBuf,
+    /// The ONNX model's file name in `dir` (models that share a tokenizer share the folder).
+    pub file: String,
     /// Defaults to `libonnxruntime.so` in `dir` (where `scripts/fetch-model` puts it).
     pub ort_library: Option<PathBuf>,
     /// ONNX sessions, each single-threaded: a catalog is spread over all of them, queries use
@@ -112,16 +114,12 @@ impl OnnxEmbedder {
                 lib.display()
             )));
         }
-        let onnx = read(&files.dir, "model.onnx")?;
+        let onnx = read(&files.dir, &files.file)?;
         let tokenizer = tokenizer_files(&files.dir)?;
         load_runtime(&lib)?;
         let id = format!(
             "{}:{}",
-            files
-                .dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            files.file.trim_end_matches(".onnx"),
             &crate::hash::to_hex(&Sha256::digest(&onnx))[..16]
         );
         let mut primary = session_of(onnx, tokenizer)?;
@@ -142,7 +140,7 @@ impl OnnxEmbedder {
         let want = self.files.threads.saturating_sub(1);
         let mut extra = self.extra.lock().unwrap();
         if extra.len() < want {
-            let onnx = read(&self.files.dir, "model.onnx")?;
+            let onnx = read(&self.files.dir, &self.files.file)?;
             let tokenizer = tokenizer_files(&self.files.dir)?;
             while extra.len() < want {
                 extra.push(Arc::new(Mutex::new(session_of(
@@ -354,6 +352,7 @@ mod tests {
     fn missing_files_are_named() {
         let err = OnnxEmbedder::load(&ModelFiles {
             dir: "/nonexistent/model".into(),
+            file: "model.onnx".into(),
             ort_library: None,
             threads: 1,
         })

@@ -510,11 +510,50 @@ async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_re
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["fields"]["embedded"], 0, "{line}");
     let tools = gw.get_json("/admin/v1/catalog").await;
-    assert_eq!(
-        v["fields"]["reused"],
-        tools.as_array().unwrap().len(),
-        "{line}"
+    let count = tools.as_array().unwrap().len();
+    assert_eq!(v["fields"]["reused"], count, "{line}");
+    // The default model is the one trained for tools that this repository ships.
+    let model = gw.get_json("/readyz").await["routing"]["model"].clone();
+    assert!(
+        model
+            .as_str()
+            .is_some_and(|m| m.starts_with("minilm-tools:")),
+        "{model}"
     );
+    gw.stop().await;
+
+    // The published model stays selectable; switching embeds every tool again with it.
+    let gw = Gateway::start_with_env(&cfg, &[("MCP_GATEWAY_ROUTING_MODEL", "minilm")]).await;
+    gw.wait_up(&["fx"]).await;
+    let mut line = None;
+    for _ in 0..300 {
+        line = gw
+            .log()
+            .lines()
+            .find(|l| l.contains("tool vectors ready"))
+            .map(str::to_string);
+        if line.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let line = line.expect("vectors line");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["fields"]["embedded"], count, "{line}");
+    assert_eq!(v["fields"]["reused"], 0, "{line}");
+    let model = gw.get_json("/readyz").await["routing"]["model"].clone();
+    assert!(
+        model.as_str().is_some_and(|m| m.starts_with("model:")),
+        "{model}"
+    );
+    // Tools live in the fixture's process, which started anew: the tool is added again.
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    c.request(
+        "tools/call",
+        json!({"name": "fx__add_tool", "arguments": {"name": "forecast", "description": money}}),
+    )
+    .await;
+    wait_for(&c, "how many euros is 20 dollars", money).await;
 }
 
 #[tokio::test]

@@ -1,0 +1,93 @@
+//! `mcp-gateway routing-texts`: the exact texts the model embeds for a catalog's tools (their
+//! gists) and for requests (quoted values left out), as JSON lines. The training script
+//! (`scripts/train-routing-model`) trains on these, so a trained model sees what the gateway
+//! will give it, not a re-implementation of it.
+
+use std::io::Write;
+use std::path::Path;
+
+use registry::routing::{semantic_query, tool_doc};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::eval::read_lines;
+
+#[derive(Deserialize)]
+struct CatalogLine {
+    server: String,
+    #[serde(flatten)]
+    definition: Value,
+}
+
+#[derive(Deserialize)]
+struct RequestLine {
+    query: String,
+}
+
+/// Writes `{"server", "name", "text"}` for each tool of `catalog`, then `{"query", "text"}` for
+/// each request of `queries`, in file order.
+pub fn write(
+    catalog: Option<&Path>,
+    queries: Option<&Path>,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    if let Some(path) = catalog {
+        for t in read_lines::<CatalogLine>(path)? {
+            let name = t
+                .definition
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| anyhow::anyhow!("a catalog line of {} has no name", t.server))?;
+            let doc = tool_doc(&t.server, name, &t.definition);
+            let line = json!({"server": t.server, "name": name, "text": doc.gist});
+            writeln!(out, "{line}")?;
+        }
+    }
+    if let Some(path) = queries {
+        for q in read_lines::<RequestLine>(path)? {
+            let line = json!({"text": semantic_query(&q.query), "query": q.query});
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_get_their_gist_and_requests_lose_quoted_values() {
+        let dir = std::env::temp_dir().join(format!("gw-texts-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let _scratch = crate::testing::Scratch(dir.clone());
+        let catalog = dir.join("c.jsonl");
+        let queries = dir.join("q.jsonl");
+        std::fs::write(
+            &catalog,
+            r#"{"server":"git","name":"git_log","description":"Shows commits. Much more. And more. Cut.","inputSchema":{"properties":{"max_count":{}}}}"#,
+        )
+        .unwrap();
+        std::fs::write(&queries, r#"{"query":"rename 'Q3 Budget' to 'Archive'"}"#).unwrap();
+        let mut out = Vec::new();
+        write(Some(&catalog), Some(&queries), &mut out).unwrap();
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines[0]["text"],
+            "git log. Shows commits. Much more. And more. Parameters: max count. Server: git"
+        );
+        assert_eq!(lines[0]["name"], "git_log");
+        assert_eq!(
+            lines[1]["text"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["rename", "to"]
+        );
+    }
+}
