@@ -91,7 +91,40 @@ def sample_pairs(examples, pairs, cli_share, seed):
     return chosen
 
 
-def train(args, queries, tools, pairs):
+def mine_negatives(args, examples, queries, tools, pairs):
+    """One hard negative per pair: a tool the published model ranks high for the request (ranks
+    3 to 30 among the tools of the request's own source), that the request does not need. Ranks 1
+    and 2 are skipped: near-duplicates that nobody labelled (a `tldr` page and its alias) sit
+    there."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(args.base, device="cpu")
+    model.max_seq_length = args.max_length
+    ids = sorted(tools)
+    source_of = {t: t.split(":", 1)[0] for t in ids}
+    vectors = model.encode([tools[t] for t in ids], batch_size=64, normalize_embeddings=True,
+                           convert_to_numpy=True)
+    wanted = sorted({q for q, _ in pairs})
+    qv = model.encode([queries[q] for q in wanted], batch_size=64, normalize_embeddings=True,
+                      convert_to_numpy=True)
+    row = {q: i for i, q in enumerate(wanted)}
+    by_source = {}
+    for i, t in enumerate(ids):
+        by_source.setdefault(source_of[t], []).append(i)
+    by_source = {k: np.array(v) for k, v in by_source.items()}
+    rng = random.Random(args.seed)
+    negatives = []
+    for q, t in pairs:
+        pool = by_source[source_of[t]]
+        scores = vectors[pool] @ qv[row[q]]
+        ranked = pool[np.argsort(-scores)[:30]]
+        positives = set(examples[q]["positives"])
+        choices = [ids[i] for i in ranked[2:] if ids[i] not in positives]
+        negatives.append(rng.choice(choices) if choices else rng.choice(ids))
+    return negatives
+
+
+def train(args, queries, tools, pairs, negatives=None):
     import torch
     from datasets import Dataset
     from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
@@ -102,10 +135,13 @@ def train(args, queries, tools, pairs):
     torch.set_num_threads(os.cpu_count() or 2)
     model = SentenceTransformer(args.base, device="cpu")
     model.max_seq_length = args.max_length
-    data = Dataset.from_dict({
+    columns = {
         "anchor": [queries[q] for q, _ in pairs],
         "positive": [tools[t] for _, t in pairs],
-    })
+    }
+    if negatives:
+        columns["negative"] = [tools[t] for t in negatives]
+    data = Dataset.from_dict(columns)
     targs = SentenceTransformerTrainingArguments(
         output_dir=os.path.join(args.work, "checkpoints"),
         num_train_epochs=1,
@@ -198,6 +234,8 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--hard-negatives", action="store_true",
+                    help="add one mined hard negative per pair (mine_negatives)")
     ap.add_argument("--requantize-only", action="store_true",
                     help="write the base weights into the int8 graph (checks the quantisation)")
     args = ap.parse_args()
@@ -220,7 +258,12 @@ def main():
     print(f"train: {len(pairs)} pairs, e.g. {queries[pairs[0][0]]!r} -> {tools[pairs[0][1]]!r}",
           file=sys.stderr)
     started = time.time()
-    model = train(args, queries, tools, pairs)
+    negatives = None
+    if args.hard_negatives:
+        negatives = mine_negatives(args, examples, queries, tools, pairs)
+        print(f"train: negatives mined in {time.time() - started:.0f} s, e.g. "
+              f"{tools[negatives[0]]!r}", file=sys.stderr)
+    model = train(args, queries, tools, pairs, negatives)
     print(f"train: trained in {time.time() - started:.0f} s", file=sys.stderr)
     fp32 = os.path.join(args.work, "fp32")
     model.save(fp32)
