@@ -17,11 +17,21 @@ use registry::routing::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A tool of a catalog file: its server and its definition.
 #[derive(Deserialize)]
-struct CatalogLine {
-    server: String,
+pub(crate) struct CatalogLine {
+    pub server: String,
     #[serde(flatten)]
-    definition: Value,
+    pub definition: Value,
+}
+
+impl CatalogLine {
+    pub fn name(&self) -> anyhow::Result<&str> {
+        self.definition
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| anyhow::anyhow!("a catalog line of {} has no name", self.server))
+    }
 }
 
 #[derive(Deserialize)]
@@ -302,12 +312,7 @@ fn build_index(
     let mut index = ToolIndex::default();
     let mut docs = Vec::new();
     for t in tools {
-        let name = t
-            .definition
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| anyhow::anyhow!("a catalog line of {} has no name", t.server))?;
-        let doc = tool_doc(&t.server, name, &t.definition);
+        let doc = tool_doc(&t.server, t.name()?, &t.definition);
         index.upsert(doc.clone());
         docs.push(doc);
     }

@@ -8,16 +8,9 @@ use std::path::Path;
 
 use registry::routing::{semantic_query, tool_doc};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::eval::read_lines;
-
-#[derive(Deserialize)]
-struct CatalogLine {
-    server: String,
-    #[serde(flatten)]
-    definition: Value,
-}
+use super::eval::{read_lines, CatalogLine};
 
 #[derive(Deserialize)]
 struct RequestLine {
@@ -33,11 +26,7 @@ pub fn write(
 ) -> anyhow::Result<()> {
     if let Some(path) = catalog {
         for t in read_lines::<CatalogLine>(path)? {
-            let name = t
-                .definition
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| anyhow::anyhow!("a catalog line of {} has no name", t.server))?;
+            let name = t.name()?;
             let doc = tool_doc(&t.server, name, &t.definition);
             let line = json!({"server": t.server, "name": name, "text": doc.gist});
             writeln!(out, "{line}")?;
@@ -55,6 +44,7 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn tools_get_their_gist_and_requests_lose_quoted_values() {
