@@ -183,7 +183,7 @@ impl ToolRouter {
             (None, Some("routing.enabled is false".to_string()))
         };
         if let Some(r) = &reason {
-            tracing::warn!(reason = %r, "semantic tool routing is DEGRADED: searches match words only (run scripts/fetch-model, or set routing.model_dir)");
+            tracing::warn!(reason = %r, "semantic tool routing is DEGRADED: searches match words only (run scripts/fetch-model, or set routing.model_dir; a folder with only model.onnx needs routing.model = \"minilm\")");
         }
         let router = Self::new(config, registry, upstreams, embedder, reason, metrics);
         router.follow_catalog();
