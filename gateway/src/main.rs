@@ -385,13 +385,7 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
             Ok(())
         }
         Command::EvalRouting(args) => eval_routing(&config, args),
-        Command::RoutingTexts { catalog, queries } => {
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
-            gateway::routing::texts::write(catalog.as_deref(), queries.as_deref(), &mut out)?;
-            std::io::Write::flush(&mut out)?;
-            Ok(())
-        }
+        Command::RoutingTexts { catalog, queries } => routing_texts(catalog, queries),
         Command::Healthcheck => {
             let mut addr = config.server.ops_listen.unwrap_or(config.server.listen);
             if addr.ip().is_unspecified() {
@@ -562,6 +556,15 @@ fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
     } else {
         print!("{}", report.markdown());
     }
+    Ok(())
+}
+
+/// `mcp-gateway routing-texts ...`
+fn routing_texts(catalog: Option<PathBuf>, queries: Option<PathBuf>) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    gateway::routing::texts::write(catalog.as_deref(), queries.as_deref(), &mut out)?;
+    std::io::Write::flush(&mut out)?;
     Ok(())
 }
 

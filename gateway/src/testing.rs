@@ -5,7 +5,20 @@ use std::path::PathBuf;
 use registry::{OpenOptions, Registry, SqlRegistry, TokenRecord};
 
 /// A folder removed when dropped.
-pub struct Scratch(pub PathBuf);
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A new empty folder of its own under the system's temporary folder.
+    pub fn new() -> Self {
+        let dir = std::env::temp_dir().join(format!("gw-unit-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
 
 impl Drop for Scratch {
     fn drop(&mut self) {
@@ -15,13 +28,12 @@ impl Drop for Scratch {
 
 /// A migrated registry on a fresh SQLite file, and the folder that holds it.
 pub async fn sqlite_registry() -> (SqlRegistry, Scratch) {
-    let dir = std::env::temp_dir().join(format!("gw-unit-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let url = format!("sqlite://{}/r.db?mode=rwc", dir.display());
+    let dir = Scratch::new();
+    let url = format!("sqlite://{}/r.db?mode=rwc", dir.path().display());
     let reg = SqlRegistry::open(&url, OpenOptions::default())
         .await
         .unwrap();
-    (reg, Scratch(dir))
+    (reg, dir)
 }
 
 /// A personal access token of `ann` with `roles`, stored in `registry` (`expires_at` in ms since

@@ -48,11 +48,9 @@ mod tests {
 
     #[test]
     fn tools_get_their_gist_and_requests_lose_quoted_values() {
-        let dir = std::env::temp_dir().join(format!("gw-texts-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let _scratch = crate::testing::Scratch(dir.clone());
-        let catalog = dir.join("c.jsonl");
-        let queries = dir.join("q.jsonl");
+        let dir = crate::testing::Scratch::new();
+        let catalog = dir.path().join("c.jsonl");
+        let queries = dir.path().join("q.jsonl");
         std::fs::write(
             &catalog,
             r#"{"server":"git","name":"git_log","description":"Shows commits. Much more. And more. Cut.","inputSchema":{"properties":{"max_count":{}}}}"#,

@@ -232,7 +232,7 @@ mod tests {
     }
 
     #[test]
-    fn a_minor_step_after_and_or_a_comma_is_a_step() {
+    fn a_minor_step_after_and_or_a_saving_phrase_is_a_step() {
         assert_eq!(
             split_request(
                 "Make a web page about the history of AI based on Wikipedia saved at /root/html/ai.html"
