@@ -18,9 +18,11 @@ use crate::{app, Application, Config};
 type Router =
     BoxCloneSyncService<Request<Body>, axum::response::Response, std::convert::Infallible>;
 
-/// A gateway with no upstreams on a throwaway SQLite file, lexical routing (no model).
-async fn gateway(auth: &str) -> Router {
-    let db = std::env::temp_dir().join(format!("error-map-{}.db", uuid::Uuid::new_v4()));
+/// A gateway with no upstreams on a throwaway SQLite file, lexical routing (no model), and the
+/// folder that holds the file (removed when dropped).
+async fn gateway(auth: &str) -> (Router, tempfile::TempDir) {
+    let dir = tempfile::TempDir::new().unwrap();
+    let db = dir.path().join("gateway.db");
     let toml = format!(
         r#"
         [server]
@@ -37,7 +39,8 @@ async fn gateway(auth: &str) -> Router {
     );
     let config = Config::parse(&toml, None, HashMap::new()).expect("config");
     let built = Application::build(config).await.expect("gateway");
-    BoxCloneSyncService::new(app::service(built.state().clone()))
+    let router = BoxCloneSyncService::new(app::service(built.state().clone()));
+    (router, dir)
 }
 
 struct Answer {
@@ -118,7 +121,7 @@ fn stateless(method: &str, mut params: Value) -> Request<Body> {
 
 #[tokio::test]
 async fn session_revisions_refuse_at_the_transport_with_a_status_and_answer_requests_with_200() {
-    let gw = gateway("none").await;
+    let (gw, _dir) = gateway("none").await;
     let sid = session(&gw).await;
     let s = [
         ("mcp-session-id", sid.as_str()),
@@ -308,7 +311,7 @@ async fn session_revisions_refuse_at_the_transport_with_a_status_and_answer_requ
 
 #[tokio::test]
 async fn the_stateless_revision_gives_each_error_code_its_own_status() {
-    let gw = gateway("none").await;
+    let (gw, _dir) = gateway("none").await;
     let mut bare = stateless("tools/list", json!({}));
     bare.headers_mut().remove("mcp-method");
     let mut old = stateless("tools/list", json!({}));
@@ -442,7 +445,7 @@ async fn the_stateless_revision_gives_each_error_code_its_own_status() {
 
 #[tokio::test]
 async fn refusals_before_the_method_carry_their_status_and_challenge() {
-    let gw = gateway("required").await;
+    let (gw, _dir) = gateway("required").await;
     let a = send(&gw, post("/mcp", &[], rpc(1, "ping", json!({})))).await;
     assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{}", a.body);
     assert_eq!(a.code(), UNAUTHORIZED);
@@ -466,7 +469,7 @@ async fn refusals_before_the_method_carry_their_status_and_challenge() {
         .unwrap()
         .contains("invalid_token"));
     // /v1/route is a REST endpoint: its own errors come in the admin shape.
-    let gw = gateway("none").await;
+    let (gw, _dir) = gateway("none").await;
     let a = send(&gw, post("/v1/route", &[], r#"{"query": "  "}"#)).await;
     assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.body);
     assert_eq!(a.body["error"]["code"], "bad_request", "{}", a.body);
@@ -483,7 +486,7 @@ async fn refusals_before_the_method_carry_their_status_and_challenge() {
 /// Every answer names its request: the caller's own `x-request-id`, or a new one per request.
 #[tokio::test]
 async fn answers_carry_the_request_id() {
-    let gw = gateway("none").await;
+    let (gw, _dir) = gateway("none").await;
     let ping = || rpc(3, "ping", json!({}));
     let own = send(&gw, post("/mcp", &[("x-request-id", "mine-1")], ping())).await;
     assert_eq!(own.headers["x-request-id"], "mine-1");

@@ -1,34 +1,11 @@
 //! What unit tests share: a registry on a SQLite file of its own, and tokens stored in it.
 
-use std::path::PathBuf;
-
 use registry::{OpenOptions, Registry, SqlRegistry, TokenRecord};
-
-/// A folder removed when dropped.
-pub struct Scratch(PathBuf);
-
-impl Scratch {
-    /// A new empty folder of its own under the system's temporary folder.
-    pub fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("gw-unit-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    pub fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use tempfile::TempDir;
 
 /// A migrated registry on a fresh SQLite file, and the folder that holds it.
-pub async fn sqlite_registry() -> (SqlRegistry, Scratch) {
-    let dir = Scratch::new();
+pub async fn sqlite_registry() -> (SqlRegistry, TempDir) {
+    let dir = TempDir::new().unwrap();
     let url = format!("sqlite://{}/r.db?mode=rwc", dir.path().display());
     let reg = SqlRegistry::open(&url, OpenOptions::default())
         .await

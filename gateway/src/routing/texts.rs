@@ -48,7 +48,7 @@ mod tests {
 
     #[test]
     fn tools_get_their_gist_and_requests_lose_quoted_values() {
-        let dir = crate::testing::Scratch::new();
+        let dir = tempfile::TempDir::new().unwrap();
         let catalog = dir.path().join("c.jsonl");
         let queries = dir.path().join("q.jsonl");
         std::fs::write(

@@ -13,11 +13,16 @@ use super::fixture_config;
 
 /// A tmpfs of `size` mounted for the test, unmounted when dropped. Mounting needs root (CI runs
 /// as root); anywhere else the test says so and fails rather than pass untested.
-struct Tmpfs(PathBuf);
+struct Tmpfs {
+    dir: PathBuf,
+    /// Removed after the tmpfs is unmounted (fields drop after `Drop::drop`).
+    _folder: gateway_tests::Scratch,
+}
 
 impl Tmpfs {
     fn mount(size: &str) -> Self {
-        let dir = gateway_tests::scratch().join("tmpfs");
+        let scratch = gateway_tests::scratch();
+        let dir = scratch.join("tmpfs");
         std::fs::create_dir_all(&dir).unwrap();
         let out = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
@@ -29,13 +34,16 @@ impl Tmpfs {
             "this test mounts a tmpfs and needs root: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        Tmpfs(dir)
+        Tmpfs {
+            dir,
+            _folder: scratch,
+        }
     }
 
     /// Writes a filler file until the filesystem has no space left.
     fn fill(&self) {
         use std::io::Write;
-        let mut f = std::fs::File::create(self.0.join("filler")).unwrap();
+        let mut f = std::fs::File::create(self.dir.join("filler")).unwrap();
         let block = vec![0u8; 64 * 1024];
         loop {
             if f.write_all(&block).is_err() {
@@ -48,17 +56,17 @@ impl Tmpfs {
     }
 
     fn free(&self) {
-        std::fs::remove_file(self.0.join("filler")).unwrap();
+        std::fs::remove_file(self.dir.join("filler")).unwrap();
     }
 
     fn path(&self) -> &Path {
-        &self.0
+        &self.dir
     }
 }
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
     }
 }
 

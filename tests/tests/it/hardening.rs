@@ -582,7 +582,8 @@ async fn probes_and_metrics_refuse_a_rebound_host_name_and_metrics_can_need_a_to
         "[server]\nops_listen = \"127.0.0.1:{ops}\"\nmetrics_token = {{ env = \"METRICS_TOKEN_FOR_TEST\" }}\n\n{}",
         fixture_config(&sqlite_url(&dir), "")
     );
-    let plain = Gateway::start(&fixture_config(&sqlite_url(&gateway_tests::scratch()), "")).await;
+    let plain_dir = gateway_tests::scratch();
+    let plain = Gateway::start(&fixture_config(&sqlite_url(&plain_dir), "")).await;
     let _gw = Gateway::start_with_env(&config, &[("METRICS_TOKEN_FOR_TEST", "scrape-me")]).await;
     let http = reqwest::Client::new();
     let get = |base: String, path: &str, host: &str, token: Option<&str>| {

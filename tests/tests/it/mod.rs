@@ -55,3 +55,7 @@ pub async fn fixture_gateway(dir: &std::path::Path) -> gateway_tests::Gateway {
 pub fn sqlite_url(dir: &std::path::Path) -> String {
     format!("sqlite://{}/gw.db?mode=rwc", dir.display())
 }
+
+/// A SQLite file in the gateway's own folder ([`gateway_tests::Gateway`] runs there), which
+/// lives as long as the gateway does: for helpers that return a started gateway.
+pub const SQLITE_IN_ITS_FOLDER: &str = "sqlite://gw.db?mode=rwc";

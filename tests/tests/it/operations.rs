@@ -149,10 +149,9 @@ async fn sigterm_closes_upstreams_without_reporting_them_lost() {
     let gw = Gateway::start(&config).await;
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     gw.wait_up(&refs).await;
-    let log = gw.dir.join("gateway.log");
-    let status = gw.stop().await;
+    let (status, dir) = gw.stop_keeping_dir().await;
     assert!(status.success(), "clean exit: {status:?}");
-    let text = std::fs::read_to_string(log).unwrap();
+    let text = std::fs::read_to_string(dir.join("gateway.log")).unwrap();
     for line in text.lines().filter(|l| l.contains("\"level\":\"WARN\"")) {
         assert!(
             !line.contains("connection lost") && !line.contains("upstream unavailable"),

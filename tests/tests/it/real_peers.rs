@@ -313,9 +313,8 @@ async fn shout_many(host: &mut gateway_tests::RawClient, tool: &str, n: usize, g
 
 /// A gateway config on a fresh SQLite file with one upstream (its `[[upstreams]]` fields).
 fn with_one_upstream(upstream: &str) -> String {
-    let dir = gateway_tests::scratch();
     format!(
         "[database]\nurl = \"{db}\"\n\n[[upstreams]]\n{upstream}\n",
-        db = super::sqlite_url(&dir)
+        db = super::SQLITE_IN_ITS_FOLDER
     )
 }

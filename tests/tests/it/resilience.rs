@@ -34,11 +34,10 @@ async fn everything_behind_a_gateway(extra: &str) -> (u16, tokio::process::Child
     let port = free_port();
     let server = everything("streamableHttp", port);
     wait_port(port).await;
-    let dir = gateway_tests::scratch();
     let gw = Gateway::start(&format!(
         "[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"ev\"\ntransport = \"http\"\n\
          url = \"http://127.0.0.1:{port}/mcp\"\n{extra}",
-        sqlite_url(&dir)
+        super::SQLITE_IN_ITS_FOLDER
     ))
     .await;
     gw.wait_up(&["ev"]).await;

@@ -15,10 +15,9 @@ async fn fixture_and_conformance() -> (tokio::process::Child, Gateway) {
         "CARGO_BIN_EXE_conformance-fixture"
     )))
     .await;
-    let dir = gateway_tests::scratch();
     let config = format!(
         "{}\n[[upstreams]]\nname = \"conf\"\ntransport = \"http\"\nurl = \"{fixture_url}\"\n",
-        super::fixture_config(&super::sqlite_url(&dir), "")
+        super::fixture_config(super::SQLITE_IN_ITS_FOLDER, "")
     );
     let gw = Gateway::start(&config).await;
     gw.wait_up(&["fx", "conf"]).await;

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::{fixture_config, sqlite_url};
 
 /// The fixture (`fx`) plus three real servers.
-fn config(db: &str, extra: &str) -> String {
+fn config(db: &str, extra: &str, dir: &std::path::Path) -> String {
     let p = peers();
     let bin = p.join("node_modules/.bin");
     format!(
@@ -38,7 +38,7 @@ args = ["--local-timezone", "UTC"]
         fixture_config(db, extra),
         bin = bin.display(),
         venv = p.join("venv").display(),
-        dir = gateway_tests::scratch().display(),
+        dir = dir.display(),
     )
 }
 
@@ -94,7 +94,7 @@ async fn admin(gw: &Gateway, method: reqwest::Method, path: &str, body: Value) -
 #[tokio::test]
 async fn search_tools_then_call_tool_with_a_real_client() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&config(&sqlite_url(&dir), "")).await;
+    let gw = Gateway::start(&config(&sqlite_url(&dir), "", &dir)).await;
     gw.wait_up(&UPSTREAMS).await;
     let status = wait_indexed(&gw, true).await;
     assert_eq!(status["mode"], "semantic", "the model is loaded: {status}");
@@ -284,7 +284,7 @@ async fn search_tools_then_call_tool_with_a_real_client() {
 #[tokio::test]
 async fn virtual_servers_list_by_mode_and_auto_sessions_grow_after_a_search() {
     let dir = gateway_tests::scratch();
-    let gw = Gateway::start(&config(&sqlite_url(&dir), "")).await;
+    let gw = Gateway::start(&config(&sqlite_url(&dir), "", &dir)).await;
     gw.wait_up(&UPSTREAMS).await;
     wait_indexed(&gw, true).await;
     let (s, v) = admin(
@@ -559,6 +559,7 @@ async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_re
 #[tokio::test]
 async fn searches_see_only_what_the_caller_may_call() {
     let db = gateway_tests::postgres_database().await;
+    let dir = gateway_tests::scratch();
     let roles = r#"
 [[roles]]
 name = "admin"
@@ -569,7 +570,10 @@ upstreams = ["*"]
 name = "clock"
 upstreams = ["time"]
 "#;
-    let cfg = format!("{}{roles}\n[auth]\nmode = \"required\"\n", config(&db, ""));
+    let cfg = format!(
+        "{}{roles}\n[auth]\nmode = \"required\"\n",
+        config(&db, "", &dir)
+    );
     let gw = Gateway::start_secured(&cfg, &[]).await;
     gw.wait_up(&UPSTREAMS).await;
     wait_indexed(&gw, true).await;
@@ -616,7 +620,7 @@ upstreams = ["time"]
 async fn without_the_model_search_is_lexical_and_says_so() {
     let dir = gateway_tests::scratch();
     let gw = Gateway::start_with_env(
-        &config(&sqlite_url(&dir), ""),
+        &config(&sqlite_url(&dir), "", &dir),
         &[("MCP_GATEWAY_MODEL_DIR", "/nonexistent/model")],
     )
     .await;

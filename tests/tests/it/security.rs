@@ -383,10 +383,9 @@ async fn personal_access_tokens_are_shown_once_and_revoked_on_every_replica() {
 
 /// A gateway requiring tokens, with [`ROLES`], in front of the fixture (`fx`, up).
 async fn fixture_with_roles() -> Gateway {
-    let dir = gateway_tests::scratch();
     let config = format!(
         "{}{ROLES}\n[auth]\nmode = \"required\"\n",
-        fixture_config(&sqlite_url(&dir), "")
+        fixture_config(super::SQLITE_IN_ITS_FOLDER, "")
     );
     let gw = Gateway::start_secured(&config, &[]).await;
     gw.wait_up(&["fx"]).await;
@@ -571,7 +570,6 @@ async fn audit_log_keeps_every_call_through_shutdown_and_shows_tampering() {
     let db = gateway_tests::postgres_database().await;
     let gw = Gateway::start(&fixture_config(&db, "")).await;
     gw.wait_up(&["fx"]).await;
-    let dir = gw.dir.clone();
     let http = reqwest::Client::new();
     let started = std::time::Instant::now();
     let calls = futures::stream::iter(0..N).map(|i| {
@@ -599,7 +597,7 @@ async fn audit_log_keeps_every_call_through_shutdown_and_shows_tampering() {
     let statuses: Vec<u16> = calls.buffer_unordered(500).collect().await;
     assert!(statuses.iter().all(|s| *s == 200));
     // Shut down right after the last answer: the queue must still reach the database.
-    let status = gw.stop().await;
+    let (status, dir) = gw.stop_keeping_dir().await;
     assert!(status.success());
     let elapsed = started.elapsed();
     let pool = sqlx::PgPool::connect(&db).await.unwrap();
@@ -801,12 +799,11 @@ async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_t
 /// A gateway serving the fixture that accepts the IdP's tokens for `resource` only (the client
 /// `gw` gets the role `ops`): an upstream behind OAuth whose audit log says who called.
 async fn protected_upstream(idp: &Idp, resource: &str) -> Gateway {
-    let dir = gateway_tests::scratch();
     let config = format!(
         "{}{ROLES}\n[auth]\nmode = \"required\"\nresource = \"{resource}\"\nrequired_scopes = [\"mcp\"]\n\
          [[auth.issuers]]\nissuer = \"{}\"\n\
          [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"gw\"\nrole = \"ops\"\n",
-        fixture_config(&sqlite_url(&dir), ""),
+        fixture_config(super::SQLITE_IN_ITS_FOLDER, ""),
         idp.issuer
     );
     let gw = Gateway::start_secured(&config, &[]).await;

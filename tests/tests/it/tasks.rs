@@ -8,7 +8,7 @@ use std::time::Duration;
 use gateway_tests::{peers, request_2026_as, Gateway, RawClient};
 use serde_json::{json, Value};
 
-use super::{sqlite_url, ADMIN_ROLE};
+use super::ADMIN_ROLE;
 
 async fn research(c: &mut RawClient, topic: &str) -> Value {
     c.request(
@@ -22,13 +22,12 @@ async fn research(c: &mut RawClient, topic: &str) -> Value {
 /// A gateway requiring tokens, in front of server-everything (`ev`), and tokens of two users
 /// who may use it.
 async fn everything_for_two() -> (Gateway, String, String) {
-    let dir = gateway_tests::scratch();
     let bin = peers().join("node_modules/.bin/mcp-server-everything");
     let config = format!(
         "[auth]\nmode = \"required\"\n\n[database]\nurl = \"{}\"\n\n[[upstreams]]\nname = \"ev\"\n\
          transport = \"stdio\"\ncommand = \"{}\"\n\n{ADMIN_ROLE}\n[[roles]]\nname = \"user\"\n\
          upstreams = [\"ev\"]\n",
-        sqlite_url(&dir),
+        super::SQLITE_IN_ITS_FOLDER,
         bin.display()
     );
     let gw = Gateway::start_secured(&config, &[]).await;

@@ -151,19 +151,25 @@ async fn main() -> anyhow::Result<()> {
     let mut list = vec![Target::new("direct", &upstream, None, &call, upstream_pid)];
     let gateway_bin = bin_dir.join("mcp-gateway");
     let (child, url, _) = targets::gateway(&gateway_bin, &upstream, false).await?;
-    list.push(Target::new("gateway", &url, None, &call, child.id()));
+    list.push(Target::new("gateway", &url, None, &call, child.0.id()));
     keep.push(child);
     // Other builds of the gateway (say, of the previous commit), measured in the same run.
     for (i, bin) in args.all("--gateway-bin").into_iter().enumerate() {
         let (child, url, _) =
             targets::gateway(std::path::Path::new(&bin), &upstream, false).await?;
         let name = format!("gateway-bin {}", i + 1);
-        list.push(Target::new(&name, &url, None, &call, child.id()));
+        list.push(Target::new(&name, &url, None, &call, child.0.id()));
         keep.push(child);
     }
     if args.flag("--auth") {
         let (child, url, token) = targets::gateway(&gateway_bin, &upstream, true).await?;
-        list.push(Target::new("gateway + PAT", &url, token, &call, child.id()));
+        list.push(Target::new(
+            "gateway + PAT",
+            &url,
+            token,
+            &call,
+            child.0.id(),
+        ));
         keep.push(child);
     }
     for peer in args.all("--peer") {

@@ -7,6 +7,10 @@ use std::time::Duration;
 use gateway_tests::spawn_reporting_url;
 use tokio::process::Command;
 
+/// A gateway process and the folder of its config and database (removed when dropped, after
+/// the process is killed).
+pub type Running = (tokio::process::Child, gateway_tests::Scratch);
+
 /// Starts the conformance fixture (answers in microseconds); returns it and its MCP URL.
 pub async fn fixture(bin_dir: &std::path::Path) -> (tokio::process::Child, String) {
     spawn_reporting_url(Command::new(bin_dir.join("conformance-fixture")).stderr(Stdio::null()))
@@ -19,7 +23,7 @@ pub async fn gateway(
     bin: &std::path::Path,
     upstream: &str,
     auth: bool,
-) -> anyhow::Result<(tokio::process::Child, String, Option<String>)> {
+) -> anyhow::Result<(Running, String, Option<String>)> {
     let dir = gateway_tests::scratch();
     let config = dir.join("gateway.toml");
     // The same text the benchmark scripts use (`scripts/bench-gateway-config`).
@@ -68,5 +72,5 @@ pub async fn gateway(
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    Ok((child, gateway, token))
+    Ok(((child, dir), gateway, token))
 }
