@@ -132,6 +132,10 @@ struct EvalArgs {
     /// Also rank with requests split into their steps (one search per step, merged).
     #[arg(long)]
     split: bool,
+    /// Put every query's answer (its steps, its top 10 and the step each tool came from) into
+    /// the JSON report, to read what a step found.
+    #[arg(long)]
+    rankings: bool,
     /// Fusion weights (default: the config's routing.fusion). Several lexical weights,
     /// comma-separated, give one hybrid row each.
     #[arg(long)]
@@ -515,6 +519,7 @@ fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
         json_out,
         quiet,
         split,
+        rankings,
         semantic_weight,
         lexical_weight,
         rrf_k,
@@ -545,6 +550,7 @@ fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
         fusions,
         split,
         progress: !quiet,
+        rankings,
     };
     let report = gateway::routing::eval::run(&options, &config.routing.model)?;
     if let Some(path) = json_out {

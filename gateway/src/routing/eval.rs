@@ -65,6 +65,8 @@ pub struct Options {
     pub split: bool,
     /// Progress lines on standard error.
     pub progress: bool,
+    /// Every query's answer in the JSON report ([`MethodReport::rankings`]).
+    pub rankings: bool,
 }
 
 /// One method's results.
@@ -80,6 +82,31 @@ pub struct MethodReport {
     pub search_p95_us: f64,
     /// Queries with no relevant tool in the top 5: (id, query, what came first).
     pub misses_at_5: Vec<(String, String, Vec<String>)>,
+    /// With `--rankings`: every query's answer, to read what a step found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rankings: Vec<QueryRanking>,
+}
+
+/// One query's answer: its steps (when split) and its top 10, each tool with the step that
+/// brought it and whether it is relevant.
+#[derive(Debug, Serialize)]
+pub struct QueryRanking {
+    pub id: String,
+    pub query: String,
+    pub steps: Vec<String>,
+    pub ranked: Vec<RankedTool>,
+    /// The query's steps (groups of interchangeable tools) with a member in the top 5, and
+    /// how many it has.
+    pub groups_found_at_5: usize,
+    pub groups: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RankedTool {
+    pub tool: String,
+    pub step: Option<usize>,
+    pub similarity: Option<f32>,
+    pub relevant: bool,
 }
 
 /// One point of the "nothing fits" curve: with this threshold on a search's best similarity,
@@ -276,6 +303,7 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
             method: *method,
             fusion,
             split: *split,
+            rankings: opts.rankings,
         };
         let graded_here = curve.then_some(&mut graded);
         methods.push(method_report(
@@ -339,6 +367,7 @@ struct Search<'a> {
     method: Method,
     fusion: &'a Fusion,
     split: bool,
+    rankings: bool,
 }
 
 /// Every query searched one way, judged: the summary, by field, timings and misses. With
@@ -357,6 +386,7 @@ fn method_report(
     let mut judged = Vec::new();
     let mut times = Vec::new();
     let mut misses = Vec::new();
+    let mut rankings = Vec::new();
     let mut by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, (q, v)) in queries.iter().zip(vectors).enumerate() {
         let t = Instant::now();
@@ -390,6 +420,9 @@ fn method_report(
                 .collect(),
             ranked,
         };
+        if search.rankings {
+            rankings.push(ranking(q, &steps[i], &hits, &j, search.split));
+        }
         if !j.ranked.iter().take(5).any(|r| j.relevant.contains(r)) {
             misses.push((
                 q.id.clone(),
@@ -412,6 +445,46 @@ fn method_report(
         search_p50_us: percentile(&mut times, 0.5).as_secs_f64() * 1e6,
         search_p95_us: percentile(&mut times, 0.95).as_secs_f64() * 1e6,
         misses_at_5: misses,
+        rankings,
+    }
+}
+
+/// A query's answer as [`QueryRanking`] tells it.
+fn ranking(
+    q: &QueryLine,
+    steps: &[(String, Option<Vec<f32>>)],
+    hits: &[registry::routing::Hit],
+    j: &Judged,
+    split: bool,
+) -> QueryRanking {
+    let groups = if j.groups.is_empty() {
+        j.relevant.iter().map(|r| vec![r.clone()]).collect()
+    } else {
+        j.groups.clone()
+    };
+    let top5 = &j.ranked[..j.ranked.len().min(5)];
+    QueryRanking {
+        id: q.id.clone(),
+        query: q.query.clone(),
+        steps: match split {
+            true => steps.iter().map(|(s, _)| s.clone()).collect(),
+            false => Vec::new(),
+        },
+        ranked: hits
+            .iter()
+            .zip(&j.ranked)
+            .map(|(h, name)| RankedTool {
+                tool: name.clone(),
+                step: h.step,
+                similarity: h.similarity,
+                relevant: j.relevant.contains(name),
+            })
+            .collect(),
+        groups_found_at_5: groups
+            .iter()
+            .filter(|g| g.iter().any(|t| top5.contains(t)))
+            .count(),
+        groups: groups.len(),
     }
 }
 
@@ -540,5 +613,63 @@ impl Report {
             }
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(name: &str, step: Option<usize>) -> registry::routing::Hit {
+        registry::routing::Hit {
+            upstream: "s".into(),
+            name: name.into(),
+            score: 1.0,
+            similarity: Some(0.5),
+            semantic_rank: None,
+            lexical_rank: None,
+            step,
+        }
+    }
+
+    /// A split query's answer says which step brought each tool, which tools are relevant,
+    /// and how many of its steps have a tool in the top 5 (a step's tool at 6th counts not).
+    #[test]
+    fn a_ranking_tells_each_tool_its_step_and_counts_steps_found_in_the_top_5() {
+        let q: QueryLine = serde_json::from_str(
+            r#"{"id": "q1", "query": "find the file, then email it",
+                "relevant": [{"server": "s", "name": "find"}, {"server": "s", "name": "mail"},
+                             {"server": "s", "name": "send"}],
+                "relevant_groups": [[{"server": "s", "name": "find"}],
+                                    [{"server": "s", "name": "mail"}, {"server": "s", "name": "send"}]]}"#,
+        )
+        .unwrap();
+        let steps = vec![
+            ("find the file".to_string(), None),
+            ("then email it".to_string(), None),
+        ];
+        let names = ["find", "a", "b", "c", "d", "mail"];
+        let hits: Vec<_> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| hit(n, (i > 0).then_some(i % 2)))
+            .collect();
+        let j = Judged {
+            relevant: q.relevant.iter().map(key).collect(),
+            groups: q
+                .relevant_groups
+                .iter()
+                .map(|g| g.iter().map(key).collect())
+                .collect(),
+            ranked: hits.iter().map(|h| format!("s/{}", h.name)).collect(),
+        };
+        let r = ranking(&q, &steps, &hits, &j, true);
+        assert_eq!(r.steps, ["find the file", "then email it"]);
+        assert_eq!((r.groups_found_at_5, r.groups), (1, 2));
+        assert_eq!(r.ranked[0].step, None);
+        assert!(r.ranked[0].relevant && r.ranked[5].relevant && !r.ranked[1].relevant);
+        assert_eq!(r.ranked[5].step, Some(1));
+        let whole = ranking(&q, &[], &hits, &j, false);
+        assert!(whole.steps.is_empty());
     }
 }
