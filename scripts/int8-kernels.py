@@ -6,10 +6,16 @@ when a session is built: ~97 MB per session for a 23 MB file. Here:
 - embedding tables (per-row scales) gather their rows first and dequantize only those;
 - MatMul weights (per-column scales) go through MatMulNBits with 8 bits: one scale per column
   shared by all of its blocks and zero point 128, which holds the same int8 values; accuracy
-  level 4 computes with int8 activations (faster on this CPU; embeddings within cosine 0.9995
-  of the original, routing recall within 0.002: docs/benchmarks.md).
+  level 4 computes with int8 activations (faster on a CPU with VNNI; embeddings within cosine
+  0.9995 of the original, routing recall within 0.002: docs/benchmarks.md).
+With --matmul-integer, MatMul weights instead stay as stored and each MatMul becomes
+DynamicQuantizeLinear of its input (once per input) -> MatMulInteger -> Cast -> Mul by the input's
+scale times the column scales: ONNX Runtime's integer GEMM, 2.4x faster than MatMulNBits on a
+CPU with AVX2 and no VNNI, at 0.2-0.7 points of recall (one activation scale per tensor). The
+gateway loads that file on such a CPU (docs/benchmarks.md, "The int8 kernels on a CPU without
+VNNI").
 
-Usage: python int8-kernels.py IN.onnx OUT.onnx (needs the onnx and numpy packages)
+Usage: python int8-kernels.py IN.onnx OUT.onnx [--matmul-integer] (needs onnx and numpy)
 """
 
 import collections
@@ -23,7 +29,7 @@ BLOCK = 32
 ACCURACY_LEVEL = 4
 
 
-def rewrite(model):
+def rewrite(model, matmul_integer=False):
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     users = collections.defaultdict(list)
@@ -31,6 +37,7 @@ def rewrite(model):
         for x in n.input:
             users[x].append(n)
     drop_nodes, drop_inits, nodes, new_inits = set(), set(), [], []
+    quantized = set()  # MatMul inputs already quantized (Q, K and V share theirs)
     for init in list(g.initializer):
         if init.data_type != TensorProto.INT8:
             continue
@@ -47,6 +54,28 @@ def rewrite(model):
                 helper.make_node("Gather", [scale, ids], [q + "_row_scales"], axis=0),
                 helper.make_node("Mul", [q + "_rows_f", q + "_row_scales"], [use.output[0]]),
             ]
+        elif (
+            matmul_integer
+            and use.op_type == "MatMul"
+            and list(use.input).index(mul.output[0]) == 1
+        ):
+            a = use.input[0]
+            s = numpy_helper.to_array(inits[scale]).reshape(-1).astype(np.float32)  # (N,)
+            new_inits += [numpy_helper.from_array(s, q + "_col_scales")]
+            if a not in quantized:
+                quantized.add(a)
+                nodes.append(
+                    helper.make_node(
+                        "DynamicQuantizeLinear", [a], [a + "_u8", a + "_scale", a + "_zp"]
+                    )
+                )
+            nodes += [
+                helper.make_node("MatMulInteger", [a + "_u8", q, a + "_zp"], [q + "_i32"]),
+                helper.make_node("Cast", [q + "_i32"], [q + "_f"], to=TensorProto.FLOAT),
+                helper.make_node("Mul", [a + "_scale", q + "_col_scales"], [q + "_scales"]),
+                helper.make_node("Mul", [q + "_f", q + "_scales"], [use.output[0]]),
+            ]
+            drop_inits.add(scale)
         elif use.op_type == "MatMul" and list(use.input).index(mul.output[0]) == 1:
             w = numpy_helper.to_array(init).astype(np.int16)  # (K, N)
             s = numpy_helper.to_array(inits[scale]).reshape(-1).astype(np.float32)  # (N,)
@@ -105,4 +134,4 @@ def rewrite(model):
 
 if __name__ == "__main__":
     source, target = sys.argv[1], sys.argv[2]
-    onnx.save(rewrite(onnx.load(source)), target)
+    onnx.save(rewrite(onnx.load(source), "--matmul-integer" in sys.argv[3:]), target)

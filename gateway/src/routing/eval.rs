@@ -124,6 +124,8 @@ pub struct Report {
     pub tools: usize,
     pub queries: usize,
     pub model: String,
+    /// The graph file that ran (the model file, or its rewrite for this CPU).
+    pub graph: String,
     /// Embedding the whole catalog (ms), and one query (median / 95th percentile, ms).
     pub index_build_ms: f64,
     pub query_embed_p50_ms: f64,
@@ -320,6 +322,7 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
         tools: tools.len(),
         queries: queries.len(),
         model: embedder.model_id().to_string(),
+        graph: embedder.graph().to_string(),
         index_build_ms: index_build.as_secs_f64() * 1e3,
         query_embed_p50_ms: percentile(&mut embed_times, 0.5).as_secs_f64() * 1e3,
         query_embed_p95_ms: percentile(&mut embed_times, 0.95).as_secs_f64() * 1e3,
@@ -537,10 +540,10 @@ impl Report {
     /// The tables `docs/routing.md` records.
     pub fn markdown(&self) -> String {
         let mut s = format!(
-            "{} tools, {} queries, model `{}`\n\n| method | recall@1 | recall@5 | recall@10 | \
+            "{} tools, {} queries, model `{}` (graph `{}`)\n\n| method | recall@1 | recall@5 | recall@10 | \
              group recall@5 | group recall@10 | nDCG@10 | MRR | search p50 (µs) | search p95 (µs) |\n\
              |---|---|---|---|---|---|---|---|---|---|\n",
-            self.tools, self.queries, self.model,
+            self.tools, self.queries, self.model, self.graph,
         );
         let row = |name: &str, x: &Summary, tail: &str| {
             format!(

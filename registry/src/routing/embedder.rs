@@ -70,8 +70,37 @@ pub struct OnnxEmbedder {
     primary: Mutex<TextEmbedding>,
     extra: Mutex<Vec<Arc<Mutex<TextEmbedding>>>>,
     files: ModelFiles,
+    /// The graph file the sessions run ([`graph_file`]).
+    graph: String,
     id: String,
     dim: usize,
+}
+
+/// The graph to run for model file `file` in `dir`: on an x86 CPU without VNNI, its
+/// `<name>.matmul-integer.onnx` rewrite when `scripts/fetch-model` made one (ONNX Runtime's
+/// integer GEMM: 2.4x faster there than the `MatMulNBits` kernels of `<name>.onnx`, which are
+/// the faster ones where VNNI is; docs/benchmarks.md, "The int8 kernels on a CPU without
+/// VNNI"); otherwise `file` itself.
+pub fn graph_file(dir: &Path, file: &str, vnni: bool) -> String {
+    let integer = format!("{}.matmul-integer.onnx", file.trim_end_matches(".onnx"));
+    if !vnni && cfg!(target_arch = "x86_64") && dir.join(&integer).is_file() {
+        integer
+    } else {
+        file.to_string()
+    }
+}
+
+/// Whether this CPU has int8 dot-product instructions (AVX-512 VNNI or AVX-VNNI).
+fn cpu_has_vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512vnni")
+            || std::arch::is_x86_feature_detected!("avxvnni")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Texts from which a bulk run uses the extra sessions (building one takes about a second).
@@ -117,11 +146,18 @@ impl OnnxEmbedder {
         let onnx = read(&files.dir, &files.file)?;
         let tokenizer = tokenizer_files(&files.dir)?;
         load_runtime(&lib)?;
+        // Named by the model file whichever graph runs: both give the same vectors to within
+        // rounding, so replicas on different CPUs keep sharing the stored ones.
         let id = format!(
             "{}:{}",
             files.file.trim_end_matches(".onnx"),
             &crate::hash::to_hex(&Sha256::digest(&onnx))[..16]
         );
+        let graph = graph_file(&files.dir, &files.file, cpu_has_vnni());
+        let onnx = match graph == files.file {
+            true => onnx,
+            false => read(&files.dir, &graph)?,
+        };
         let mut primary = session_of(onnx, tokenizer)?;
         let probe = primary
             .embed(["probe"], None)
@@ -131,8 +167,14 @@ impl OnnxEmbedder {
             primary: Mutex::new(primary),
             extra: Mutex::default(),
             files: files.clone(),
+            graph,
             id,
         })
+    }
+
+    /// The graph file the sessions run (the model file, or its rewrite for this CPU).
+    pub fn graph(&self) -> &str {
+        &self.graph
     }
 
     /// The extra sessions of a bulk run, built if they are not there yet.
@@ -140,7 +182,7 @@ impl OnnxEmbedder {
         let want = self.files.threads.saturating_sub(1);
         let mut extra = self.extra.lock().unwrap();
         if extra.len() < want {
-            let onnx = read(&self.files.dir, &self.files.file)?;
+            let onnx = read(&self.files.dir, &self.graph)?;
             let tokenizer = tokenizer_files(&self.files.dir)?;
             while extra.len() < want {
                 extra.push(Arc::new(Mutex::new(session_of(
@@ -346,6 +388,26 @@ mod tests {
         // "a" was the least recently used of three with room for two.
         c.get_or_embed(&e, "a").unwrap();
         assert_eq!(e.0.load(Ordering::Relaxed), 4);
+    }
+
+    /// Without VNNI the integer-GEMM rewrite runs when it is there; with VNNI, or without the
+    /// rewrite (a folder of its own, an older fetch), the model file itself.
+    #[test]
+    fn the_graph_is_chosen_by_the_cpu_and_what_the_folder_holds() {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("minilm-tools.onnx"), "").unwrap();
+        std::fs::write(dir.path().join("minilm-tools.matmul-integer.onnx"), "").unwrap();
+        let x86 = cfg!(target_arch = "x86_64");
+        let without = graph_file(dir.path(), "minilm-tools.onnx", false);
+        match x86 {
+            true => assert_eq!(without, "minilm-tools.matmul-integer.onnx"),
+            false => assert_eq!(without, "minilm-tools.onnx"),
+        }
+        assert_eq!(
+            graph_file(dir.path(), "minilm-tools.onnx", true),
+            "minilm-tools.onnx"
+        );
+        assert_eq!(graph_file(dir.path(), "model.onnx", false), "model.onnx");
     }
 
     #[test]
