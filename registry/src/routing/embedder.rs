@@ -12,8 +12,11 @@ use fastembed::{
 use lru::LruCache;
 use sha2::{Digest, Sha256};
 
-/// Longest input in tokens: tool texts beyond it are cut (MiniLM was trained on 256).
-const MAX_LENGTH: usize = 256;
+/// Longest input in tokens: tool texts beyond it are cut. 128, as the shipped model was
+/// fine-tuned (and the published tokenizer is set): at 256 a batch of long gists made an
+/// inference's buffers grow by 100-200 MB, the peak of indexing, for no measurable recall
+/// (docs/routing.md, "Truncation length").
+const MAX_LENGTH: usize = 128;
 /// Texts embedded, stored and logged together when indexing (the embedder splits them into
 /// length-sorted inferences across its sessions).
 pub const BATCH: usize = 256;
