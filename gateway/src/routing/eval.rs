@@ -460,11 +460,7 @@ fn ranking(
     j: &Judged,
     split: bool,
 ) -> QueryRanking {
-    let groups = if j.groups.is_empty() {
-        j.relevant.iter().map(|r| vec![r.clone()]).collect()
-    } else {
-        j.groups.clone()
-    };
+    let groups = j.groups();
     let top5 = &j.ranked[..j.ranked.len().min(5)];
     QueryRanking {
         id: q.id.clone(),

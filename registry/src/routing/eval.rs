@@ -75,7 +75,8 @@ pub struct Judged {
 }
 
 impl Judged {
-    fn groups(&self) -> Vec<Vec<String>> {
+    /// The query's steps: its groups, or one group per relevant tool when it has none.
+    pub fn groups(&self) -> Vec<Vec<String>> {
         if self.groups.is_empty() {
             self.relevant.iter().map(|r| vec![r.clone()]).collect()
         } else {
