@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+mod scratch;
+pub use scratch::{scratch, Scratch};
+
 /// Where `scripts/install-peers` put Node 22, the npm/PyPI servers and clients.
 pub fn peers() -> PathBuf {
     let dir = std::env::var_os("MCP_GATEWAY_PEERS")
@@ -73,47 +76,6 @@ pub fn gateway_bin() -> PathBuf {
         bin.display()
     );
     bin
-}
-
-/// A fresh scratch folder (configs, databases, logs of the processes a test starts).
-pub fn scratch() -> Scratch {
-    let dir = tempfile::Builder::new()
-        .prefix("mcpgw-test-")
-        .tempdir()
-        .expect("scratch dir");
-    Scratch(dir)
-}
-
-/// A scratch folder, removed when dropped unless the test is failing: then it stays, with the
-/// logs in it, and its path is printed (a passing run leaves nothing behind in /tmp).
-pub struct Scratch(tempfile::TempDir);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl AsRef<std::ffi::OsStr> for Scratch {
-    fn as_ref(&self) -> &std::ffi::OsStr {
-        self.0.path().as_os_str()
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.disable_cleanup(true);
-            eprintln!("kept the failing test's folder {}", self.0.path().display());
-        }
-    }
 }
 
 /// A port that was free a moment ago, for third-party servers that cannot report theirs.
