@@ -1,8 +1,11 @@
-//! What of a request the model embeds: the request without its quoted values. "Rename
-//! 'Q3 Budget Final' to 'Archive'" asks to rename something; the names say what to rename, not
-//! what to do, and in a small sentence model's single vector they pull the request towards tools
-//! about budgets and archives. BM25 still sees every word (a quoted platform name is an exact
-//! match there). Measured in docs/routing.md.
+//! What of a request the model embeds: the request without its quoted values, and with the kind
+//! of a value in place of a file, URL or e-mail address. "Rename 'Q3 Budget Final' to 'Archive'"
+//! asks to rename something; the names say what to rename, not what to do, and in a small
+//! sentence model's single vector they pull the request towards tools about budgets and
+//! archives. Likewise "save it to /home/ana/trips/jfk-weather.md" asks to write a file, not for
+//! weather, and "stage README.md" acts on a file: the model sees "save it to file", "stage file".
+//! BM25 still sees every word (a quoted platform name is an exact match there). Measured in
+//! docs/routing.md.
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
 /// apostrophes inside words ("don't", "Alice's") are not quotes.
@@ -17,7 +20,69 @@ const QUOTES: &[(char, char)] = &[
 /// Fewer words left than this: the quotes were the request, keep it whole.
 const MIN_WORDS_LEFT: usize = 2;
 
-/// `request` without its quoted values (each replaced by a space).
+/// File name extensions that make a word a file's name ("config.yaml", "README.md"). A list,
+/// not any dotted word: "example.com", "v2.3" and "e.g." name no file.
+const FILE_EXTENSIONS: &[&str] = &[
+    "7z", "avi", "bash", "bmp", "bz2", "c", "cfg", "conf", "cpp", "cs", "css", "csv", "db", "doc",
+    "docx", "env", "epub", "flac", "gif", "go", "gz", "h", "hpp", "htm", "html", "ico", "ini",
+    "ipynb", "java", "jpeg", "jpg", "js", "json", "jsonl", "jsx", "kt", "lock", "log", "m4a", "md",
+    "mjs", "mkv", "mov", "mp3", "mp4", "odt", "ogg", "parquet", "pdf", "php", "png", "ppt", "pptx",
+    "ps1", "py", "rar", "rb", "rs", "rtf", "sh", "sql", "sqlite", "svg", "tar", "tgz", "tif",
+    "tiff", "toml", "ts", "tsv", "tsx", "txt", "wav", "webm", "webp", "xls", "xlsx", "xml", "yaml",
+    "yml", "zip",
+];
+
+/// What kind of thing `value` names, when it is a file, a URL or an e-mail address: the kind is
+/// what a tool is chosen by, the value only what it acts on.
+fn kind_of(value: &str) -> Option<&'static str> {
+    if value.is_empty() || value.contains(char::is_whitespace) {
+        return None;
+    }
+    let lower = value.to_lowercase();
+    if ["http://", "https://", "ftp://", "www."]
+        .iter()
+        .any(|p| lower.starts_with(p))
+    {
+        return Some("web page");
+    }
+    if let Some((local, domain)) = value.split_once('@') {
+        return (!local.is_empty() && domain.contains('.') && !domain.ends_with('.'))
+            .then_some("email address");
+    }
+    if lower.contains("://") {
+        return None;
+    }
+    let rooted = ["/", "~/", "./", "../"]
+        .iter()
+        .any(|p| value.starts_with(p))
+        && value.len() > 2;
+    let nested = value.matches('/').count() >= 2 || value.contains('\\');
+    let has_letter = value.chars().any(|c| c.is_alphabetic());
+    let named = value.rsplit_once('.').is_some_and(|(stem, ext)| {
+        let stem = stem.rsplit(['/', '\\']).next().unwrap_or(stem);
+        !stem.is_empty()
+            && FILE_EXTENSIONS.binary_search(&ext.to_lowercase().as_str()).is_ok()
+            // "Node.js", "Vue.js": a name, not a file.
+            && !(ext.eq_ignore_ascii_case("js") && stem.starts_with(char::is_uppercase))
+    });
+    ((rooted || nested) && has_letter || named).then_some("file")
+}
+
+/// `word` with its kind in place of a file, URL or e-mail address it names; brackets and
+/// punctuation around it stay.
+fn kind_in_place(word: &str) -> String {
+    let core = word.trim_start_matches(['(', '[', '<']);
+    let lead = &word[..word.len() - core.len()];
+    let core = core.trim_end_matches(['.', ',', ';', ':', '?', '!', ')', ']', '>']);
+    let tail = &word[lead.len() + core.len()..];
+    match kind_of(core) {
+        Some(kind) => format!("{lead}{kind}{tail}"),
+        None => word.to_string(),
+    }
+}
+
+/// `request` without its quoted values (each replaced by a space, or by its kind when it names
+/// a file, URL or e-mail address), and with the kind in place of such values left unquoted.
 pub fn semantic_query(request: &str) -> String {
     let chars: Vec<char> = request.chars().collect();
     let mut out = String::with_capacity(request.len());
@@ -34,7 +99,12 @@ pub fn semantic_query(request: &str) -> String {
                         .is_none_or(|n| n.is_whitespace() || n.is_ascii_punctuation())
             });
             if let Some(end) = end {
+                let value: String = chars[i + 1..end].iter().collect();
                 out.push(' ');
+                if let Some(kind) = kind_of(value.trim()) {
+                    out.push_str(kind);
+                    out.push(' ');
+                }
                 i = end + 1;
                 continue;
             }
@@ -42,7 +112,11 @@ pub fn semantic_query(request: &str) -> String {
         out.push(c);
         i += 1;
     }
-    let cleaned = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cleaned = out
+        .split_whitespace()
+        .map(kind_in_place)
+        .collect::<Vec<_>>()
+        .join(" ");
     if cleaned.split_whitespace().count() < MIN_WORDS_LEFT {
         request.to_string()
     } else {
@@ -61,11 +135,48 @@ mod tests {
             "Rename to , then tell Bob's team."
         );
         assert_eq!(
-            semantic_query("save it as `notes.txt` in \u{201c}my docs\u{201d}"),
+            semantic_query("save it as `notes` in \u{201c}my docs\u{201d}"),
             "save it as in"
         );
         // No closing quote, or nothing left: unchanged.
         assert_eq!(semantic_query("don't 'stop"), "don't 'stop");
         assert_eq!(semantic_query("'hello world'"), "'hello world'");
+    }
+
+    #[test]
+    fn the_extensions_are_sorted() {
+        assert!(FILE_EXTENSIONS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_file_url_or_address_is_seen_as_its_kind() {
+        assert_eq!(
+            semantic_query("Get the forecast for JFK and save it to /home/ana/jfk-weather.md."),
+            "Get the forecast for JFK and save it to file."
+        );
+        assert_eq!(
+            semantic_query("stage README.md for commit"),
+            "stage file for commit"
+        );
+        assert_eq!(
+            semantic_query("write the names into deploy/apps.txt, then mail ops@example.com"),
+            "write the names into file, then mail email address"
+        );
+        assert_eq!(
+            semantic_query("save it as 'exhibition_artwork.txt' in C:\\Users\\me"),
+            "save it as file in file"
+        );
+        assert_eq!(
+            semantic_query("fetch (https://example.com/a.html) as markdown"),
+            "fetch (web page) as markdown"
+        );
+        // Not files: a domain, a version, a framework, a repository, a fraction, "and/or".
+        for same in [
+            "open example.com in v2.3 e.g. now",
+            "a Node.js app for owner/repo",
+            "read and/or write 3/4 of it",
+        ] {
+            assert_eq!(semantic_query(same), same);
+        }
     }
 }
