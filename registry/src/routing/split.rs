@@ -56,6 +56,7 @@ const ACTION_VERBS: &[&str] = &[
     "list",
     "log",
     "look",
+    "mail",
     "merge",
     "message",
     "move",
@@ -247,6 +248,13 @@ mod tests {
             [
                 "Analyze Apple's stock over the last month",
                 "and summarize it in a PPT"
+            ]
+        );
+        assert_eq!(
+            split_request("Search arXiv for papers about diffusion and mail the titles to Bob"),
+            [
+                "Search arXiv for papers about diffusion",
+                "and mail the titles to Bob"
             ]
         );
         // One action on two objects, or a verb that is no action of its own, stays whole.
