@@ -250,6 +250,7 @@ async fn shutdown_signal() {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     gateway::memory::one_glibc_arena();
+    gateway::memory::glibc_thresholds();
     gateway::memory::purge_freed_when_serving();
     let cli = Cli::parse();
     if matches!(cli.command, Some(Command::CheckConfig)) {
