@@ -105,7 +105,7 @@ pub fn one_glibc_arena() {
 /// glibc's default starts at 128 KiB and rises to the largest block freed so far (up to 32 MiB),
 /// after which ONNX Runtime's inference buffers (a few MiB each while indexing) came from the
 /// heap, and a batch of long texts left it fragmented: indexing 10k tools with two sessions
-/// peaked at 346–445 MB. Fixed at 2 MiB: 312–341 MB, as fast (docs/benchmarks.md, "glibc's
+/// peaked at 346–445 MB. Fixed at 2 MiB: 339–361 MB, as fast (docs/benchmarks.md, "glibc's
 /// thresholds").
 const MMAP_THRESHOLD: std::ffi::c_int = 2 << 20;
 
