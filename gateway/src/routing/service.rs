@@ -27,6 +27,9 @@ pub struct RoutingStatus {
     /// `semantic` (embeddings + words) or `lexical` (words only: no model).
     pub mode: &'static str,
     pub model: Option<String>,
+    /// The ONNX graph file the model runs: the model's own, or its `MatMulInteger` rewrite on
+    /// an x86 CPU without VNNI.
+    pub graph: Option<String>,
     /// Why the model is not in use.
     pub reason: Option<String>,
     pub tools: usize,
@@ -222,6 +225,10 @@ impl ToolRouter {
                 "lexical"
             },
             model: self.embedder.as_ref().map(|e| e.model_id().to_string()),
+            graph: self
+                .embedder
+                .as_ref()
+                .and_then(|e| e.graph().map(str::to_string)),
             reason: self.reason.clone(),
             tools: ix.len(),
             embedded: ix.embedded(),

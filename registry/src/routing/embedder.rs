@@ -35,6 +35,11 @@ pub trait Embed: Send + Sync {
     fn model_id(&self) -> &str;
     fn dim(&self) -> usize;
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// The file of the graph that runs, when it is one (operators see which kernels their CPU
+    /// got: the model file or its `MatMulInteger` rewrite).
+    fn graph(&self) -> Option<&str> {
+        None
+    }
     /// A bulk run is over: memory kept only to make bulk runs fast may go. Returns whether
     /// any did (then it is worth handing freed memory back to the system).
     fn idle(&self) -> bool {
@@ -238,6 +243,10 @@ impl Embed for OnnxEmbedder {
 
     fn dim(&self) -> usize {
         self.dim
+    }
+
+    fn graph(&self) -> Option<&str> {
+        Some(&self.graph)
     }
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
