@@ -56,7 +56,13 @@ fn kind_of(value: &str) -> Option<&'static str> {
         .iter()
         .any(|p| value.starts_with(p))
         && value.len() > 2;
-    let nested = value.matches('/').count() >= 2 || value.contains('\\');
+    // A Windows path starts at a drive or a share (`C:\Users`, `\\server\docs`); a backslash
+    // elsewhere is an escape or a pattern (`\d+`, `\n`).
+    let bytes = value.as_bytes();
+    let windows = bytes.len() > 3
+        && (bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'\\'
+            || value.starts_with("\\\\"));
+    let nested = value.matches('/').count() >= 2 || windows;
     let has_letter = value.chars().any(|c| c.is_alphabetic());
     let named = value.rsplit_once('.').is_some_and(|(stem, ext)| {
         let stem = stem.rsplit(['/', '\\']).next().unwrap_or(stem);
@@ -166,6 +172,7 @@ mod tests {
             semantic_query("save it as 'exhibition_artwork.txt' in C:\\Users\\me"),
             "save it as file in file"
         );
+        assert_eq!(semantic_query("list \\\\server\\docs"), "list file");
         assert_eq!(
             semantic_query("fetch (https://example.com/a.html) as markdown"),
             "fetch (web page) as markdown"
@@ -175,6 +182,7 @@ mod tests {
             "open example.com in v2.3 e.g. now",
             "a Node.js app for owner/repo",
             "read and/or write 3/4 of it",
+            "match \\d+ and split at \\n",
         ] {
             assert_eq!(semantic_query(same), same);
         }
