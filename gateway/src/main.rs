@@ -330,54 +330,7 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
             Ok(())
         }
         Command::ImportMcpServers { file, dry_run } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            let (specs, notes) = gateway::config::mcp_servers::parse_with(
-                &text,
-                &|n| std::env::var(n).ok(),
-                file.parent(),
-            )
-            .map_err(anyhow::Error::msg)?;
-            for n in &notes {
-                println!("{n}");
-            }
-            // What the config file defines wins over what the registry holds (the admin API
-            // refuses to change it too): a server of the same name is not imported.
-            let defined_by = config.file.as_ref().map_or_else(
-                || "the bundled example config".to_string(),
-                |p| format!("the config file {}", p.display()),
-            );
-            let (specs, clashes): (Vec<_>, Vec<_>) = specs
-                .into_iter()
-                .partition(|s| !config.upstreams.iter().any(|u| u.name == s.name));
-            for s in &clashes {
-                println!(
-                    "{} {}: {defined_by} defines an upstream of this name, and it wins; rename                      the server in {} or remove it from the config file",
-                    if dry_run { "would skip" } else { "skipped" },
-                    s.name,
-                    file.display()
-                );
-            }
-            if dry_run {
-                for s in &specs {
-                    println!("would import {}", s.name);
-                }
-                println!("dry run: nothing changed");
-                return Ok(());
-            }
-            let reg = registry::SqlRegistry::open(config.database.url.expose(), Default::default())
-                .await?;
-            use registry::Registry;
-            for s in specs {
-                let before = reg.get_upstream(&s.name).await?;
-                reg.put_upstream(&s.name, &serde_json::to_value(&s)?, "api")
-                    .await?;
-                match before {
-                    Some(_) => println!("replaced {} (it was registered before)", s.name),
-                    None => println!("imported {}", s.name),
-                }
-            }
-            Ok(())
+            import_mcp_servers(&config, &file, dry_run).await
         }
         Command::Token(cmd) => token(&config, cmd).await,
         Command::Audit(AuditCommand::Verify) => {
@@ -455,6 +408,56 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
         }
         Command::CheckConfig => unreachable!("answered before the configuration is loaded"),
     }
+}
+
+/// `mcp-gateway import-mcp-servers FILE`: the servers of a host's `mcp.json` into the registry,
+/// except those the config file defines (it wins).
+async fn import_mcp_servers(config: &Config, file: &Path, dry_run: bool) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let (specs, notes) =
+        gateway::config::mcp_servers::parse_with(&text, &|n| std::env::var(n).ok(), file.parent())
+            .map_err(anyhow::Error::msg)?;
+    for n in &notes {
+        println!("{n}");
+    }
+    // What the config file defines wins over what the registry holds (the admin API
+    // refuses to change it too): a server of the same name is not imported.
+    let defined_by = config.file.as_ref().map_or_else(
+        || "the bundled example config".to_string(),
+        |p| format!("the config file {}", p.display()),
+    );
+    let (specs, clashes): (Vec<_>, Vec<_>) = specs
+        .into_iter()
+        .partition(|s| !config.upstreams.iter().any(|u| u.name == s.name));
+    for s in &clashes {
+        println!(
+            "{} {}: {defined_by} defines an upstream of this name, and it wins; rename \
+             the server in {} or remove it from the config file",
+            if dry_run { "would skip" } else { "skipped" },
+            s.name,
+            file.display()
+        );
+    }
+    if dry_run {
+        for s in &specs {
+            println!("would import {}", s.name);
+        }
+        println!("dry run: nothing changed");
+        return Ok(());
+    }
+    let reg = registry::SqlRegistry::open(config.database.url.expose(), Default::default()).await?;
+    use registry::Registry;
+    for s in specs {
+        let before = reg.get_upstream(&s.name).await?;
+        reg.put_upstream(&s.name, &serde_json::to_value(&s)?, "api")
+            .await?;
+        match before {
+            Some(_) => println!("replaced {} (it was registered before)", s.name),
+            None => println!("imported {}", s.name),
+        }
+    }
+    Ok(())
 }
 
 /// `mcp-gateway token ...`

@@ -274,7 +274,7 @@ async fn a_vs_code_jsonc_file_with_inputs_and_an_env_file_is_imported_and_the_co
         "${input:fixture-secret}: VS Code asks for it; here it is the variable FIXTURE_SECRET",
         "mcpServers.tools.envFile: 1 variable(s) from",
         "would skip fx: the config file",
-        "defines an upstream of this name, and it wins",
+        "defines an upstream of this name, and it wins; rename the server in ",
         "would import tools",
         "dry run: nothing changed",
     ] {
