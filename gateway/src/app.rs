@@ -316,17 +316,7 @@ impl Application {
     /// Opens the registry, seeds the config's upstreams, starts every upstream and binds.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let config = Arc::new(config);
-        let registry = SqlRegistry::open(
-            config.database.url.expose(),
-            OpenOptions {
-                max_connections: config.database.max_connections,
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(|e| anyhow::Error::new(e).context("database"))?;
-        tracing::info!(backend = registry.backend(), "registry open");
-        let registry: Arc<dyn Registry> = Arc::new(registry);
+        let registry = open_registry(&config).await?;
         crate::seed::seed(registry.as_ref(), &config).await?;
         let roles = Arc::new(RoleBook::new());
         roles.reload(registry.as_ref()).await?;
@@ -360,19 +350,7 @@ impl Application {
             upstreams.http_client().clone(),
             auth_server,
         ));
-        if auth.required() {
-            tracing::info!(
-                issuers = config.auth.issuers.len(),
-                resource = config.auth.resource.as_deref().unwrap_or(""),
-                "authentication required: OAuth access tokens and personal access tokens"
-            );
-        } else {
-            tracing::warn!(
-                "AUTHENTICATION IS OFF (auth.mode = none): every caller may call every tool and \
-                 use the admin API from loopback. For local development only; set auth.mode = \
-                 \"required\" anywhere else."
-            );
-        }
+        announce_authentication(&config, auth.required());
         crate::followers::access(&registry, &auth);
         let metrics = Arc::new(Metrics::new());
         let audit = Arc::new(Auditor::start(
@@ -413,36 +391,8 @@ impl Application {
             dispatcher,
             auth,
         });
-        // A minute of calls closes every minute, for the console's charts.
-        let sampled = Arc::downgrade(&state.dispatcher.metrics);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(60));
-            tick.tick().await;
-            loop {
-                tick.tick().await;
-                let Some(m) = sampled.upgrade() else { break };
-                m.history.sample(&m.tool_calls, registry::now_ms());
-            }
-        });
-        let reaper_hub = Arc::downgrade(&state.hub);
-        let idle = state.config.server.session_idle;
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(30).min(idle));
-            loop {
-                tick.tick().await;
-                let Some(hub) = reaper_hub.upgrade() else {
-                    break;
-                };
-                let n = hub.reap(idle);
-                if n > 0 {
-                    tracing::info!(sessions = n, "idle sessions reaped");
-                }
-                let n = hub.expire_parked();
-                if n > 0 {
-                    tracing::info!(calls = n, "calls waiting for input given up");
-                }
-            }
-        });
+        sample_calls_every_minute(&state);
+        reap_idle_sessions(&state);
         Ok(Self {
             listener,
             ops_listener,
@@ -530,4 +480,74 @@ impl Application {
         tracing::info!("stopped");
         Ok(())
     }
+}
+
+/// The registry the config names, migrated.
+async fn open_registry(config: &Config) -> anyhow::Result<Arc<dyn Registry>> {
+    let registry = SqlRegistry::open(
+        config.database.url.expose(),
+        OpenOptions {
+            max_connections: config.database.max_connections,
+            ..Default::default()
+        },
+    )
+    .await
+    .map_err(|e| anyhow::Error::new(e).context("database"))?;
+    tracing::info!(backend = registry.backend(), "registry open");
+    Ok(Arc::new(registry))
+}
+
+/// Says at start whether callers must authenticate; loudly when they need not.
+fn announce_authentication(config: &Config, required: bool) {
+    if required {
+        tracing::info!(
+            issuers = config.auth.issuers.len(),
+            resource = config.auth.resource.as_deref().unwrap_or(""),
+            "authentication required: OAuth access tokens and personal access tokens"
+        );
+    } else {
+        tracing::warn!(
+            "AUTHENTICATION IS OFF (auth.mode = none): every caller may call every tool and \
+             use the admin API from loopback. For local development only; set auth.mode = \
+             \"required\" anywhere else."
+        );
+    }
+}
+
+/// A minute of calls closes every minute, for the console's charts; stops with the gateway.
+fn sample_calls_every_minute(state: &AppState) {
+    let sampled = Arc::downgrade(&state.dispatcher.metrics);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(60));
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let Some(m) = sampled.upgrade() else { break };
+            m.history.sample(&m.tool_calls, registry::now_ms());
+        }
+    });
+}
+
+/// Ends sessions idle for `server.session_idle`, and gives up calls that waited too long for
+/// the client's input; stops with the gateway.
+fn reap_idle_sessions(state: &AppState) {
+    let reaper_hub = Arc::downgrade(&state.hub);
+    let idle = state.config.server.session_idle;
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(30).min(idle));
+        loop {
+            tick.tick().await;
+            let Some(hub) = reaper_hub.upgrade() else {
+                break;
+            };
+            let n = hub.reap(idle);
+            if n > 0 {
+                tracing::info!(sessions = n, "idle sessions reaped");
+            }
+            let n = hub.expire_parked();
+            if n > 0 {
+                tracing::info!(calls = n, "calls waiting for input given up");
+            }
+        }
+    });
 }
