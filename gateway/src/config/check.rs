@@ -67,7 +67,10 @@ pub fn check(path: Option<&Path>, env: HashMap<String, String>) -> Report {
         }
     };
     match Config::from_raw(raw, path.and_then(Path::parent), env) {
-        Ok(c) if report.errors.is_empty() => report.config = Some(c),
+        Ok(c) if report.errors.is_empty() => {
+            routing_model(&c, &mut report.warnings);
+            report.config = Some(c)
+        }
         Ok(_) => {}
         Err(e) => report
             .errors
@@ -267,6 +270,23 @@ fn references(v: &Value, at: &str, env: &HashMap<String, String>, warnings: &mut
             }
         }
         _ => {}
+    }
+}
+
+/// Warns when routing is on and its model's files are not all there: the gateway would start
+/// with searches that match words only.
+fn routing_model(config: &Config, warnings: &mut Vec<String>) {
+    if !config.routing.enabled {
+        return;
+    }
+    let missing = config.routing.model.missing();
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
+        warnings.push(format!(
+            "routing.model_dir: {} not found; tool search would match words only (run \
+             scripts/fetch-model, or set routing.model_dir)",
+            names.join(", ")
+        ));
     }
 }
 

@@ -62,11 +62,29 @@ pub struct ModelFiles {
     pub threads: usize,
 }
 
+/// The tokenizer's files, next to the model.
+const TOKENIZER_FILES: [&str; 4] = [
+    "tokenizer.json",
+    "config.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+];
+
 impl ModelFiles {
     pub fn ort_library(&self) -> PathBuf {
         self.ort_library
             .clone()
             .unwrap_or_else(|| self.dir.join("libonnxruntime.so"))
+    }
+
+    /// The files loading needs that are not there (without reading any): what `check-config`
+    /// warns about before a start would fall back to words only.
+    pub fn missing(&self) -> Vec<PathBuf> {
+        std::iter::once(self.ort_library())
+            .chain(std::iter::once(self.dir.join(&self.file)))
+            .chain(TOKENIZER_FILES.iter().map(|f| self.dir.join(f)))
+            .filter(|p| !p.is_file())
+            .collect()
     }
 }
 
@@ -204,11 +222,12 @@ impl OnnxEmbedder {
 }
 
 fn tokenizer_files(dir: &Path) -> Result<TokenizerFiles, EmbedError> {
+    let [tokenizer, config, special_tokens_map, tokenizer_config] = TOKENIZER_FILES;
     Ok(TokenizerFiles {
-        tokenizer_file: read(dir, "tokenizer.json")?,
-        config_file: read(dir, "config.json")?,
-        special_tokens_map_file: read(dir, "special_tokens_map.json")?,
-        tokenizer_config_file: read(dir, "tokenizer_config.json")?,
+        tokenizer_file: read(dir, tokenizer)?,
+        config_file: read(dir, config)?,
+        special_tokens_map_file: read(dir, special_tokens_map)?,
+        tokenizer_config_file: read(dir, tokenizer_config)?,
     })
 }
 
@@ -420,6 +439,27 @@ mod tests {
             "minilm-tools.onnx"
         );
         assert_eq!(graph_file(dir.path(), "model.onnx", false), "model.onnx");
+    }
+
+    #[test]
+    fn missing_files_are_listed_without_loading() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let files = ModelFiles {
+            dir: dir.path().into(),
+            file: "minilm-tools.onnx".into(),
+            ort_library: None,
+            threads: 1,
+        };
+        assert_eq!(files.missing().len(), 6);
+        for f in ["libonnxruntime.so", "minilm-tools.onnx"]
+            .into_iter()
+            .chain(TOKENIZER_FILES)
+        {
+            std::fs::write(dir.path().join(f), b"x").unwrap();
+        }
+        assert_eq!(files.missing(), Vec::<PathBuf>::new());
+        std::fs::remove_file(dir.path().join("tokenizer.json")).unwrap();
+        assert_eq!(files.missing(), [dir.path().join("tokenizer.json")]);
     }
 
     #[test]

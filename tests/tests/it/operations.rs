@@ -535,4 +535,42 @@ async fn check_config_names_every_problem_at_once_and_warns_about_what_would_fai
         String::from_utf8_lossy(&out.stdout),
         "local (stdio)\ngh (http)\n"
     );
+
+    // Routing on with a folder that holds no model: valid, but tool search would match words
+    // only, and the warning names what is missing.
+    let empty = dir.join("no-model");
+    std::fs::create_dir(&empty).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace(
+            "enabled = false",
+            &format!(
+                "enabled = true\nmodel_dir = {:?}",
+                empty.display().to_string()
+            ),
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(gateway_tests::gateway_bin())
+        .arg("--config")
+        .arg(&path)
+        .arg("check-config")
+        .env_remove("GH_TOKEN_FOR_CHECK")
+        .env_remove("MCP_GATEWAY_MODEL_DIR")
+        .env_remove("MCP_GATEWAY_ORT_LIBRARY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("valid, 3 warning(s)"), "{err}");
+    let model = empty.join("minilm-tools.onnx");
+    assert!(
+        err.contains(&format!(
+            "warning: routing.model_dir: {}",
+            empty.join("libonnxruntime.so").display()
+        )) && err.contains(&model.display().to_string())
+            && err.contains("tool search would match words only"),
+        "{err}"
+    );
 }
