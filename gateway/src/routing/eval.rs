@@ -322,7 +322,7 @@ pub fn run(opts: &Options, model: &ModelFiles) -> anyhow::Result<Report> {
         tools: tools.len(),
         queries: queries.len(),
         model: embedder.model_id().to_string(),
-        graph: embedder.graph().to_string(),
+        graph: embedder.graph().unwrap_or_default().to_string(),
         index_build_ms: index_build.as_secs_f64() * 1e3,
         query_embed_p50_ms: percentile(&mut embed_times, 0.5).as_secs_f64() * 1e3,
         query_embed_p95_ms: percentile(&mut embed_times, 0.95).as_secs_f64() * 1e3,

@@ -176,7 +176,7 @@ impl ToolRouter {
             };
             match tokio::task::spawn_blocking(load).await {
                 Ok(Ok(e)) => {
-                    tracing::info!(model = %e.model_id(), graph = %e.graph(), dir = %config.model.dir.display(), "semantic tool routing: model loaded");
+                    tracing::info!(model = %e.model_id(), graph = %e.graph().unwrap_or_default(), dir = %config.model.dir.display(), "semantic tool routing: model loaded");
                     (Some(Arc::new(e) as Arc<dyn Embed>), None)
                 }
                 Ok(Err(e)) => (None, Some(e.to_string())),

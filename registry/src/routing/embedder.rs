@@ -198,11 +198,6 @@ impl OnnxEmbedder {
         })
     }
 
-    /// The graph file the sessions run (the model file, or its rewrite for this CPU).
-    pub fn graph(&self) -> &str {
-        &self.graph
-    }
-
     /// The extra sessions of a bulk run, built if they are not there yet.
     fn extras(&self) -> Result<Vec<Arc<Mutex<TextEmbedding>>>, EmbedError> {
         let want = self.files.threads.saturating_sub(1);
