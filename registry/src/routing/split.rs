@@ -3,22 +3,23 @@
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences,
 //! then clauses at sequencing words, at "and" before an action verb, and at a saving phrase.
 
-/// Words that open a new step inside a sentence, matched after a comma or a space.
+/// Words that open a new step inside a sentence: after a space, and followed by a space or a
+/// comma ("…, and finally, give me the price").
 const STEP_MARKERS: &[&str] = &[
-    "and then ",
-    "then ",
-    "after that ",
-    "afterwards ",
-    "finally ",
-    "lastly ",
-    "also ",
-    "additionally ",
-    "and also ",
-    "as well as ",
-    "followed by ",
-    "once you have ",
-    "once that is done ",
-    "and finally ",
+    "additionally",
+    "afterwards",
+    "also",
+    "and also",
+    "and finally",
+    "and then",
+    "as well as",
+    "after that",
+    "finally",
+    "followed by",
+    "lastly",
+    "once that is done",
+    "once you have",
+    "then",
 ];
 
 /// Verbs of an action a tool does (the base form): "… and summarize it in a PPT" is a step of
@@ -113,6 +114,9 @@ pub fn split_request(request: &str) -> Vec<String> {
     for sentence in sentences(request) {
         for clause in clauses(&sentence) {
             let clause = clause.trim_matches(|c: char| c.is_whitespace() || c == ',' || c == ';');
+            if clause.is_empty() {
+                continue;
+            }
             match parts.last_mut() {
                 Some(last)
                     if clause.split_whitespace().count() < MIN_WORDS
@@ -138,7 +142,7 @@ pub fn split_request(request: &str) -> Vec<String> {
 }
 
 /// Sentences end at `.`, `?`, `!` or `;` followed by a space (so `v2.3`, `a.b@c.com` and URLs
-/// stay whole) or a line break.
+/// stay whole) or a line break; not at the period of an abbreviation.
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
@@ -147,6 +151,7 @@ fn sentences(text: &str) -> Vec<String> {
         current.push(c);
         let ends = matches!(c, '.' | '?' | '!' | ';')
             && chars.peek().is_none_or(|n| n.is_whitespace())
+            && !(c == '.' && ends_in_abbreviation(&current))
             || c == '\n';
         if ends {
             out.push(std::mem::take(&mut current));
@@ -154,6 +159,28 @@ fn sentences(text: &str) -> Vec<String> {
     }
     out.push(current);
     out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+/// Words whose period ends no sentence ("Dr. Evelyn Reed", "Apple Inc. stock", "e.g. a PNG").
+const ABBREVIATIONS: &[&str] = &[
+    "approx", "corp", "dr", "e.g", "i.e", "inc", "jr", "ltd", "mr", "mrs", "ms", "no", "prof",
+    "sr", "st", "vs",
+];
+
+/// Whether `text`, which ends in a period, ends in an abbreviation or an initial ("John F.").
+fn ends_in_abbreviation(text: &str) -> bool {
+    let word = text
+        .trim_end_matches('.')
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
+    let mut letters = word.chars();
+    if let (Some(first), None) = (letters.next(), letters.next()) {
+        return first.is_uppercase();
+    }
+    ABBREVIATIONS
+        .binary_search(&word.to_lowercase().as_str())
+        .is_ok()
 }
 
 /// A sentence cut before each step marker that follows a comma or starts a word.
@@ -171,7 +198,11 @@ fn clauses(sentence: &str) -> Vec<String> {
         if !at_word {
             continue;
         }
-        if STEP_MARKERS.iter().any(|m| lower[i..].starts_with(m)) || opens_action(&lower, i) {
+        if STEP_MARKERS
+            .iter()
+            .any(|m| starts_with_word(&lower[i..], m))
+            || opens_action(&lower, i)
+        {
             // "and then": cut before "and", not between it and "then".
             if cuts.last().is_some_and(|&c| i - c <= 4) {
                 continue;
@@ -187,6 +218,12 @@ fn clauses(sentence: &str) -> Vec<String> {
     }
     out.push(sentence[start..].to_string());
     out
+}
+
+/// Whether `text` starts with the words `words`, followed by a space or a comma.
+fn starts_with_word(text: &str, words: &str) -> bool {
+    text.strip_prefix(words)
+        .is_some_and(|rest| rest.starts_with([' ', ',']))
 }
 
 /// Whether the words at `i` (a word's start) open an action of their own: "and <verb>", or a
@@ -230,6 +267,19 @@ mod tests {
         );
         assert_eq!(parts.len(), 3, "{parts:?}");
         assert!(parts[2].starts_with("finally"), "{parts:?}");
+        // A marker followed by a comma cuts too.
+        let parts = split_request(
+            "Tell me the 5 most recent Osmosis blocks, then, find the token details for OSMO, \
+             and finally, give me the average price of OSMO/USDT on Binance",
+        );
+        assert_eq!(
+            parts,
+            [
+                "Tell me the 5 most recent Osmosis blocks",
+                "then, find the token details for OSMO",
+                "and finally, give me the average price of OSMO/USDT on Binance",
+            ]
+        );
     }
 
     #[test]
@@ -271,6 +321,21 @@ mod tests {
     #[test]
     fn the_verbs_are_sorted() {
         assert!(ACTION_VERBS.windows(2).all(|w| w[0] < w[1]));
+        assert!(ABBREVIATIONS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn an_abbreviation_ends_no_sentence() {
+        assert_eq!(
+            split_request(
+                "Send the new paper to our lead scientist, Dr. Evelyn Reed, for review. Then \
+                 book a call with John F. Kennedy about Apple Inc. stock."
+            ),
+            [
+                "Send the new paper to our lead scientist, Dr. Evelyn Reed, for review.",
+                "Then book a call with John F. Kennedy about Apple Inc. stock."
+            ]
+        );
     }
 
     #[test]
