@@ -146,11 +146,27 @@ pub fn split_request(request: &str) -> Vec<String> {
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    // The last character that is not a space: a list's number follows a colon, a sentence's end
+    // or a line break ("… steps: 1. …", "… charts. 3. …"), not a word ("the top 5. Then …").
+    let mut last = '\n';
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        // A list's number ("… these steps: 1. Retrieve …; 2) Create …") opens a sentence and is
+        // no word of it.
+        if matches!(last, ':' | '.' | ';' | '!' | '?' | '\n') {
+            if let Some(after) = after_enumerator(rest) {
+                out.push(std::mem::take(&mut current));
+                rest = after;
+                continue;
+            }
+        }
+        rest = &rest[c.len_utf8()..];
         current.push(c);
+        if !c.is_whitespace() || c == '\n' {
+            last = c;
+        }
         let ends = matches!(c, '.' | '?' | '!' | ';')
-            && chars.peek().is_none_or(|n| n.is_whitespace())
+            && rest.chars().next().is_none_or(char::is_whitespace)
             && !(c == '.' && ends_in_abbreviation(&current))
             || c == '\n';
         if ends {
@@ -159,6 +175,20 @@ fn sentences(text: &str) -> Vec<String> {
     }
     out.push(current);
     out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+/// What follows a list item's number at the start of `text` ("1. ", "2) ", "(3) "), if it opens
+/// with one: one or two digits, a period or a closing parenthesis, then a space.
+fn after_enumerator(text: &str) -> Option<&str> {
+    let body = text.strip_prefix('(').unwrap_or(text);
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&digits) {
+        return None;
+    }
+    let after = body[digits..]
+        .strip_prefix(['.', ')'])
+        .filter(|after| after.starts_with(char::is_whitespace))?;
+    Some(after)
 }
 
 /// Words whose period ends no sentence ("Dr. Evelyn Reed", "Apple Inc. stock", "e.g. a PNG").
@@ -322,6 +352,24 @@ mod tests {
     fn the_verbs_are_sorted() {
         assert!(ACTION_VERBS.windows(2).all(|w| w[0] < w[1]));
         assert!(ABBREVIATIONS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_numbered_list_is_its_items() {
+        assert_eq!(
+            split_request(
+                "Please help me with the following steps: 1. Retrieve recent news about solar \
+                 projects in Hamburg.\n2) Summarize the news of the top 5. Then make a chart. 3. \
+                 Create a PowerPoint presentation named 'Energy' with 12 slides."
+            ),
+            [
+                "Please help me with the following steps:",
+                "Retrieve recent news about solar projects in Hamburg.",
+                "Summarize the news of the top 5.",
+                "Then make a chart.",
+                "Create a PowerPoint presentation named 'Energy' with 12 slides."
+            ]
+        );
     }
 
     #[test]
