@@ -64,14 +64,38 @@ fn kind_of(value: &str) -> Option<&'static str> {
             || value.starts_with("\\\\"));
     let nested = value.matches('/').count() >= 2 || windows;
     let has_letter = value.chars().any(|c| c.is_alphabetic());
-    let named = value.rsplit_once('.').is_some_and(|(stem, ext)| {
+    let extension = value.rsplit_once('.').and_then(|(stem, ext)| {
         let stem = stem.rsplit(['/', '\\']).next().unwrap_or(stem);
-        !stem.is_empty()
-            && FILE_EXTENSIONS.binary_search(&ext.to_lowercase().as_str()).is_ok()
+        let ext = ext.to_lowercase();
+        let known = !stem.is_empty()
+            && FILE_EXTENSIONS.binary_search(&ext.as_str()).is_ok()
             // "Node.js", "Vue.js": a name, not a file.
-            && !(ext.eq_ignore_ascii_case("js") && stem.starts_with(char::is_uppercase))
+            && !(ext == "js" && stem.starts_with(char::is_uppercase));
+        known.then_some(ext)
     });
-    ((rooted || nested) && has_letter || named).then_some("file")
+    match extension {
+        Some(ext) => Some(file_kind(&ext)),
+        None => ((rooted || nested) && has_letter).then_some("file"),
+    }
+}
+
+/// The kind of file an extension names, in the words tools describe themselves with, where the
+/// type picks the tool: "write it into /root/q3.xlsx" wants a spreadsheet tool, "the text of
+/// contract.pdf" a PDF tool. Text files (Markdown, HTML, CSV, code) are written and read by the
+/// same file tools, and naming their type pulled converters instead (docs/routing.md).
+fn file_kind(ext: &str) -> &'static str {
+    match ext {
+        "xls" | "xlsx" => "Excel file",
+        "ppt" | "pptx" => "PowerPoint file",
+        "doc" | "docx" | "odt" | "rtf" => "Word file",
+        "pdf" => "PDF file",
+        "bmp" | "gif" | "ico" | "jpeg" | "jpg" | "png" | "svg" | "tif" | "tiff" | "webp" => {
+            "image file"
+        }
+        "flac" | "m4a" | "mp3" | "ogg" | "wav" => "audio file",
+        "avi" | "mkv" | "mov" | "mp4" | "webm" => "video file",
+        _ => "file",
+    }
 }
 
 /// `word` with its kind in place of a file, URL or e-mail address it names; brackets and
@@ -173,6 +197,15 @@ mod tests {
             "save it as file in file"
         );
         assert_eq!(semantic_query("list \\\\server\\docs"), "list file");
+        // A type that picks a tool stays; a text file is a file.
+        assert_eq!(
+            semantic_query("write the table into /root/excel/q3.xlsx and the notes to notes.md"),
+            "write the table into Excel file and the notes to file"
+        );
+        assert_eq!(
+            semantic_query("read contract.PDF, ~/a.pptx, x.docx, cat.png, talk.mp3 and demo.mp4"),
+            "read PDF file, PowerPoint file, Word file, image file, audio file and video file"
+        );
         assert_eq!(
             semantic_query("fetch (https://example.com/a.html) as markdown"),
             "fetch (web page) as markdown"
