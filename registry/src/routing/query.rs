@@ -4,6 +4,8 @@
 //! sentence model's single vector they pull the request towards tools about budgets and
 //! archives. Likewise "save it to /home/ana/trips/jfk-weather.md" asks to write a file, not for
 //! weather, and "stage README.md" acts on a file: the model sees "save it to file", "stage file".
+//! A type that picks the tool stays in the kind: "q3.xlsx" is an "Excel file", "this PNG" a "PNG
+//! image file".
 //! BM25 still sees every word (a quoted platform name is an exact match there). Measured in
 //! docs/routing.md.
 
@@ -105,10 +107,25 @@ fn kind_in_place(word: &str) -> String {
     let lead = &word[..word.len() - core.len()];
     let core = core.trim_end_matches(['.', ',', ';', ':', '?', '!', ')', ']', '>']);
     let tail = &word[lead.len() + core.len()..];
-    match kind_of(core) {
-        Some(kind) => format!("{lead}{kind}{tail}"),
-        None => word.to_string(),
+    if let Some(kind) = kind_of(core) {
+        return format!("{lead}{kind}{tail}");
     }
+    // A type's name alone ("this PNG screenshot", "summarize it in a PPT") names such a file;
+    // the name stays, as tools name the formats they take ("extract SVG assets").
+    if (2..=4).contains(&core.len())
+        && core
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    {
+        let kind = file_kind(&core.to_lowercase());
+        if kind.starts_with(core) {
+            return format!("{lead}{kind}{tail}");
+        }
+        if kind != "file" {
+            return format!("{lead}{core} {kind}{tail}");
+        }
+    }
+    word.to_string()
 }
 
 /// `request` without its quoted values (each replaced by a space, or by its kind when it names
@@ -209,6 +226,16 @@ mod tests {
         assert_eq!(
             semantic_query("fetch (https://example.com/a.html) as markdown"),
             "fetch (web page) as markdown"
+        );
+        // A type's name alone names such a file, and stays; other capitals are left alone.
+        assert_eq!(
+            semantic_query("open this PNG screenshot, then summarize it in a PPT or a PDF."),
+            "open this PNG image file screenshot, then summarize it in a PPT PowerPoint file or a \
+             PDF file."
+        );
+        assert_eq!(
+            semantic_query("send the API keys in JSON to the US team, OK?"),
+            "send the API keys in JSON to the US team, OK?"
         );
         // Not files: a domain, a version, a framework, a repository, a fraction, "and/or".
         for same in [
