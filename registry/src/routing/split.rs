@@ -118,9 +118,12 @@ pub fn split_request(request: &str) -> Vec<String> {
                 continue;
             }
             match parts.last_mut() {
+                // A part that ends in a colon announces what follows ("run this query:",
+                // "the following steps:"): it and what follows are one step.
                 Some(last)
-                    if clause.split_whitespace().count() < MIN_WORDS
-                        && !opens_action(&clause.to_lowercase(), 0) =>
+                    if last.ends_with(':')
+                        || clause.split_whitespace().count() < MIN_WORDS
+                            && !opens_action(&clause.to_lowercase(), 0) =>
                 {
                     last.push(' ');
                     last.push_str(clause);
@@ -363,11 +366,26 @@ mod tests {
                  Create a PowerPoint presentation named 'Energy' with 12 slides."
             ),
             [
-                "Please help me with the following steps:",
-                "Retrieve recent news about solar projects in Hamburg.",
+                "Please help me with the following steps: Retrieve recent news about solar \
+                 projects in Hamburg.",
                 "Summarize the news of the top 5.",
                 "Then make a chart.",
                 "Create a PowerPoint presentation named 'Energy' with 12 slides."
+            ]
+        );
+    }
+
+    #[test]
+    fn what_a_colon_announces_belongs_to_its_part() {
+        assert_eq!(
+            split_request(
+                "Please run this SQL query on the sales database:\nSELECT month, SUM(total) \
+                 FROM sales GROUP BY month\nThen draw a bar chart of the totals."
+            ),
+            [
+                "Please run this SQL query on the sales database: SELECT month, SUM(total) \
+                 FROM sales GROUP BY month",
+                "Then draw a bar chart of the totals."
             ]
         );
     }
