@@ -156,7 +156,8 @@ fn sentences(text: &str) -> Vec<String> {
     while let Some(c) = rest.chars().next() {
         // A list's number ("… these steps: 1. Retrieve …; 2) Create …") opens a sentence and is
         // no word of it.
-        if matches!(last, ':' | '.' | ';' | '!' | '?' | '\n') {
+        let at_word = current.is_empty() || current.ends_with(char::is_whitespace);
+        if at_word && matches!(last, ':' | '.' | ';' | '!' | '?' | '\n') {
             if let Some(after) = after_enumerator(rest) {
                 out.push(std::mem::take(&mut current));
                 rest = after;
@@ -362,14 +363,15 @@ mod tests {
         assert_eq!(
             split_request(
                 "Please help me with the following steps: 1. Retrieve recent news about solar \
-                 projects in Hamburg.\n2) Summarize the news of the top 5. Then make a chart. 3. \
+                 projects in Hamburg.\n2) Summarize the news of the top 5. Then make a chart of \
+                 203.0.113.45. 3. \
                  Create a PowerPoint presentation named 'Energy' with 12 slides."
             ),
             [
                 "Please help me with the following steps: Retrieve recent news about solar \
                  projects in Hamburg.",
                 "Summarize the news of the top 5.",
-                "Then make a chart.",
+                "Then make a chart of 203.0.113.45.",
                 "Create a PowerPoint presentation named 'Energy' with 12 slides."
             ]
         );
