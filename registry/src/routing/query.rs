@@ -5,7 +5,7 @@
 //! archives. Likewise "save it to /home/ana/trips/jfk-weather.md" asks to write a file, not for
 //! weather, and "stage README.md" acts on a file: the model sees "save it to file", "stage file".
 //! A type that picks the tool stays in the kind: "q3.xlsx" is an "Excel file", "this PNG" a "PNG
-//! image file".
+//! image file"; and a URL keeps its site, which names the provider: "github web page".
 //! BM25 still sees every word (a quoted platform name is an exact match there). Measured in
 //! docs/routing.md.
 
@@ -81,6 +81,44 @@ fn kind_of(value: &str) -> Option<&'static str> {
     }
 }
 
+/// The words the model sees for `value` when it is a file, a URL or an e-mail address: its
+/// kind, and for a URL the site it is on ("github web page"), which names the provider.
+fn kind_words(value: &str) -> Option<String> {
+    let kind = kind_of(value)?;
+    if kind != "web page" {
+        return Some(kind.to_string());
+    }
+    Some(match site_of(value) {
+        Some(site) => format!("{site} {kind}"),
+        None => kind.to_string(),
+    })
+}
+
+/// The main label of a URL's host: `https://www.github.com/a/b` → `github`. None for an IP
+/// address, a one-label host or a placeholder host (`example.com`).
+fn site_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = rest.split(['/', '?', '#', ':']).next()?.to_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    let labels: Vec<&str> = host.split('.').collect();
+    if labels.len() < 2 || labels.iter().all(|l| l.bytes().all(|b| b.is_ascii_digit())) {
+        return None;
+    }
+    // "bbc.co.uk": the label before a two-letter country code's "co"/"com"/"org"/"ac" suffix.
+    let mut i = labels.len() - 2;
+    if i > 0
+        && labels[labels.len() - 1].len() == 2
+        && ["co", "com", "org", "ac", "gov", "net"].contains(&labels[i])
+    {
+        i -= 1;
+    }
+    let site = labels[i];
+    (!site.is_empty()
+        && site != "example"
+        && site.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    .then(|| site.to_string())
+}
+
 /// The kind of file an extension names, in the words tools describe themselves with, where the
 /// type picks the tool: "write it into /root/q3.xlsx" wants a spreadsheet tool, "the text of
 /// contract.pdf" a PDF tool. Text files (Markdown, HTML, CSV, code) are written and read by the
@@ -107,7 +145,7 @@ fn kind_in_place(word: &str) -> String {
     let lead = &word[..word.len() - core.len()];
     let core = core.trim_end_matches(['.', ',', ';', ':', '?', '!', ')', ']', '>']);
     let tail = &word[lead.len() + core.len()..];
-    if let Some(kind) = kind_of(core) {
+    if let Some(kind) = kind_words(core) {
         return format!("{lead}{kind}{tail}");
     }
     // A type's name alone ("this PNG screenshot", "summarize it in a PPT") names such a file;
@@ -148,8 +186,8 @@ pub fn semantic_query(request: &str) -> String {
             if let Some(end) = end {
                 let value: String = chars[i + 1..end].iter().collect();
                 out.push(' ');
-                if let Some(kind) = kind_of(value.trim()) {
-                    out.push_str(kind);
+                if let Some(kind) = kind_words(value.trim()) {
+                    out.push_str(&kind);
                     out.push(' ');
                 }
                 i = end + 1;
@@ -226,6 +264,14 @@ mod tests {
         assert_eq!(
             semantic_query("fetch (https://example.com/a.html) as markdown"),
             "fetch (web page) as markdown"
+        );
+        // A URL keeps its site: it names the provider.
+        assert_eq!(
+            semantic_query(
+                "read https://www.reddit.com/r/rust/x, 'https://bbc.co.uk/news' and \
+                 http://10.0.0.7:8080/status"
+            ),
+            "read reddit web page, bbc web page and web page"
         );
         // A type's name alone names such a file, and stays; other capitals are left alone.
         assert_eq!(
