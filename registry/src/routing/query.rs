@@ -149,8 +149,10 @@ fn kind_in_place(word: &str) -> String {
         return format!("{lead}{kind}{tail}");
     }
     // A type's name alone ("this PNG screenshot", "summarize it in a PPT") names such a file;
-    // the name stays, as tools name the formats they take ("extract SVG assets").
+    // the name stays, as tools name the formats they take ("extract SVG assets"). "ICO" is more
+    // often a coin offering than an icon.
     if (2..=4).contains(&core.len())
+        && core != "ICO"
         && core
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
@@ -280,8 +282,8 @@ mod tests {
              PDF file."
         );
         assert_eq!(
-            semantic_query("send the API keys in JSON to the US team, OK?"),
-            "send the API keys in JSON to the US team, OK?"
+            semantic_query("send the API keys in JSON to the US team, OK? And list new ICO tokens"),
+            "send the API keys in JSON to the US team, OK? And list new ICO tokens"
         );
         // Not files: a domain, a version, a framework, a repository, a fraction, "and/or".
         for same in [
