@@ -156,14 +156,7 @@ mod tests {
 
     #[test]
     fn an_operators_thresholds_are_left_alone() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
+        let env = crate::testing::env_of;
         assert!(!operator_set_thresholds(env(&[])));
         assert!(!operator_set_thresholds(env(&[(
             "GLIBC_TUNABLES",

@@ -226,14 +226,7 @@ mod tests {
 
     #[test]
     fn only_the_standard_variables_switch_traces_on() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
+        let env = crate::testing::env_of;
         assert_eq!(wanted(&env(&[])), Ok(false));
         assert_eq!(
             wanted(&env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318")])),

@@ -1,4 +1,5 @@
-//! What unit tests share: a registry on a SQLite file of its own, and tokens stored in it.
+//! What unit tests share: a registry on a SQLite file of its own, tokens stored in it, and an
+//! environment made of fixed variables.
 
 use registry::{OpenOptions, Registry, SqlRegistry, TokenRecord};
 use tempfile::TempDir;
@@ -34,4 +35,15 @@ pub async fn stored_token(
     };
     registry.create_token(&rec).await.unwrap();
     (token, id)
+}
+
+/// An environment lookup (`std::env::var`'s shape) that sees only `pairs`: for code that takes
+/// its variables through a function, so a test need not set the process's own.
+pub fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    move |name: &str| {
+        pairs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+    }
 }
