@@ -7,6 +7,8 @@ the gateway binary. Steps:
    requests, so the model is trained on exactly what it will see.
 2. Pairs (request, tool it needs) are sampled with a fixed seed: every source, with the share of
    command-line pages (tldr, 74% of the data) capped.
+   With --step-pairs, a request that needs several tools and that the gateway splits into steps
+   is trained on the step that serves each tool, as the gateway searches it (step_anchors).
 3. Contrastive training with in-batch negatives (MultipleNegativesRankingLoss; batches hold no
    repeated text, so a request's other tool is never its negative).
 4. The trained weights are written into the packaged int8 ONNX graph in the package's own
@@ -15,6 +17,7 @@ the gateway binary. Steps:
 
 Usage: python train_routing_model.py --data DIR --base DIR --gateway BIN --out FILE.onnx
        [--pairs N] [--cli-share S] [--batch B] [--lr LR] [--seed S] [--work DIR]
+       [--hard-negatives] [--step-pairs]
 """
 
 import argparse
@@ -60,6 +63,11 @@ def catalog_line(tool):
 
 def gateway_texts(gateway, work, catalog=None, queries=None):
     """The texts the gateway embeds, one per input line, in order."""
+    return [row["text"] for row in gateway_rows(gateway, work, catalog, queries)]
+
+
+def gateway_rows(gateway, work, catalog=None, queries=None):
+    """`routing-texts`' lines: `text`, and `steps` for a request the gateway splits."""
     args = [gateway, "routing-texts"]
     paths = []
     for flag, rows in (("--catalog", catalog), ("--queries", queries)):
@@ -72,7 +80,7 @@ def gateway_texts(gateway, work, catalog=None, queries=None):
         args += [flag, path]
         paths.append(path)
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    return [json.loads(line)["text"] for line in out.splitlines()]
+    return [json.loads(line) for line in out.splitlines()]
 
 
 def sample_pairs(examples, pairs, cli_share, seed):
@@ -89,6 +97,37 @@ def sample_pairs(examples, pairs, cli_share, seed):
     chosen = other[: pairs - n_cli] + cli[:n_cli]
     rng.shuffle(chosen)
     return chosen
+
+
+def step_anchors(args, examples, steps, tools, pairs):
+    """For a request that needs several tools and that the gateway splits into steps, the step
+    each of its tools serves: the one the published model finds closest to the tool. The gateway
+    searches each step on its own, so a step, not the whole request, is what must find the tool
+    ("… then email it to Bob" → the mail tool); and another step's tool in the same batch is
+    then a true negative. Returns the text to train each pair on."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(args.base, device="cpu")
+    model.max_seq_length = args.max_length
+    wanted = [i for i, (q, _) in enumerate(pairs)
+              if len(examples[q]["positives"]) > 1 and steps[q]]
+    queries = sorted({pairs[i][0] for i in wanted})
+    step_texts = [s for q in queries for s in steps[q]]
+    sv = model.encode(step_texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
+    first, at = {}, 0
+    for q in queries:
+        first[q] = at
+        at += len(steps[q])
+    tool_ids = sorted({pairs[i][1] for i in wanted})
+    tv = model.encode([tools[t] for t in tool_ids], batch_size=64, normalize_embeddings=True,
+                      convert_to_numpy=True)
+    row = {t: i for i, t in enumerate(tool_ids)}
+    anchors = [None] * len(pairs)
+    for i in wanted:
+        q, t = pairs[i]
+        block = sv[first[q]:first[q] + len(steps[q])]
+        anchors[i] = steps[q][int(np.argmax(block @ tv[row[t]]))]
+    return anchors
 
 
 def mine_negatives(args, examples, queries, tools, pairs):
@@ -124,7 +163,7 @@ def mine_negatives(args, examples, queries, tools, pairs):
     return negatives
 
 
-def train(args, queries, tools, pairs, negatives=None):
+def train(args, queries, tools, pairs, negatives=None, anchors=None):
     import torch
     from datasets import Dataset
     from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
@@ -136,7 +175,7 @@ def train(args, queries, tools, pairs, negatives=None):
     model = SentenceTransformer(args.base, device="cpu")
     model.max_seq_length = args.max_length
     columns = {
-        "anchor": [queries[q] for q, _ in pairs],
+        "anchor": [(anchors and anchors[i]) or queries[q] for i, (q, _) in enumerate(pairs)],
         "positive": [tools[t] for _, t in pairs],
     }
     if negatives:
@@ -236,6 +275,8 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--hard-negatives", action="store_true",
                     help="add one mined hard negative per pair (mine_negatives)")
+    ap.add_argument("--step-pairs", action="store_true",
+                    help="train a split request's pairs on the step that needs the tool")
     ap.add_argument("--requantize-only", action="store_true",
                     help="write the base weights into the int8 graph (checks the quantisation)")
     args = ap.parse_args()
@@ -252,8 +293,9 @@ def main():
     tool_texts = gateway_texts(args.gateway, args.work,
                                catalog=[catalog_line(t) for t in tool_rows])
     tools = {t["id"]: text for t, text in zip(tool_rows, tool_texts)}
-    queries = gateway_texts(args.gateway, args.work,
-                            queries=[{"query": e["query"]} for e in examples])
+    rows = gateway_rows(args.gateway, args.work,
+                        queries=[{"query": e["query"]} for e in examples])
+    queries = [r["text"] for r in rows]
     pairs = sample_pairs(examples, args.pairs, args.cli_share, args.seed)
     print(f"train: {len(pairs)} pairs, e.g. {queries[pairs[0][0]]!r} -> {tools[pairs[0][1]]!r}",
           file=sys.stderr)
@@ -263,7 +305,15 @@ def main():
         negatives = mine_negatives(args, examples, queries, tools, pairs)
         print(f"train: negatives mined in {time.time() - started:.0f} s, e.g. "
               f"{tools[negatives[0]]!r}", file=sys.stderr)
-    model = train(args, queries, tools, pairs, negatives)
+    anchors = None
+    if args.step_pairs:
+        anchors = step_anchors(args, examples, [r.get("steps") for r in rows], tools, pairs)
+        moved = sum(a is not None for a in anchors)
+        example = next((i for i, a in enumerate(anchors) if a), None)
+        print(f"train: {moved} pairs on a step, e.g. {anchors[example]!r} -> "
+              f"{tools[pairs[example][1]]!r}" if example is not None else "train: no step pairs",
+              file=sys.stderr)
+    model = train(args, queries, tools, pairs, negatives, anchors)
     print(f"train: trained in {time.time() - started:.0f} s", file=sys.stderr)
     fp32 = os.path.join(args.work, "fp32")
     model.save(fp32)
