@@ -95,13 +95,20 @@ fn kind_words(value: &str) -> Option<String> {
 }
 
 /// The main label of a URL's host: `https://www.github.com/a/b` → `github`. None for an IP
-/// address, a one-label host or a placeholder host (`example.com`).
+/// address, a one-label host or a placeholder host (`example.com`). The `url` crate finds the
+/// host, past user information and ports, and tells IP addresses from names.
 fn site_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let host = rest.split(['/', '?', '#', ':']).next()?.to_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host);
+    let parsed = match url::Url::parse(url) {
+        Ok(parsed) => parsed,
+        // "www.github.com/a": no scheme.
+        Err(_) => url::Url::parse(&format!("http://{url}")).ok()?,
+    };
+    let url::Host::Domain(host) = parsed.host()? else {
+        return None;
+    };
+    let host = host.strip_prefix("www.").unwrap_or(host);
     let labels: Vec<&str> = host.split('.').collect();
-    if labels.len() < 2 || labels.iter().all(|l| l.bytes().all(|b| b.is_ascii_digit())) {
+    if labels.len() < 2 {
         return None;
     }
     // "bbc.co.uk": the label before a two-letter country code's "co"/"com"/"org"/"ac" suffix.
@@ -274,6 +281,13 @@ mod tests {
                  http://10.0.0.7:8080/status"
             ),
             "read reddit web page, bbc web page and web page"
+        );
+        // Past user information and a port; an IPv6 address and a one-label host give no site.
+        assert_eq!(
+            semantic_query(
+                "open https://ana:pw@GitHub.com:443/x, www.figma.com/file/1, http://[::1]:8080/                  and http://intranet/wiki"
+            ),
+            "open github web page, figma web page, web page and web page"
         );
         // A type's name alone names such a file, and stays; other capitals are left alone.
         assert_eq!(
