@@ -8,7 +8,8 @@ the gateway binary. Steps:
 2. Pairs (request, tool it needs) are sampled with a fixed seed: every source, with the share of
    command-line pages (tldr, 74% of the data) capped.
    With --step-pairs, a request that needs several tools and that the gateway splits into steps
-   is trained on the step that serves each tool, as the gateway searches it (step_anchors).
+   is trained on the step that serves each tool, as the gateway searches it (step_anchors),
+   instead of the whole request (`replace`) or besides it (`add`).
 3. Contrastive training with in-batch negatives (MultipleNegativesRankingLoss; batches hold no
    repeated text, so a request's other tool is never its negative).
 4. The trained weights are written into the packaged int8 ONNX graph in the package's own
@@ -17,7 +18,7 @@ the gateway binary. Steps:
 
 Usage: python train_routing_model.py --data DIR --base DIR --gateway BIN --out FILE.onnx
        [--pairs N] [--cli-share S] [--batch B] [--lr LR] [--seed S] [--work DIR]
-       [--hard-negatives] [--step-pairs]
+       [--hard-negatives] [--step-pairs replace|add]
 """
 
 import argparse
@@ -275,8 +276,9 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--hard-negatives", action="store_true",
                     help="add one mined hard negative per pair (mine_negatives)")
-    ap.add_argument("--step-pairs", action="store_true",
-                    help="train a split request's pairs on the step that needs the tool")
+    ap.add_argument("--step-pairs", choices=["replace", "add"],
+                    help="a split request's pair trained on the step that needs the tool: "
+                         "instead of the whole request (replace) or besides it (add)")
     ap.add_argument("--requantize-only", action="store_true",
                     help="write the base weights into the int8 graph (checks the quantisation)")
     args = ap.parse_args()
@@ -308,6 +310,12 @@ def main():
     anchors = None
     if args.step_pairs:
         anchors = step_anchors(args, examples, [r.get("steps") for r in rows], tools, pairs)
+        if args.step_pairs == "add":
+            moved = [i for i, a in enumerate(anchors) if a is not None]
+            pairs = pairs + [pairs[i] for i in moved]
+            anchors = [None] * (len(anchors)) + [anchors[i] for i in moved]
+            if negatives:
+                negatives = negatives + [negatives[i] for i in moved]
         moved = sum(a is not None for a in anchors)
         example = next((i for i, a in enumerate(anchors) if a), None)
         print(f"train: {moved} pairs on a step, e.g. {anchors[example]!r} -> "
