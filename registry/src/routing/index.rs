@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ann::Ann;
 use super::lexical::Lexical;
+use super::query::lexical_query;
 
 /// One tool as the index knows it.
 #[derive(Debug, Clone)]
@@ -252,7 +253,11 @@ impl ToolIndex {
             _ => Vec::new(),
         };
         let lexical: Vec<(u32, f32)> = match method {
-            Method::Lexical | Method::Hybrid => self.lexical.search(query, depth, &allowed),
+            Method::Lexical | Method::Hybrid => {
+                let parts = lexical_query(query);
+                let parts: Vec<(&str, f32)> = parts.iter().map(|(t, w)| (t.as_str(), *w)).collect();
+                self.lexical.search_weighted(&parts, depth, &allowed)
+            }
             Method::Semantic => Vec::new(),
         };
         let mut scored: HashMap<u32, Hit> = HashMap::new();

@@ -111,26 +111,40 @@ impl Lexical {
         }
     }
 
-    /// The best `k` documents that `allow` accepts and that share a word with the query, best
-    /// first. BM25 with the crate's inverse document frequency, ln(1 + (N − n + 0.5)/(n + 0.5)).
+    /// [`Lexical::search_weighted`] for one text.
+    #[cfg(test)]
     pub fn search(&self, query: &str, k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
-        let q = self.embedder.embed(query);
+        self.search_weighted(&[(query, 1.0)], k, allow)
+    }
+
+    /// The best `k` documents that `allow` accepts and that share a word with the query, best
+    /// first. BM25 with the crate's inverse document frequency, ln(1 + (N − n + 0.5)/(n + 0.5));
+    /// the query is texts of different weights, and each occurrence of a term adds its score
+    /// times its text's weight.
+    pub fn search_weighted(
+        &self,
+        query: &[(&str, f32)],
+        k: usize,
+        allow: &dyn Fn(u32) -> bool,
+    ) -> Vec<(u32, f32)> {
         let n = self.terms.len() as f32;
         let mut scores = vec![0f32; self.id_bound];
         let mut touched: Vec<u32> = Vec::new();
-        for t in q.iter() {
-            let Some(list) = self.postings.get(&t.index) else {
-                continue;
-            };
-            let df = list.len() as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for &(doc, weight) in list {
-                let s = &mut scores[doc as usize];
-                if *s == 0.0 {
-                    touched.push(doc);
+        for (text, text_weight) in query {
+            for t in self.embedder.embed(text).iter() {
+                let Some(list) = self.postings.get(&t.index) else {
+                    continue;
+                };
+                let df = list.len() as f32;
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                for &(doc, weight) in list {
+                    let s = &mut scores[doc as usize];
+                    if *s == 0.0 {
+                        touched.push(doc);
+                    }
+                    // A zero-weight term still marks the document as matched.
+                    *s += (text_weight * idf * weight).max(f32::MIN_POSITIVE);
                 }
-                // A zero-weight term still marks the document as matched.
-                *s += (idf * weight).max(f32::MIN_POSITIVE);
             }
         }
         let mut found: Vec<(u32, f32)> = touched
@@ -182,5 +196,21 @@ mod tests {
         l.upsert(3, "fetch. Downloads a web page as markdown");
         assert!(l.search("internet", 3, &all).is_empty());
         assert_eq!(l.search("markdown", 3, &all)[0].0, 3);
+    }
+
+    #[test]
+    fn a_text_of_half_weight_counts_half() {
+        let mut l = Lexical::default();
+        l.upsert(1, "rename a page");
+        l.upsert(2, "budget report");
+        let all = |_: u32| true;
+        // "rename" and "budget" are equally rare: at equal weight the two tie, and the lower
+        // id comes first; at half weight the quoted name loses.
+        let tie = l.search_weighted(&[("rename", 1.0), ("budget", 1.0)], 2, &all);
+        assert_eq!(tie[0].1, tie[1].1);
+        let half = l.search_weighted(&[("budget", 1.0), ("rename", 0.5)], 2, &all);
+        assert_eq!(half[0].0, 2);
+        let half = l.search_weighted(&[("rename", 1.0), ("budget", 0.5)], 2, &all);
+        assert_eq!((half[0].0, half[0].1 / half[1].1), (1, 2.0));
     }
 }

@@ -6,7 +6,8 @@
 //! weather, and "stage README.md" acts on a file: the model sees "save it to file", "stage file".
 //! A type that picks the tool stays in the kind: "q3.xlsx" is an "Excel file", "this PNG" a "PNG
 //! image file"; and a URL keeps its site, which names the provider: "github web page".
-//! BM25 still sees every word (a quoted platform name is an exact match there). Measured in
+//! BM25 still sees every word (a quoted platform name is an exact match there), the quoted ones
+//! at half weight, and the kinds of files and addresses besides (`lexical_query`). Measured in
 //! docs/routing.md.
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
@@ -133,7 +134,7 @@ fn site_of(url: &str) -> Option<String> {
 fn file_kind(ext: &str) -> &'static str {
     match ext {
         "xls" | "xlsx" => "Excel file",
-        "ppt" | "pptx" => "PowerPoint file",
+        "ppt" | "pptx" => "PowerPoint presentation",
         "doc" | "docx" | "odt" | "rtf" => "Word file",
         "pdf" => "PDF file",
         "bmp" | "gif" | "ico" | "jpeg" | "jpg" | "png" | "svg" | "tif" | "tiff" | "webp" => {
@@ -175,9 +176,9 @@ fn kind_in_place(word: &str) -> String {
     word.to_string()
 }
 
-/// `request` without its quoted values (each replaced by a space, or by its kind when it names
-/// a file, URL or e-mail address), and with the kind in place of such values left unquoted.
-pub fn semantic_query(request: &str) -> String {
+/// `request` with each quoted value passed to `value` and replaced by what it returns (or by a
+/// space); the values, in order, besides.
+fn replace_quoted(request: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
     let chars: Vec<char> = request.chars().collect();
     let mut out = String::with_capacity(request.len());
     let mut i = 0;
@@ -193,10 +194,10 @@ pub fn semantic_query(request: &str) -> String {
                         .is_none_or(|n| n.is_whitespace() || n.is_ascii_punctuation())
             });
             if let Some(end) = end {
-                let value: String = chars[i + 1..end].iter().collect();
+                let quoted: String = chars[i + 1..end].iter().collect();
                 out.push(' ');
-                if let Some(kind) = kind_words(value.trim()) {
-                    out.push_str(&kind);
+                if let Some(put) = value(quoted.trim()) {
+                    out.push_str(&put);
                     out.push(' ');
                 }
                 i = end + 1;
@@ -206,7 +207,13 @@ pub fn semantic_query(request: &str) -> String {
         out.push(c);
         i += 1;
     }
-    let cleaned = out
+    out
+}
+
+/// `request` without its quoted values (each replaced by a space, or by its kind when it names
+/// a file, URL or e-mail address), and with the kind in place of such values left unquoted.
+pub fn semantic_query(request: &str) -> String {
+    let cleaned = replace_quoted(request, kind_words)
         .split_whitespace()
         .map(kind_in_place)
         .collect::<Vec<_>>()
@@ -218,9 +225,66 @@ pub fn semantic_query(request: &str) -> String {
     }
 }
 
+/// What BM25 searches for `request`, as texts and their weights: the words outside quotes and
+/// the kind of each file or e-mail address the request names at full weight, the quoted values
+/// at half.
+/// - A quoted value says what to act on, not what to do; it may still name the platform
+///   exactly ("On Tripo AI, …"), so it keeps half its weight rather than none.
+/// - BM25 sees a file's name as its own words ("q3 xlsx"), which no tool's description holds,
+///   while the tools that write, read or make such files name the kind ("Excel file",
+///   "PowerPoint presentation" for "a PPT"). A URL's site is among its words already, and
+///   "web page" added nothing but generic words (docs/routing.md).
+pub fn lexical_query(request: &str) -> [(String, f32); 2] {
+    let mut quoted = Vec::new();
+    let outside = replace_quoted(request, |v| {
+        quoted.push(v.to_string());
+        None
+    });
+    let mut kinds: Vec<String> = Vec::new();
+    for word in outside
+        .split_whitespace()
+        .chain(quoted.iter().map(String::as_str))
+    {
+        let core = word.trim_matches(|c: char| "([<.,;:?!)]>".contains(c));
+        let kind = match kind_of(core) {
+            Some("web page") => None,
+            Some(kind) => Some(kind.to_string()),
+            // A type's name alone ("a PPT"): what `kind_in_place` adds to it.
+            None => kind_in_place(core)
+                .strip_prefix(core)
+                .map(|added| added.trim().to_string()),
+        };
+        if let Some(kind) = kind.filter(|k| !k.is_empty() && !kinds.contains(k)) {
+            kinds.push(kind);
+        }
+    }
+    [
+        (format!("{outside} {}", kinds.join(" ")), 1.0),
+        (quoted.join(" "), 0.5),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bm25_gets_every_word_quoted_ones_at_half_weight_and_the_kinds_of_files() {
+        let [(full, one), (quoted, half)] = lexical_query(
+            "Rename 'Q3 Budget Final' to 'Archive', save it to /root/q3.xlsx and mail \
+             'ana@x.org' the https://github.com/a page in a PPT",
+        );
+        assert_eq!((one, half), (1.0, 0.5));
+        assert_eq!(
+            full.split_whitespace().collect::<Vec<_>>().join(" "),
+            "Rename to , save it to /root/q3.xlsx and mail the https://github.com/a page in a \
+             PPT Excel file PowerPoint presentation email address"
+        );
+        assert_eq!(quoted, "Q3 Budget Final Archive ana@x.org");
+        // Nothing quoted, no file: the request as it is.
+        let [(full, _), (quoted, _)] = lexical_query("list my open issues");
+        assert_eq!((full.trim(), quoted.as_str()), ("list my open issues", ""));
+    }
 
     #[test]
     fn quoted_values_leave_the_request() {
@@ -268,7 +332,7 @@ mod tests {
         );
         assert_eq!(
             semantic_query("read contract.PDF, ~/a.pptx, x.docx, cat.png, talk.mp3 and demo.mp4"),
-            "read PDF file, PowerPoint file, Word file, image file, audio file and video file"
+            "read PDF file, PowerPoint presentation, Word file, image file, audio file and video file"
         );
         assert_eq!(
             semantic_query("fetch (https://example.com/a.html) as markdown"),
@@ -292,7 +356,7 @@ mod tests {
         // A type's name alone names such a file, and stays; other capitals are left alone.
         assert_eq!(
             semantic_query("open this PNG screenshot, then summarize it in a PPT or a PDF."),
-            "open this PNG image file screenshot, then summarize it in a PPT PowerPoint file or a \
+            "open this PNG image file screenshot, then summarize it in a PPT PowerPoint presentation or a \
              PDF file."
         );
         assert_eq!(
