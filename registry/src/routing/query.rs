@@ -177,7 +177,7 @@ fn kind_in_place(word: &str) -> String {
 }
 
 /// `request` with each quoted value passed to `value` and replaced by what it returns (or by a
-/// space); the values, in order, besides.
+/// space when it returns nothing).
 fn replace_quoted(request: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
     let chars: Vec<char> = request.chars().collect();
     let mut out = String::with_capacity(request.len());
