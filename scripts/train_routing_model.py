@@ -311,11 +311,11 @@ def main():
     if args.step_pairs:
         anchors = step_anchors(args, examples, [r.get("steps") for r in rows], tools, pairs)
         if args.step_pairs == "add":
-            moved = [i for i, a in enumerate(anchors) if a is not None]
-            pairs = pairs + [pairs[i] for i in moved]
-            anchors = [None] * (len(anchors)) + [anchors[i] for i in moved]
+            on_step = [i for i, a in enumerate(anchors) if a is not None]
+            pairs = pairs + [pairs[i] for i in on_step]
+            anchors = [None] * len(anchors) + [anchors[i] for i in on_step]
             if negatives:
-                negatives = negatives + [negatives[i] for i in moved]
+                negatives = negatives + [negatives[i] for i in on_step]
         moved = sum(a is not None for a in anchors)
         example = next((i for i, a in enumerate(anchors) if a), None)
         print(f"train: {moved} pairs on a step, e.g. {anchors[example]!r} -> "

@@ -254,9 +254,8 @@ impl ToolIndex {
         };
         let lexical: Vec<(u32, f32)> = match method {
             Method::Lexical | Method::Hybrid => {
-                let parts = lexical_query(query);
-                let parts: Vec<(&str, f32)> = parts.iter().map(|(t, w)| (t.as_str(), *w)).collect();
-                self.lexical.search_weighted(&parts, depth, &allowed)
+                self.lexical
+                    .search_weighted(&lexical_query(query), depth, &allowed)
             }
             Method::Semantic => Vec::new(),
         };

@@ -123,7 +123,7 @@ impl Lexical {
     /// times its text's weight.
     pub fn search_weighted(
         &self,
-        query: &[(&str, f32)],
+        query: &[(impl AsRef<str>, f32)],
         k: usize,
         allow: &dyn Fn(u32) -> bool,
     ) -> Vec<(u32, f32)> {
@@ -131,7 +131,7 @@ impl Lexical {
         let mut scores = vec![0f32; self.id_bound];
         let mut touched: Vec<u32> = Vec::new();
         for (text, text_weight) in query {
-            for t in self.embedder.embed(text).iter() {
+            for t in self.embedder.embed(text.as_ref()).iter() {
                 let Some(list) = self.postings.get(&t.index) else {
                     continue;
                 };

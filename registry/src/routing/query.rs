@@ -146,34 +146,41 @@ fn file_kind(ext: &str) -> &'static str {
     }
 }
 
-/// `word` with its kind in place of a file, URL or e-mail address it names; brackets and
-/// punctuation around it stay.
-fn kind_in_place(word: &str) -> String {
+/// `word` as what opens it (brackets), its core, and what closes it (brackets, punctuation).
+fn around(word: &str) -> (&str, &str, &str) {
     let core = word.trim_start_matches(['(', '[', '<']);
     let lead = &word[..word.len() - core.len()];
     let core = core.trim_end_matches(['.', ',', ';', ':', '?', '!', ')', ']', '>']);
     let tail = &word[lead.len() + core.len()..];
-    if let Some(kind) = kind_words(core) {
-        return format!("{lead}{kind}{tail}");
-    }
-    // A type's name alone ("this PNG screenshot", "summarize it in a PPT") names such a file;
-    // the name stays, as tools name the formats they take ("extract SVG assets"). "ICO" is more
-    // often a coin offering than an icon.
-    if (2..=4).contains(&core.len())
+    (lead, core, tail)
+}
+
+/// The kind of file a type's name alone names ("this PNG screenshot", "summarize it in a PPT"):
+/// a name in capitals whose kind is more than "file". "ICO" is more often a coin offering than
+/// an icon.
+fn type_name_kind(core: &str) -> Option<&'static str> {
+    let name = (2..=4).contains(&core.len())
         && core != "ICO"
         && core
             .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-    {
-        let kind = file_kind(&core.to_lowercase());
-        if kind.starts_with(core) {
-            return format!("{lead}{kind}{tail}");
-        }
-        if kind != "file" {
-            return format!("{lead}{core} {kind}{tail}");
-        }
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+    name.then(|| file_kind(&core.to_lowercase()))
+        .filter(|kind| *kind != "file")
+}
+
+/// `word` with its kind in place of a file, URL or e-mail address it names; brackets and
+/// punctuation around it stay.
+fn kind_in_place(word: &str) -> String {
+    let (lead, core, tail) = around(word);
+    if let Some(kind) = kind_words(core) {
+        return format!("{lead}{kind}{tail}");
     }
-    word.to_string()
+    // A type's name alone stays, as tools name the formats they take ("extract SVG assets").
+    match type_name_kind(core) {
+        Some(kind) if kind.starts_with(core) => format!("{lead}{kind}{tail}"),
+        Some(kind) => format!("{lead}{core} {kind}{tail}"),
+        None => word.to_string(),
+    }
 }
 
 /// `request` with each quoted value passed to `value` and replaced by what it returns (or by a
@@ -240,21 +247,20 @@ pub fn lexical_query(request: &str) -> [(String, f32); 2] {
         quoted.push(v.to_string());
         None
     });
-    let mut kinds: Vec<String> = Vec::new();
+    let mut kinds: Vec<&str> = Vec::new();
     for word in outside
         .split_whitespace()
         .chain(quoted.iter().map(String::as_str))
     {
-        let core = word.trim_matches(|c: char| "([<.,;:?!)]>".contains(c));
+        let (_, core, _) = around(word);
         let kind = match kind_of(core) {
             Some("web page") => None,
-            Some(kind) => Some(kind.to_string()),
-            // A type's name alone ("a PPT"): what `kind_in_place` adds to it.
-            None => kind_in_place(core)
-                .strip_prefix(core)
-                .map(|added| added.trim().to_string()),
+            Some(kind) => Some(kind),
+            // A type's name alone: its kind without the name, which is among the words
+            // already ("a PPT" → "PowerPoint presentation", "a PDF" → "file").
+            None => type_name_kind(core).map(|kind| kind.strip_prefix(core).unwrap_or(kind).trim()),
         };
-        if let Some(kind) = kind.filter(|k| !k.is_empty() && !kinds.contains(k)) {
+        if let Some(kind) = kind.filter(|k| !kinds.contains(k)) {
             kinds.push(kind);
         }
     }
