@@ -47,8 +47,7 @@ pub async fn route(
         return Err(bad("query must not be empty".into()));
     }
     let router = &state.dispatcher.routing;
-    let k = req.k.unwrap_or(router.config.default_k);
-    if k == 0 || k > router.config.max_k {
+    if req.k.is_some_and(|k| k == 0 || k > router.config.max_k) {
         return Err(bad(format!(
             "k must be between 1 and {}",
             router.config.max_k
@@ -71,7 +70,7 @@ pub async fn route(
         .map(|p| WildMatch::new(p))
         .collect();
     let mut search = router
-        .search(query, k, "rest", &|e: &Exposed| {
+        .search(query, req.k, "rest", &|e: &Exposed| {
             lens.allows(EntryKind::Tool, &e.entry.upstream, &e.exposed)
                 && (upstreams.is_empty() || upstreams.iter().any(|p| p.matches(&e.entry.upstream)))
         })

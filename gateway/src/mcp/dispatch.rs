@@ -593,7 +593,7 @@ impl Dispatcher {
         params: Option<&Map<String, Value>>,
     ) -> Result<Value, McpError> {
         let cfg = &self.routing.config;
-        let (query, k) = match meta_tools::search_args(params, cfg.default_k, cfg.max_k) {
+        let (query, k) = match meta_tools::search_args(params, cfg.max_k) {
             Ok(a) => a,
             Err(e) => return Ok(meta_tools::bad_arguments(e)),
         };

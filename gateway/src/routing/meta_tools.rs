@@ -29,7 +29,8 @@ pub fn definitions(max_k: usize, default_k: usize) -> [Value; 2] {
                     "query": { "type": "string", "description": "The task, in plain words" },
                     "k": {
                         "type": "integer", "minimum": 1, "maximum": max_k,
-                        "description": format!("How many tools to return (default {default_k})")
+                        "description": format!("How many tools to return (default {default_k}, \
+                            or one for each step of a request of more steps)")
                     }
                 },
                 "required": ["query"]
@@ -52,12 +53,11 @@ pub fn definitions(max_k: usize, default_k: usize) -> [Value; 2] {
     ]
 }
 
-/// `search_tools` arguments: the query and k (bounded by `max_k`).
+/// `search_tools` arguments: the query and the k it names, if any (bounded by `max_k`).
 pub fn search_args(
     params: Option<&Map<String, Value>>,
-    default_k: usize,
     max_k: usize,
-) -> Result<(String, usize), McpError> {
+) -> Result<(String, Option<usize>), McpError> {
     let args = params.and_then(|p| p.get("arguments"));
     let query = args
         .and_then(|a| a.get("query"))
@@ -66,12 +66,13 @@ pub fn search_args(
         .filter(|q| !q.is_empty())
         .ok_or_else(|| McpError::invalid_params("search_tools needs a non-empty query"))?;
     let k = match args.and_then(|a| a.get("k")) {
-        None | Some(Value::Null) => default_k,
-        Some(v) => v
-            .as_u64()
-            .filter(|k| *k >= 1)
-            .ok_or_else(|| McpError::invalid_params("k must be a positive integer"))?
-            .min(max_k as u64) as usize,
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .filter(|k| *k >= 1)
+                .ok_or_else(|| McpError::invalid_params("k must be a positive integer"))?
+                .min(max_k as u64) as usize,
+        ),
     };
     Ok((query.to_string(), k))
 }
@@ -174,13 +175,15 @@ mod tests {
         let ok =
             p(json!({"name": "search_tools", "arguments": {"query": " read a file ", "k": 500}}));
         assert_eq!(
-            search_args(Some(&ok), 5, 50).unwrap(),
-            ("read a file".into(), 50)
+            search_args(Some(&ok), 50).unwrap(),
+            ("read a file".into(), Some(50))
         );
+        let default = p(json!({"arguments": {"query": "read a file"}}));
+        assert_eq!(search_args(Some(&default), 50).unwrap().1, None);
         let none = p(json!({"name": "search_tools", "arguments": {"query": ""}}));
-        assert!(search_args(Some(&none), 5, 50).is_err());
+        assert!(search_args(Some(&none), 50).is_err());
         let bad_k = p(json!({"arguments": {"query": "x", "k": 0}}));
-        assert!(search_args(Some(&bad_k), 5, 50).is_err());
+        assert!(search_args(Some(&bad_k), 50).is_err());
         let call = p(
             json!({"name": "call_tool", "arguments": {"name": "fs__read", "arguments": {"path": "/"}},
                             "_meta": {"progressToken": 1}}),

@@ -457,11 +457,13 @@ impl ToolRouter {
 
     /// The best `k` tools for `query` among those `allow` accepts (and that are in the catalog
     /// now: only connected upstreams' tools are). A request of several steps is searched step by
-    /// step as well (`routing.split_steps`).
+    /// step as well (`routing.split_steps`). Without a `k` from the caller, `routing.default_k`,
+    /// raised (up to `max_k`) to one tool for each step and one for the whole request: a request
+    /// of more steps than that would otherwise leave its later steps without a tool.
     pub async fn search(
         &self,
         query: &str,
-        k: usize,
+        k: Option<usize>,
         surface: &str,
         allow: &(dyn Fn(&Exposed) -> bool + Sync),
     ) -> Search {
@@ -472,6 +474,10 @@ impl ToolRouter {
         } else {
             vec![query.to_string()]
         };
+        let k = k.unwrap_or_else(|| {
+            let per_step = if steps.len() > 1 { steps.len() + 1 } else { 0 };
+            self.config.default_k.max(per_step).min(self.config.max_k)
+        });
         let step_vectors = if steps.len() > 1 {
             self.step_vectors(&steps).await
         } else {

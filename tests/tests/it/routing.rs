@@ -252,6 +252,50 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         "{r}"
     );
     assert!(memory_step.contains("Alice"), "{r}");
+    // A request of more steps than the default k names no k: every step still gets its tool,
+    // through /v1/route and search_tools alike; a k the caller names is kept.
+    let six = "What time is it in Tokyo right now? Then create an entity named Alice in the \
+        knowledge graph. Then add the numbers 3 and 4 together. Then echo back the message hello. \
+        Then read the whole knowledge graph you remember. Then convert 9:00 Tokyo time to New \
+        York time.";
+    let needs: [&[&str]; 6] = [
+        &["time__get_current_time"],
+        &["memory__create_entities", "memory__add_observations"],
+        &["everything__get-sum"],
+        &["everything__echo", "fx__echo"],
+        &["memory__read_graph"],
+        &["time__convert_time"],
+    ];
+    let (_, r) = route(json!({ "query": six })).await;
+    assert_eq!(r["steps"].as_array().map(Vec::len), Some(6), "{r}");
+    let ranked: Vec<&str> = r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for need in needs {
+        assert!(
+            need.iter().any(|n| ranked.contains(n)),
+            "{need:?} missing from {ranked:?}: {r}"
+        );
+    }
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    let found = c
+        .request(
+            "tools/call",
+            json!({"name": "search_tools", "arguments": { "query": six }}),
+        )
+        .await;
+    let found = names(&found["result"]);
+    for need in needs {
+        assert!(
+            need.iter().any(|n| found.iter().any(|f| f == n)),
+            "{need:?} missing from {found:?}"
+        );
+    }
+    let (_, r) = route(json!({ "query": six, "k": 5 })).await;
+    assert_eq!(r["tools"].as_array().map(Vec::len), Some(5), "{r}");
     let (_, r) = route(json!({"query": "what time is it in Tokyo right now", "k": 3})).await;
     assert_eq!(r["nothing_fits"], false, "{r}");
     assert!(r.get("steps").is_none(), "one step: {r}");
