@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use registry::routing::eval::{Judged, Summary};
 use registry::routing::{
-    semantic_query, split_request, tool_doc, Embed, Fusion, Method, ModelFiles, OnnxEmbedder,
-    ToolIndex,
+    answer_size, semantic_query, split_request, tool_doc, Embed, Fusion, Method, ModelFiles,
+    OnnxEmbedder, ToolIndex,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -422,6 +422,26 @@ fn method_report(
                 .map(|g| g.iter().map(key).collect())
                 .collect(),
             ranked,
+            answer: None,
+        };
+        // The answer of a search that names no k, where it is longer than the first 5: searched
+        // again at its size (outside the timing), as the gateway would.
+        let size = answer_size(5, usize::MAX, steps[i].len());
+        let j = match search.split && size > 5 {
+            true => {
+                let answer =
+                    index.search_steps(&q.query, Some(v), &steps[i], size, method, fusion, &all);
+                Judged {
+                    answer: Some(
+                        answer
+                            .iter()
+                            .map(|h| format!("{}/{}", h.upstream, h.name))
+                            .collect(),
+                    ),
+                    ..j
+                }
+            }
+            false => j,
         };
         if search.rankings {
             rankings.push(ranking(q, &steps[i], &hits, &j, search.split));
@@ -575,6 +595,27 @@ impl Report {
                 }
             }
         }
+        let split: Vec<&MethodReport> = self
+            .methods
+            .iter()
+            .filter(|m| m.summary.answer_size > 5.0)
+            .collect();
+        if !split.is_empty() {
+            s.push_str(
+                "\nThe answer of a search that names no k (5 tools, or one for each step and one \
+                 for the whole request):\n\n| method | field | queries | group recall | tools |\n\
+                 |---|---|---|---|---|\n",
+            );
+            for m in split {
+                let all = std::iter::once(("all", &m.summary));
+                for (field, x) in all.chain(m.by_field.iter().map(|(f, x)| (f.as_str(), x))) {
+                    s.push_str(&format!(
+                        "| {} | {field} | {} | {:.3} | {:.2} |\n",
+                        m.method, x.queries, x.group_recall_of_answer, x.answer_size
+                    ));
+                }
+            }
+        }
         s.push_str(&format!(
             "\nIndex build (embedding every tool): {:.0} ms. Query embedding: p50 {:.1} ms, p95 {:.1} ms.\n",
             self.index_build_ms, self.query_embed_p50_ms, self.query_embed_p95_ms
@@ -661,6 +702,7 @@ mod tests {
                 .map(|g| g.iter().map(key).collect())
                 .collect(),
             ranked: hits.iter().map(|h| format!("s/{}", h.name)).collect(),
+            answer: None,
         };
         let r = ranking(&q, &steps, &hits, &j, true);
         assert_eq!(r.steps, ["find the file", "then email it"]);

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use prometheus::{Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts};
 use registry::routing::{
-    embedder::BATCH, semantic_query, split_request, tool_doc, Embed, Method, OnnxEmbedder,
-    QueryCache, ToolDoc, ToolIndex,
+    answer_size, embedder::BATCH, semantic_query, split_request, tool_doc, Embed, Method,
+    OnnxEmbedder, QueryCache, ToolDoc, ToolIndex,
 };
 use registry::{CatalogView, EntryKind, Exposed, Registry};
 use serde::Serialize;
@@ -474,10 +474,8 @@ impl ToolRouter {
         } else {
             vec![query.to_string()]
         };
-        let k = k.unwrap_or_else(|| {
-            let per_step = if steps.len() > 1 { steps.len() + 1 } else { 0 };
-            self.config.default_k.max(per_step).min(self.config.max_k)
-        });
+        let k =
+            k.unwrap_or_else(|| answer_size(self.config.default_k, self.config.max_k, steps.len()));
         let step_vectors = if steps.len() > 1 {
             self.step_vectors(&steps).await
         } else {

@@ -63,6 +63,10 @@ pub struct Summary {
     /// [`group_recall_at`]; equal to plain recall where every group is one tool.
     pub group_recall_at_5: f64,
     pub group_recall_at_10: f64,
+    /// Group recall of the answer a search that names no k gets ([`Judged::answer`]), and that
+    /// answer's mean size.
+    pub group_recall_of_answer: f64,
+    pub answer_size: f64,
 }
 
 /// One query's truth and answer.
@@ -72,6 +76,9 @@ pub struct Judged {
     /// Interchangeable tools per step; empty means one group per relevant tool.
     pub groups: Vec<Vec<String>>,
     pub ranked: Vec<String>,
+    /// The answer of a search that names no k (`split::answer_size`), when it is not the first
+    /// 5 of `ranked` (a request of more steps).
+    pub answer: Option<Vec<String>>,
 }
 
 impl Judged {
@@ -101,6 +108,13 @@ impl Summary {
             mrr: mean(&|j| reciprocal_rank(&j.relevant, &j.ranked)),
             group_recall_at_5: mean(&|j| group_recall_at(&j.groups(), &j.ranked, 5)),
             group_recall_at_10: mean(&|j| group_recall_at(&j.groups(), &j.ranked, 10)),
+            group_recall_of_answer: mean(&|j| match &j.answer {
+                Some(a) => group_recall_at(&j.groups(), a, a.len()),
+                None => group_recall_at(&j.groups(), &j.ranked, 5),
+            }),
+            answer_size: mean(&|j| {
+                j.answer.as_ref().map_or(j.ranked.len().min(5), Vec::len) as f64
+            }),
         }
     }
 }
@@ -127,6 +141,7 @@ mod tests {
             relevant,
             groups,
             ranked: ranked.clone(),
+            answer: None,
         };
         let s = Summary::of(&[judged(rel, vec![]), judged(v(&["q"]), vec![])]);
         assert_eq!(s.recall_at_5, 0.5);
@@ -138,5 +153,14 @@ mod tests {
         let s = Summary::of([&steps]);
         assert!((s.recall_at_5 - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(s.group_recall_at_5, 0.5);
+        assert_eq!((s.group_recall_of_answer, s.answer_size), (0.5, 3.0));
+        // A longer answer, for a request of more steps, is judged as a whole.
+        let longer = Judged {
+            answer: Some(v(&["a", "b", "c", "d", "e", "f", "y"])),
+            ..steps
+        };
+        let s = Summary::of([&longer]);
+        assert_eq!(s.group_recall_at_5, 0.5);
+        assert_eq!((s.group_recall_of_answer, s.answer_size), (1.0, 7.0));
     }
 }

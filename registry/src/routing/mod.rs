@@ -28,5 +28,5 @@ pub use crate::hash::text_hash;
 pub use embedder::{Embed, EmbedError, ModelFiles, OnnxEmbedder, QueryCache};
 pub use index::{Fusion, FusionMethod, Hit, Method, ToolDoc, ToolIndex};
 pub use query::{lexical_query, semantic_query};
-pub use split::{split_request, MAX_PARTS};
+pub use split::{answer_size, split_request, MAX_PARTS};
 pub use text::{humanize, tool_text, Detail};

@@ -108,6 +108,14 @@ const MIN_WORDS: usize = 4;
 /// off the later steps of long requests; past eight nothing changed (docs/routing.md).
 pub const MAX_PARTS: usize = 8;
 
+/// How many tools a search that names no k returns: `default_k`, or, for a request split into
+/// `steps` parts, one for each part and one for the whole request when that is more (at most
+/// `max_k`). The first round of a split search gives exactly that many, so no step goes without.
+pub fn answer_size(default_k: usize, max_k: usize, steps: usize) -> usize {
+    let per_step = if steps > 1 { steps + 1 } else { 0 };
+    default_k.max(per_step).min(max_k)
+}
+
 /// The steps of `request`, in order; a single element when it has only one. Parts keep their
 /// own words only: no part repeats another.
 pub fn split_request(request: &str) -> Vec<String> {
@@ -281,6 +289,15 @@ fn opens_action(lower: &str, i: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_without_k_has_room_for_every_step() {
+        assert_eq!(answer_size(5, 50, 1), 5);
+        assert_eq!(answer_size(5, 50, 3), 5);
+        assert_eq!(answer_size(5, 50, 6), 7);
+        assert_eq!(answer_size(5, 6, 8), 6);
+        assert_eq!(answer_size(10, 50, 6), 10);
+    }
 
     #[test]
     fn a_multi_step_request_becomes_its_steps() {

@@ -727,6 +727,11 @@ async fn eval_routing_reports_groups_levels_steps_and_the_no_tool_curve() {
                 "forecast",
                 "Gets the weather forecast for a city.",
             ),
+            tool(
+                "calendar",
+                "create_event",
+                "Creates an event in the calendar.",
+            ),
         ]),
     )
     .unwrap();
@@ -739,6 +744,12 @@ async fn eval_routing_reports_groups_levels_steps_and_the_no_tool_curve() {
                    "relevant_groups": [[r("files", "read_file"), r("notes", "read_note")]]}),
             json!({"id": "b", "query": "Read the file report.txt, and then email it to Bob", "level": 4,
                    "relevant": [r("files", "read_file"), r("mail", "send_email")]}),
+            json!({"id": "c", "level": 4, "query": "Get the weather forecast for Paris. Then \
+                   write it to the file paris.txt. Then email it to Bob. Then read my note about \
+                   the trip. Then create a calendar event for the flight.",
+                   "relevant": [r("weather", "forecast"), r("files", "write_file"),
+                                r("mail", "send_email"), r("notes", "read_note"),
+                                r("calendar", "create_event")]}),
         ]),
     )
     .unwrap();
@@ -762,11 +773,11 @@ async fn eval_routing_reports_groups_levels_steps_and_the_no_tool_curve() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("embedding tools: 5/5"), "{stderr}");
+    assert!(stderr.contains("embedding tools: 6/6"), "{stderr}");
     assert!(!stderr.contains("INFO"), "no library log lines: {stderr}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["tools"], 5);
-    assert_eq!(report["split_queries"], 1, "{report}");
+    assert_eq!(report["tools"], 6);
+    assert_eq!(report["split_queries"], 2, "{report}");
     let methods: Vec<&str> = report["methods"]
         .as_array()
         .unwrap()
@@ -787,9 +798,14 @@ async fn eval_routing_reports_groups_levels_steps_and_the_no_tool_curve() {
         grouped, 1.0,
         "every step has a tool in the top 10: {hybrid}"
     );
-    assert_eq!(plain, 1.0, "five tools, all in the top 10: {hybrid}");
+    assert_eq!(plain, 1.0, "six tools, all in the top 10: {hybrid}");
     assert_eq!(hybrid["by_field"]["level=1"]["queries"], 1, "{hybrid}");
-    assert_eq!(hybrid["by_field"]["level=4"]["queries"], 1, "{hybrid}");
+    let level4 = &hybrid["by_field"]["level=4"];
+    assert_eq!(level4["queries"], 2, "{hybrid}");
+    // Query c has five steps: a search that names no k answers with six tools, every one.
+    assert_eq!(level4["answer_size"], 5.5, "{hybrid}");
+    assert_eq!(level4["group_recall_of_answer"], 1.0, "{hybrid}");
+    assert_eq!(report["methods"][2]["answer_size"], 5.0, "unsplit: {report}");
     let curve = report["no_tool"].as_array().unwrap();
     assert!(!curve.is_empty());
     assert!(curve
