@@ -18,6 +18,8 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 pub struct RouteRequest {
     pub query: String,
+    /// How many tools. Without it, `routing.default_k`, or one for each step and one for the
+    /// whole request when a request has more steps than that.
     pub k: Option<usize>,
     #[serde(default)]
     pub filters: RouteFilters,

@@ -805,7 +805,10 @@ async fn eval_routing_reports_groups_levels_steps_and_the_no_tool_curve() {
     // Query c has five steps: a search that names no k answers with six tools, every one.
     assert_eq!(level4["answer_size"], 5.5, "{hybrid}");
     assert_eq!(level4["group_recall_of_answer"], 1.0, "{hybrid}");
-    assert_eq!(report["methods"][2]["answer_size"], 5.0, "unsplit: {report}");
+    assert_eq!(
+        report["methods"][2]["answer_size"], 5.0,
+        "unsplit: {report}"
+    );
     let curve = report["no_tool"].as_array().unwrap();
     assert!(!curve.is_empty());
     assert!(curve
