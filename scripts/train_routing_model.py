@@ -131,11 +131,11 @@ def step_anchors(args, examples, steps, tools, pairs):
     return anchors
 
 
-def mine_negatives(args, examples, queries, tools, pairs):
-    """One hard negative per pair: a tool the published model ranks high for the request (ranks
-    3 to 30 among the tools of the request's own source), that the request does not need. Ranks 1
-    and 2 are skipped: near-duplicates that nobody labelled (a `tldr` page and its alias) sit
-    there."""
+def mine_negatives(args, examples, texts, tools, pairs):
+    """One hard negative per pair: a tool the published model ranks high for the text the pair is
+    trained on (`texts`, one per pair: the request, or the step that needs the tool), ranks 3 to
+    30 among the tools of the request's own source, that the request does not need. Ranks 1 and 2
+    are skipped: near-duplicates that nobody labelled (a `tldr` page and its alias) sit there."""
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(args.base, device="cpu")
@@ -144,19 +144,18 @@ def mine_negatives(args, examples, queries, tools, pairs):
     source_of = {t: t.split(":", 1)[0] for t in ids}
     vectors = model.encode([tools[t] for t in ids], batch_size=64, normalize_embeddings=True,
                            convert_to_numpy=True)
-    wanted = sorted({q for q, _ in pairs})
-    qv = model.encode([queries[q] for q in wanted], batch_size=64, normalize_embeddings=True,
-                      convert_to_numpy=True)
-    row = {q: i for i, q in enumerate(wanted)}
+    wanted = sorted(set(texts))
+    qv = model.encode(wanted, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
+    row = {text: i for i, text in enumerate(wanted)}
     by_source = {}
     for i, t in enumerate(ids):
         by_source.setdefault(source_of[t], []).append(i)
     by_source = {k: np.array(v) for k, v in by_source.items()}
     rng = random.Random(args.seed)
     negatives = []
-    for q, t in pairs:
+    for (q, t), text in zip(pairs, texts):
         pool = by_source[source_of[t]]
-        scores = vectors[pool] @ qv[row[q]]
+        scores = vectors[pool] @ qv[row[text]]
         ranked = pool[np.argsort(-scores)[:30]]
         positives = set(examples[q]["positives"])
         choices = [ids[i] for i in ranked[2:] if ids[i] not in positives]
@@ -302,11 +301,6 @@ def main():
     print(f"train: {len(pairs)} pairs, e.g. {queries[pairs[0][0]]!r} -> {tools[pairs[0][1]]!r}",
           file=sys.stderr)
     started = time.time()
-    negatives = None
-    if args.hard_negatives:
-        negatives = mine_negatives(args, examples, queries, tools, pairs)
-        print(f"train: negatives mined in {time.time() - started:.0f} s, e.g. "
-              f"{tools[negatives[0]]!r}", file=sys.stderr)
     anchors = None
     if args.step_pairs:
         anchors = step_anchors(args, examples, [r.get("steps") for r in rows], tools, pairs)
@@ -314,13 +308,19 @@ def main():
             on_step = [i for i, a in enumerate(anchors) if a is not None]
             pairs = pairs + [pairs[i] for i in on_step]
             anchors = [None] * len(anchors) + [anchors[i] for i in on_step]
-            if negatives:
-                negatives = negatives + [negatives[i] for i in on_step]
         moved = sum(a is not None for a in anchors)
         example = next((i for i, a in enumerate(anchors) if a), None)
         print(f"train: {moved} pairs on a step, e.g. {anchors[example]!r} -> "
               f"{tools[pairs[example][1]]!r}" if example is not None else "train: no step pairs",
               file=sys.stderr)
+    negatives = None
+    if args.hard_negatives:
+        # Mined for the text each pair is trained on: a step's negative is a look-alike of the
+        # tool that step needs, not of the request's first tool.
+        texts = [(anchors and anchors[i]) or queries[q] for i, (q, _) in enumerate(pairs)]
+        negatives = mine_negatives(args, examples, texts, tools, pairs)
+        print(f"train: negatives mined in {time.time() - started:.0f} s, e.g. "
+              f"{tools[negatives[0]]!r}", file=sys.stderr)
     model = train(args, queries, tools, pairs, negatives, anchors)
     print(f"train: trained in {time.time() - started:.0f} s", file=sys.stderr)
     fp32 = os.path.join(args.work, "fp32")
