@@ -163,7 +163,9 @@ def mine_negatives(args, examples, texts, tools, pairs):
     return negatives
 
 
-def train(args, queries, tools, pairs, negatives=None, anchors=None):
+def train(args, texts, tools, pairs, negatives=None):
+    """`texts`: per pair, the text it is trained on (the request, or the step that needs the
+    tool)."""
     import torch
     from datasets import Dataset
     from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
@@ -175,7 +177,7 @@ def train(args, queries, tools, pairs, negatives=None, anchors=None):
     model = SentenceTransformer(args.base, device="cpu")
     model.max_seq_length = args.max_length
     columns = {
-        "anchor": [(anchors and anchors[i]) or queries[q] for i, (q, _) in enumerate(pairs)],
+        "anchor": texts,
         "positive": [tools[t] for _, t in pairs],
     }
     if negatives:
@@ -313,15 +315,15 @@ def main():
         print(f"train: {moved} pairs on a step, e.g. {anchors[example]!r} -> "
               f"{tools[pairs[example][1]]!r}" if example is not None else "train: no step pairs",
               file=sys.stderr)
+    texts = [(anchors and anchors[i]) or queries[q] for i, (q, _) in enumerate(pairs)]
     negatives = None
     if args.hard_negatives:
         # Mined for the text each pair is trained on: a step's negative is a look-alike of the
         # tool that step needs, not of the request's first tool.
-        texts = [(anchors and anchors[i]) or queries[q] for i, (q, _) in enumerate(pairs)]
         negatives = mine_negatives(args, examples, texts, tools, pairs)
         print(f"train: negatives mined in {time.time() - started:.0f} s, e.g. "
               f"{tools[negatives[0]]!r}", file=sys.stderr)
-    model = train(args, queries, tools, pairs, negatives, anchors)
+    model = train(args, texts, tools, pairs, negatives)
     print(f"train: trained in {time.time() - started:.0f} s", file=sys.stderr)
     fp32 = os.path.join(args.work, "fp32")
     model.save(fp32)

@@ -163,6 +163,13 @@ fn key(r: &ToolRef) -> String {
     format!("{}/{}", r.server, r.name)
 }
 
+/// The found tools' `server/name` keys, in order.
+fn keys(hits: &[registry::routing::Hit]) -> Vec<String> {
+    hits.iter()
+        .map(|h| format!("{}/{}", h.upstream, h.name))
+        .collect()
+}
+
 /// The `field=value` labels a query is reported under.
 fn labels(q: &QueryLine) -> Vec<String> {
     q.extra
@@ -399,10 +406,7 @@ fn method_report(
             index.search(&q.query, Some(v), 10, method, fusion, &all)
         };
         times.push(t.elapsed());
-        let ranked: Vec<String> = hits
-            .iter()
-            .map(|h| format!("{}/{}", h.upstream, h.name))
-            .collect();
+        let ranked = keys(&hits);
         let relevant: Vec<String> = q.relevant.iter().map(key).collect();
         if let Some(graded) = graded.as_deref_mut() {
             graded.push(
@@ -414,6 +418,12 @@ fn method_report(
                     .reduce(f32::max),
             );
         }
+        // The answer of a search that names no k, where it is longer than the first 5: searched
+        // again at its size (outside the timing), as the gateway would.
+        let size = answer_size(5, usize::MAX, steps[i].len());
+        let answer = (search.split && size > 5).then(|| {
+            keys(&index.search_steps(&q.query, Some(v), &steps[i], size, method, fusion, &all))
+        });
         let j = Judged {
             relevant,
             groups: q
@@ -422,26 +432,7 @@ fn method_report(
                 .map(|g| g.iter().map(key).collect())
                 .collect(),
             ranked,
-            answer: None,
-        };
-        // The answer of a search that names no k, where it is longer than the first 5: searched
-        // again at its size (outside the timing), as the gateway would.
-        let size = answer_size(5, usize::MAX, steps[i].len());
-        let j = match search.split && size > 5 {
-            true => {
-                let answer =
-                    index.search_steps(&q.query, Some(v), &steps[i], size, method, fusion, &all);
-                Judged {
-                    answer: Some(
-                        answer
-                            .iter()
-                            .map(|h| format!("{}/{}", h.upstream, h.name))
-                            .collect(),
-                    ),
-                    ..j
-                }
-            }
-            false => j,
+            answer,
         };
         if search.rankings {
             rankings.push(ranking(q, &steps[i], &hits, &j, search.split));
