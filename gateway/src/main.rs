@@ -144,6 +144,10 @@ struct EvalArgs {
     lexical_weight: Vec<f32>,
     #[arg(long)]
     rrf_k: Option<f32>,
+    /// What a step's tool gains for belonging to an upstream the whole request is about
+    /// (routing.fusion.provider_weight; 0: each step stands alone).
+    #[arg(long)]
+    provider_weight: Option<f32>,
     /// `score` or `rrf`.
     #[arg(long)]
     fusion: Option<String>,
@@ -527,11 +531,13 @@ fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
         semantic_weight,
         lexical_weight,
         rrf_k,
+        provider_weight,
         fusion: fusion_method,
     } = args;
     let mut fusion = config.routing.fusion;
     fusion.semantic_weight = semantic_weight.unwrap_or(fusion.semantic_weight);
     fusion.rrf_k = rrf_k.unwrap_or(fusion.rrf_k);
+    fusion.provider_weight = provider_weight.unwrap_or(fusion.provider_weight);
     if let Some(m) = fusion_method {
         fusion.method = serde_json::from_value(serde_json::Value::from(m))
             .map_err(|_| anyhow::anyhow!("--fusion must be score or rrf"))?;

@@ -165,7 +165,15 @@ impl RoutingConfig {
         positive("routing.threads", raw.threads.map(|v| v as u64))?;
         positive("routing.auto_k", raw.auto_k.map(|v| v as u64))?;
         let f = raw.fusion;
-        if f.semantic_weight < 0.0 || f.lexical_weight < 0.0 || f.rrf_k < 0.0 {
+        if [
+            f.semantic_weight,
+            f.lexical_weight,
+            f.provider_weight,
+            f.rrf_k,
+        ]
+        .iter()
+        .any(|v| v.is_nan() || *v < 0.0)
+        {
             return Err(KeyError::new(
                 "routing.fusion",
                 "weights and rrf_k must be >= 0",
@@ -248,5 +256,18 @@ mod tests {
             bad.message
         );
         assert!(toml::from_str::<RawRouting>(r#"model = "bge""#).is_err());
+    }
+
+    #[test]
+    fn fusion_weights_default_and_a_negative_one_is_named() {
+        let f = parse("", None).unwrap().fusion;
+        assert_eq!((f.lexical_weight, f.provider_weight), (0.5, 0.2));
+        let off = parse("[fusion]\nprovider_weight = 0", None).unwrap().fusion;
+        assert_eq!((off.lexical_weight, off.provider_weight), (0.5, 0.0));
+        let bad = parse("[fusion]\nprovider_weight = -0.1", None)
+            .err()
+            .unwrap();
+        assert_eq!(bad.key, "routing.fusion");
+        assert!(toml::from_str::<RawRouting>("[fusion]\nprovider = 1").is_err());
     }
 }

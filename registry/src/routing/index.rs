@@ -2,7 +2,7 @@
 //! fused by weighted reciprocal rank. Tools are added, changed and removed one at a time; a
 //! tool is searchable lexically at once and semantically once its vector arrives.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +61,11 @@ pub struct Fusion {
     pub semantic_weight: f32,
     pub lexical_weight: f32,
     pub rrf_k: f32,
+    /// In a request split into steps, what a step's candidate gains for belonging to an
+    /// upstream the rest of the request chose (the whole request's first tool, each other
+    /// step's first tool), on the scale of the step's own best score (1), when it fits the step
+    /// nearly as well as the step's best ([`PROVIDER_CLOSENESS`]). 0: each step stands alone.
+    pub provider_weight: f32,
 }
 
 impl Default for Fusion {
@@ -70,9 +75,20 @@ impl Default for Fusion {
             semantic_weight: 1.0,
             lexical_weight: 0.5,
             rrf_k: 60.0,
+            provider_weight: 0.2,
         }
     }
 }
+
+/// A step's candidate may gain from its upstream ([`Fusion::provider_weight`]) only if its
+/// similarity to the step is at least this share of the step's best: the request's provider
+/// breaks near-ties of meaning; shared words alone ("add the numbers" and `add_observations`)
+/// do not earn it.
+pub const PROVIDER_CLOSENESS: f32 = 0.7;
+
+/// How many of a step's candidates the provider evidence may reorder: the same for every k up to
+/// ten, so that an answer of five is the first five of an answer of ten.
+const STEP_CANDIDATES: usize = 10;
 
 /// The fused contribution of each candidate of one ranking, in its order.
 fn contributions(list: &[(u32, f32)], weight: f32, fusion: &Fusion) -> Vec<f32> {
@@ -315,6 +331,10 @@ impl ToolIndex {
     /// turn — the first of each, then the second of each — so that every step has its best tools
     /// near the top however many words the others have. A tool keeps the first place it earns
     /// (and the step that earned it).
+    ///
+    /// A step is ranked with the rest of the request in mind ([`Fusion::provider_weight`]):
+    /// "…, then retrieve its details" names no provider, and alone it finds another product's
+    /// `get_details`; the upstream the other steps chose has the one it means.
     #[allow(clippy::too_many_arguments)]
     pub fn search_steps(
         &self,
@@ -330,13 +350,41 @@ impl ToolIndex {
         if steps.len() < 2 {
             return whole;
         }
-        let mut parts = Vec::new();
-        for (i, (text, vector)) in steps.iter().enumerate() {
-            let mut hits = self.search(text, vector.as_deref(), k, method, fusion, allow);
-            for h in &mut hits {
+        let candidates = if fusion.provider_weight > 0.0 {
+            k.max(STEP_CANDIDATES)
+        } else {
+            k
+        };
+        let mut parts: Vec<Vec<Hit>> = steps
+            .iter()
+            .map(|(text, vector)| {
+                self.search(text, vector.as_deref(), candidates, method, fusion, allow)
+            })
+            .collect();
+        let chosen: Vec<Option<String>> = parts
+            .iter()
+            .map(|l| l.first().map(|h| h.upstream.clone()))
+            .collect();
+        for (i, hits) in parts.iter_mut().enumerate() {
+            // What the rest of the request chose: the whole request's first tool and every
+            // other step's.
+            let others: HashSet<&str> = whole
+                .first()
+                .map(|h| h.upstream.as_str())
+                .into_iter()
+                .chain(
+                    chosen
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != i)
+                        .filter_map(|(_, u)| u.as_deref()),
+                )
+                .collect();
+            favour_providers(hits, &others, fusion.provider_weight);
+            hits.truncate(k);
+            for h in hits.iter_mut() {
                 h.step = Some(i);
             }
-            parts.push(hits);
         }
         // Within a round, the steps whose best tool fits best come first: a sentence of
         // context ("I'm researching OSMO") fits no tool well and should not take a slot first.
@@ -369,6 +417,31 @@ impl ToolIndex {
         }
         out
     }
+}
+
+/// Reorders a step's ranking: each tool's score over the step's best, plus `weight` if its
+/// upstream is one the rest of the request chose and it fits the step nearly as well as the
+/// step's best tool ([`PROVIDER_CLOSENESS`]). Measured in docs/routing.md ("The request's
+/// providers").
+fn favour_providers(hits: &mut [Hit], providers: &HashSet<&str>, weight: f32) {
+    // A step whose best tool is already of a chosen upstream keeps its own order (in a catalog
+    // of one upstream, every step's).
+    if weight <= 0.0 || hits.is_empty() || providers.contains(hits[0].upstream.as_str()) {
+        return;
+    }
+    let top = hits[0].score.max(f32::EPSILON);
+    let best = hits.iter().filter_map(|h| h.similarity).fold(0.0, f32::max);
+    let key = |h: &Hit| {
+        let close = h.similarity.unwrap_or(0.0) >= PROVIDER_CLOSENESS * best;
+        let gain = if close && providers.contains(h.upstream.as_str()) {
+            weight
+        } else {
+            0.0
+        };
+        h.score / top + gain
+    };
+    // A stable sort: ties keep the step's own order.
+    hits.sort_by(|a, b| key(b).total_cmp(&key(a)));
 }
 
 /// Tells a changed BM25 text without keeping the text.
@@ -466,6 +539,56 @@ mod tests {
         // A one-step request is an ordinary search.
         let one = ix.search_steps("zzz", Some(&axis(2)), &[], 1, Method::Semantic, &f, &all);
         assert_eq!((one[0].name.as_str(), one[0].step), ("fetch", None));
+    }
+
+    #[test]
+    fn a_step_that_names_no_provider_keeps_to_the_requests_one() {
+        // Two products with a `get_details` each; the request is about the firewall.
+        let mut ix = ToolIndex::default();
+        let tools = [
+            ("firewall", "create_vlan", [1.0, 0.0, 0.0, 0.0]),
+            ("firewall", "get_vlan", [0.3, 0.0, 0.95, 0.0]),
+            ("game", "get_file_details", [0.0, 0.0, 1.0, 0.0]),
+            ("notes", "write_note", [0.0, 0.0, 0.0, 1.0]),
+        ];
+        for (upstream, name, v) in tools {
+            let d = doc(upstream, name, name);
+            let h = d.hash.clone();
+            ix.upsert(d);
+            ix.set_vector(upstream, name, &h, v.to_vec());
+        }
+        let all = |_: &ToolDoc| true;
+        let whole = [1.0, 0.0, 0.2, 0.1];
+        let steps = vec![
+            ("create a vlan".to_string(), Some(vec![1.0, 0.0, 0.0, 0.0])),
+            (
+                "then retrieve its details".to_string(),
+                Some(vec![0.0, 0.0, 1.0, 0.0]),
+            ),
+            (
+                "and save them as a note".to_string(),
+                Some(vec![0.0, 0.0, 0.0, 1.0]),
+            ),
+        ];
+        let found = |f: &Fusion| {
+            let hits = ix.search_steps("zzz", Some(&whole), &steps, 4, Method::Semantic, f, &all);
+            hits.into_iter()
+                .map(|h| (h.name, h.step))
+                .collect::<Vec<_>>()
+        };
+        let on = found(&Fusion::default());
+        assert!(on.contains(&("get_vlan".into(), Some(1))), "{on:?}");
+        // A step whose own tool is far better keeps it: the note tool of another upstream.
+        assert!(on.contains(&("write_note".into(), Some(2))), "{on:?}");
+        // Each step alone: the other product's tool wins the step.
+        let off = found(&Fusion {
+            provider_weight: 0.2,
+            ..Fusion::default()
+        });
+        assert!(
+            off.contains(&("get_file_details".into(), Some(1))),
+            "{off:?}"
+        );
     }
 
     #[test]

@@ -314,6 +314,39 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     assert_eq!(s, 400);
     let (s, _) = route(json!({"query": "x", "k": 5000})).await;
     assert_eq!(s, 400);
+
+    // A step that names no provider keeps to the one the request is about. Alone, "then tell
+    // me the current time there" finds another server's clock first (its words match); the
+    // request is about the time server, whose tool serves the step.
+    c.request(
+        "tools/call",
+        json!({"name": "fx__add_tool", "arguments": {"name": "clock",
+            "description": "Tells the current time on this server's clock"}}),
+    )
+    .await;
+    let request = json!({"query": "Convert 9:00 Tokyo time to New York time, then tell me the \
+        current time there.", "k": 5});
+    let mut r = Value::Null;
+    for _ in 0..100 {
+        r = route(request.clone()).await.1;
+        if tool_names(&r["tools"]).iter().any(|n| n == "fx__clock") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let step = "then tell me the current time there.";
+    let serving: Vec<&str> = r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["step"] == step)
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        serving.first(),
+        Some(&"time__get_current_time"),
+        "the clock must be indexed and rank after the time server's tool for {step:?}: {r}"
+    );
 }
 
 #[tokio::test]
