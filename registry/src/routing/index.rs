@@ -350,42 +350,7 @@ impl ToolIndex {
         if steps.len() < 2 {
             return whole;
         }
-        let candidates = if fusion.provider_weight > 0.0 {
-            k.max(STEP_CANDIDATES)
-        } else {
-            k
-        };
-        let mut parts: Vec<Vec<Hit>> = steps
-            .iter()
-            .map(|(text, vector)| {
-                self.search(text, vector.as_deref(), candidates, method, fusion, allow)
-            })
-            .collect();
-        let chosen: Vec<Option<String>> = parts
-            .iter()
-            .map(|l| l.first().map(|h| h.upstream.clone()))
-            .collect();
-        for (i, hits) in parts.iter_mut().enumerate() {
-            // What the rest of the request chose: the whole request's first tool and every
-            // other step's.
-            let others: HashSet<&str> = whole
-                .first()
-                .map(|h| h.upstream.as_str())
-                .into_iter()
-                .chain(
-                    chosen
-                        .iter()
-                        .enumerate()
-                        .filter(|(j, _)| *j != i)
-                        .filter_map(|(_, u)| u.as_deref()),
-                )
-                .collect();
-            favour_providers(hits, &others, fusion.provider_weight);
-            hits.truncate(k);
-            for h in hits.iter_mut() {
-                h.step = Some(i);
-            }
-        }
+        let mut parts = self.step_rankings(whole.first(), steps, k, method, fusion, allow);
         // Within a round, the steps whose best tool fits best come first: a sentence of
         // context ("I'm researching OSMO") fits no tool well and should not take a slot first.
         // Measured on ETOM level 4: group recall@5 0.509 in request order, 0.540 in this one.
@@ -416,6 +381,55 @@ impl ToolIndex {
             }
         }
         out
+    }
+
+    /// Each step's best `k` tools, each step ranked with the rest of the request in mind
+    /// ([`favour_providers`]): the upstreams of `whole_first` (the whole request's first tool)
+    /// and of every other step's first tool.
+    #[allow(clippy::too_many_arguments)]
+    fn step_rankings(
+        &self,
+        whole_first: Option<&Hit>,
+        steps: &[(String, Option<Vec<f32>>)],
+        k: usize,
+        method: Method,
+        fusion: &Fusion,
+        allow: &dyn Fn(&ToolDoc) -> bool,
+    ) -> Vec<Vec<Hit>> {
+        let candidates = if fusion.provider_weight > 0.0 {
+            k.max(STEP_CANDIDATES)
+        } else {
+            k
+        };
+        let mut parts: Vec<Vec<Hit>> = steps
+            .iter()
+            .map(|(text, vector)| {
+                self.search(text, vector.as_deref(), candidates, method, fusion, allow)
+            })
+            .collect();
+        let chosen: Vec<Option<String>> = parts
+            .iter()
+            .map(|l| l.first().map(|h| h.upstream.clone()))
+            .collect();
+        for (i, hits) in parts.iter_mut().enumerate() {
+            let others: HashSet<&str> = whole_first
+                .map(|h| h.upstream.as_str())
+                .into_iter()
+                .chain(
+                    chosen
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != i)
+                        .filter_map(|(_, u)| u.as_deref()),
+                )
+                .collect();
+            favour_providers(hits, &others, fusion.provider_weight);
+            hits.truncate(k);
+            for h in hits.iter_mut() {
+                h.step = Some(i);
+            }
+        }
+        parts
     }
 }
 
