@@ -144,8 +144,8 @@ struct EvalArgs {
     lexical_weight: Vec<f32>,
     #[arg(long)]
     rrf_k: Option<f32>,
-    /// What a step's tool gains for belonging to an upstream the whole request is about
-    /// (routing.fusion.provider_weight; 0: each step stands alone).
+    /// What a step's nearly as fitting tool gains for belonging to an upstream the rest of the
+    /// request chose (routing.fusion.provider_weight; 0: each step stands alone).
     #[arg(long)]
     provider_weight: Option<f32>,
     /// `score` or `rrf`.

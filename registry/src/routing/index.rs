@@ -596,7 +596,7 @@ mod tests {
         assert!(on.contains(&("write_note".into(), Some(2))), "{on:?}");
         // Each step alone: the other product's tool wins the step.
         let off = found(&Fusion {
-            provider_weight: 0.2,
+            provider_weight: 0.0,
             ..Fusion::default()
         });
         assert!(
