@@ -145,7 +145,8 @@ struct EvalArgs {
     #[arg(long)]
     rrf_k: Option<f32>,
     /// What a step's nearly as fitting tool gains for belonging to an upstream the rest of the
-    /// request chose (routing.fusion.provider_weight; 0: each step stands alone).
+    /// request chose, and what a step's later tool of no such upstream loses
+    /// (routing.fusion.provider_weight; 0: each step stands alone).
     #[arg(long)]
     provider_weight: Option<f32>,
     /// `score` or `rrf`.

@@ -64,7 +64,9 @@ pub struct Fusion {
     /// In a request split into steps, what a step's candidate gains for belonging to an
     /// upstream the rest of the request chose (the whole request's first tool, each other
     /// step's first tool), on the scale of the step's own best score (1), when it fits the step
-    /// nearly as well as the step's best ([`PROVIDER_CLOSENESS`]). 0: each step stands alone.
+    /// nearly as well as the step's best ([`PROVIDER_CLOSENESS`]); when the step's best is
+    /// already of such an upstream, what its other candidates of no chosen upstream lose. 0:
+    /// each step stands alone.
     pub provider_weight: f32,
 }
 
@@ -433,17 +435,28 @@ impl ToolIndex {
     }
 }
 
-/// Reorders a step's ranking: each tool's score over the step's best, plus `weight` if its
-/// upstream is one the rest of the request chose and it fits the step nearly as well as the
-/// step's best tool ([`PROVIDER_CLOSENESS`]). Measured in docs/routing.md ("The request's
-/// providers").
+/// Reorders a step's ranking with the upstreams the rest of the request chose (`providers`).
+/// A step whose best tool is of none of them: each tool's score over the step's best, plus
+/// `weight` if its upstream is one of them and it fits the step nearly as well as the step's
+/// best tool ([`PROVIDER_CLOSENESS`]). A step whose best tool is of one of them keeps it first,
+/// and its other candidates of no chosen upstream lose `weight`: "…, link
+/// them as colleagues" on a knowledge graph wants the graph's `create_relations` next, not an
+/// address book's `link_contacts`. Measured in docs/routing.md ("The request's providers").
 fn favour_providers(hits: &mut [Hit], providers: &HashSet<&str>, weight: f32) {
-    // A step whose best tool is already of a chosen upstream keeps its own order (in a catalog
-    // of one upstream, every step's).
-    if weight <= 0.0 || hits.is_empty() || providers.contains(hits[0].upstream.as_str()) {
+    if weight <= 0.0 || hits.is_empty() {
         return;
     }
     let top = hits[0].score.max(f32::EPSILON);
+    if providers.contains(hits[0].upstream.as_str()) {
+        // No cosine gate here: the step's first tool already says which provider it means, and
+        // only tools of no chosen upstream move (in a catalog of one upstream, none does).
+        let key = |h: &Hit| {
+            let chosen = providers.contains(h.upstream.as_str());
+            h.score / top - if chosen { 0.0 } else { weight }
+        };
+        hits[1..].sort_by(|a, b| key(b).total_cmp(&key(a)));
+        return;
+    }
     let best = hits.iter().filter_map(|h| h.similarity).fold(0.0, f32::max);
     let key = |h: &Hit| {
         let close = h.similarity.unwrap_or(0.0) >= PROVIDER_CLOSENESS * best;
@@ -603,6 +616,51 @@ mod tests {
             off.contains(&("get_file_details".into(), Some(1))),
             "{off:?}"
         );
+    }
+
+    #[test]
+    fn a_steps_later_candidates_keep_to_the_requests_providers() {
+        let hit = |upstream: &str, name: &str, score: f32| Hit {
+            upstream: upstream.into(),
+            name: name.into(),
+            score,
+            similarity: Some(score),
+            semantic_rank: None,
+            lexical_rank: None,
+            step: None,
+        };
+        // "Add Alice and Bob to the knowledge graph, link them as colleagues".
+        let ranked = vec![
+            hit("graph", "create_entities", 1.0),
+            hit("contacts", "link_contacts", 0.95),
+            hit("graph", "create_relations", 0.9),
+            hit("clock", "now", 0.5),
+        ];
+        let order = |providers: &[&str], weight: f32| {
+            let mut hits = ranked.clone();
+            let providers: HashSet<&str> = providers.iter().copied().collect();
+            favour_providers(&mut hits, &providers, weight);
+            hits.into_iter().map(|h| h.name).collect::<Vec<_>>()
+        };
+        // The rest of the request chose the graph: its tool comes next, the address book's after.
+        assert_eq!(
+            order(&["graph"], 0.2),
+            [
+                "create_entities",
+                "create_relations",
+                "link_contacts",
+                "now"
+            ]
+        );
+        // Every upstream chosen, or the weight 0: the step's own order.
+        let own = [
+            "create_entities",
+            "link_contacts",
+            "create_relations",
+            "now",
+        ];
+        assert_eq!(order(&["graph", "contacts", "clock"], 0.2), own);
+        assert_eq!(order(&["graph"], 0.0), own);
     }
 
     #[test]

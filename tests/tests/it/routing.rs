@@ -347,6 +347,34 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         Some(&"time__get_current_time"),
         "the clock must be indexed and rank after the time server's tool for {step:?}: {r}"
     );
+
+    // A step's later candidates keep to the providers the request chose: after the graph's
+    // first tool for "…, link them as colleagues", the graph's `create_relations` rather than
+    // an address book's look-alike, which used to take its place.
+    c.request(
+        "tools/call",
+        json!({"name": "fx__add_tool", "arguments": {"name": "link_contacts",
+            "description": "Links two people as colleagues in the address book"}}),
+    )
+    .await;
+    let look_alike = json!({"query": "link two people as colleagues in the address book", "k": 1});
+    for _ in 0..100 {
+        if tool_names(&route(look_alike.clone()).await.1["tools"]) == ["fx__link_contacts"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, r) = route(
+        json!({"query": "Add Alice and Bob to the knowledge graph, link them as \
+        colleagues, then search the graph for Alice.", "k": 4}),
+    )
+    .await;
+    let names = tool_names(&r["tools"]);
+    assert!(
+        names.iter().any(|n| n == "memory__create_relations")
+            && names.iter().all(|n| n.starts_with("memory__")),
+        "the graph's tools serve every step: {r}"
+    );
 }
 
 #[tokio::test]
