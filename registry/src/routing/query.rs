@@ -183,37 +183,57 @@ fn kind_in_place(word: &str) -> String {
     }
 }
 
-/// `request` with each quoted value passed to `value` and replaced by what it returns (or by a
-/// space when it returns nothing).
-fn replace_quoted(request: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
-    let chars: Vec<char> = request.chars().collect();
-    let mut out = String::with_capacity(request.len());
+/// The byte ranges of `request`'s quoted values, quotes included, in order.
+pub(crate) fn quoted_spans(request: &str) -> Vec<std::ops::Range<usize>> {
+    let chars: Vec<(usize, char)> = request.char_indices().collect();
+    let mut spans = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
-        let at_word_start = i == 0 || chars[i - 1].is_whitespace() || chars[i - 1] == '(';
+        let c = chars[i].1;
+        let at_word_start = i == 0 || chars[i - 1].1.is_whitespace() || chars[i - 1].1 == '(';
         if let Some(&(_, close)) = QUOTES.iter().find(|(open, _)| *open == c && at_word_start) {
             let end = (i + 1..chars.len()).find(|&j| {
-                chars[j] == close
+                chars[j].1 == close
                     && j > i + 1
                     && chars
                         .get(j + 1)
-                        .is_none_or(|n| n.is_whitespace() || n.is_ascii_punctuation())
+                        .is_none_or(|(_, n)| n.is_whitespace() || n.is_ascii_punctuation())
             });
             if let Some(end) = end {
-                let quoted: String = chars[i + 1..end].iter().collect();
-                out.push(' ');
-                if let Some(put) = value(quoted.trim()) {
-                    out.push_str(&put);
-                    out.push(' ');
-                }
+                spans.push(chars[i].0..chars[end].0 + close.len_utf8());
                 i = end + 1;
                 continue;
             }
         }
-        out.push(c);
         i += 1;
     }
+    spans
+}
+
+/// `request` with each quoted value passed to `value` and replaced by what it returns (or by a
+/// space when it returns nothing).
+fn replace_quoted(request: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(request.len());
+    let mut at = 0;
+    for span in quoted_spans(request) {
+        out.push_str(&request[at..span.start]);
+        let open = request[span.start..]
+            .chars()
+            .next()
+            .map_or(1, char::len_utf8);
+        let close = request[..span.end]
+            .chars()
+            .next_back()
+            .map_or(1, char::len_utf8);
+        let quoted = &request[span.start + open..span.end - close];
+        out.push(' ');
+        if let Some(put) = value(quoted.trim()) {
+            out.push_str(&put);
+            out.push(' ');
+        }
+        at = span.end;
+    }
+    out.push_str(&request[at..]);
     out
 }
 

@@ -3,6 +3,8 @@
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences,
 //! then clauses at sequencing words, at "and" before an action verb, and at a saving phrase.
 
+use super::query::quoted_spans;
+
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
 /// comma ("…, and finally, give me the price").
 const STEP_MARKERS: &[&str] = &[
@@ -119,8 +121,9 @@ pub fn answer_size(default_k: usize, max_k: usize, steps: usize) -> usize {
 /// The steps of `request`, in order; a single element when it has only one. Parts keep their
 /// own words only: no part repeats another.
 pub fn split_request(request: &str) -> Vec<String> {
+    let (masked, quoted) = mask_quoted(request);
     let mut parts: Vec<String> = Vec::new();
-    for sentence in sentences(request) {
+    for sentence in sentences(&masked) {
         for clause in clauses(&sentence) {
             let clause = clause.trim_matches(|c: char| c.is_whitespace() || c == ',' || c == ';');
             if clause.is_empty() {
@@ -150,7 +153,62 @@ pub fn split_request(request: &str) -> Vec<String> {
         return vec![request.trim().to_string()];
     }
     parts.truncate(MAX_PARTS);
-    parts
+    parts.iter().map(|p| unmask(p, &quoted)).collect()
+}
+
+/// The first of the private-use characters that stand for quoted values while a request is cut.
+const MASK: u32 = 0xE000;
+
+/// `request` with each quoted value replaced by one private-use character, and the values: a
+/// quoted value is what a step acts on, never where it ends ("with the content 'Attendees:
+/// John. Minutes: …'" is one step). Left as it is: a request with fewer words outside its
+/// quotes than a step has (the quotes are the request: `"John has two triangles. … Can you
+/// help him?"`), with such characters of its own, or with more quoted values than they are.
+fn mask_quoted(request: &str) -> (String, Vec<&str>) {
+    let spans = quoted_spans(request);
+    let own = request
+        .chars()
+        .any(|c| (MASK..MASK + 0x1000).contains(&u32::from(c)));
+    let outside = spans
+        .iter()
+        .scan(0, |at, span| {
+            let words = request[*at..span.start].split_whitespace().count();
+            *at = span.end;
+            Some(words)
+        })
+        .sum::<usize>()
+        + spans
+            .last()
+            .map_or(0, |l| request[l.end..].split_whitespace().count());
+    if spans.is_empty() || own || spans.len() >= 0x1000 || outside < MIN_WORDS {
+        return (request.to_string(), Vec::new());
+    }
+    let mut masked = String::with_capacity(request.len());
+    let mut at = 0;
+    let mut values = Vec::with_capacity(spans.len());
+    for (n, span) in spans.into_iter().enumerate() {
+        masked.push_str(&request[at..span.start]);
+        masked.extend(char::from_u32(MASK + n as u32));
+        values.push(&request[span.clone()]);
+        at = span.end;
+    }
+    masked.push_str(&request[at..]);
+    (masked, values)
+}
+
+/// `part` with its quoted values back.
+fn unmask(part: &str, values: &[&str]) -> String {
+    part.chars()
+        .fold(String::with_capacity(part.len()), |mut out, c| {
+            match u32::from(c)
+                .checked_sub(MASK)
+                .and_then(|n| values.get(n as usize))
+            {
+                Some(value) => out.push_str(value),
+                None => out.push(c),
+            }
+            out
+        })
 }
 
 /// Sentences end at `.`, `?`, `!` or `;` followed by a space (so `v2.3`, `a.b@c.com` and URLs
@@ -440,6 +498,38 @@ mod tests {
             [
                 "Get the weather for Paris",
                 "and then next week's forecast too"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_quoted_value_is_never_cut() {
+        assert_eq!(
+            split_request(
+                "Create a note named 'Meeting Minutes' with the content 'Attendees: John, Jane, \
+                 Bob. Minutes: we discussed the timeline.' and then retrieve its content."
+            ),
+            [
+                "Create a note named 'Meeting Minutes' with the content 'Attendees: John, Jane, \
+                 Bob. Minutes: we discussed the timeline.'",
+                "and then retrieve its content."
+            ]
+        );
+        assert_eq!(
+            split_request(
+                "Post \"build, then deploy\" to the team channel, then archive the thread."
+            ),
+            [
+                "Post \"build, then deploy\" to the team channel",
+                "then archive the thread."
+            ]
+        );
+        // An apostrophe is no quote: "Bob's" opens nothing, and the cut stays.
+        assert_eq!(
+            split_request("Read Bob's latest message, then forward it to Alice's inbox."),
+            [
+                "Read Bob's latest message",
+                "then forward it to Alice's inbox."
             ]
         );
     }

@@ -248,6 +248,20 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         "{r}"
     );
     assert!(memory_step.contains("Alice"), "{r}");
+    // A quoted value is what a step acts on, never where it ends.
+    let (_, r) = route(
+        json!({"query": "Echo back the message 'Build is green. Then deploy to \
+        prod.' and then tell me the current time in Tokyo.", "k": 4}),
+    )
+    .await;
+    assert_eq!(
+        r["steps"],
+        json!([
+            "Echo back the message 'Build is green. Then deploy to prod.'",
+            "and then tell me the current time in Tokyo."
+        ]),
+        "{r}"
+    );
     // A request of more steps than the default k names no k: every step still gets its tool,
     // through /v1/route and search_tools alike; a k the caller names is kept.
     let six = "What time is it in Tokyo right now? Then create an entity named Alice in the \
