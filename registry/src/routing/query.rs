@@ -237,12 +237,57 @@ fn replace_quoted(request: &str, mut value: impl FnMut(&str) -> Option<String>) 
     out
 }
 
+/// Words before a verb of messaging that make it one ("…, then email it", "please mail the").
+const BEFORE_VERB: &[&str] = &["also", "and", "please", "then", "to", "you"];
+/// Words after a verb of messaging that make it one: its object ("email it", "mail the list"),
+/// or an address ("mail ops@example.com").
+const OBJECTS: &[&str] = &[
+    "a", "all", "an", "each", "every", "her", "him", "his", "it", "me", "my", "our", "that", "the",
+    "their", "them", "these", "this", "those", "us",
+];
+
+/// The phrase the model reads for word `i` of `words` when it is "email" or "mail" used as a
+/// verb: the model reads "email it to the team" as being about an e-mail account, a team or
+/// whatever follows, and "send an email with it to the team" as sending one
+/// (docs/routing.md, "A verb of messaging").
+fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
+    let word = words[i].to_ascii_lowercase();
+    if !matches!(word.as_str(), "email" | "e-mail" | "mail") {
+        return None;
+    }
+    let before = match i.checked_sub(1).map(|j| words[j]) {
+        None => true,
+        Some(w) => {
+            w.ends_with([',', ':', '.']) || BEFORE_VERB.contains(&w.to_ascii_lowercase().as_str())
+        }
+    };
+    let next = words
+        .get(i + 1)
+        .map(|w| w.trim_end_matches([',', '.']).to_ascii_lowercase())
+        .unwrap_or_default();
+    if !before {
+        None
+    } else if next.contains('@') {
+        Some("send an email to")
+    } else if OBJECTS.contains(&next.as_str()) {
+        Some("send an email with")
+    } else {
+        None
+    }
+}
+
 /// `request` without its quoted values (each replaced by a space, or by its kind when it names
 /// a file, URL or e-mail address), and with the kind in place of such values left unquoted.
 pub fn semantic_query(request: &str) -> String {
-    let cleaned = replace_quoted(request, kind_words)
-        .split_whitespace()
-        .map(kind_in_place)
+    let unquoted = replace_quoted(request, kind_words);
+    let words: Vec<&str> = unquoted.split_whitespace().collect();
+    let cleaned = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match message_verb(&words, i) {
+            Some(phrase) => phrase.to_string(),
+            None => kind_in_place(w),
+        })
         .collect::<Vec<_>>()
         .join(" ");
     if cleaned.split_whitespace().count() < MIN_WORDS_LEFT {
@@ -328,6 +373,27 @@ mod tests {
     }
 
     #[test]
+    fn email_as_a_verb_is_read_as_sending_one() {
+        assert_eq!(
+            semantic_query("List the open issues, then email them to the team lead"),
+            "List the open issues, then send an email with them to the team lead"
+        );
+        assert_eq!(
+            semantic_query("Email the agenda to the team"),
+            "send an email with the agenda to the team"
+        );
+        // A noun stays a noun: after an article or a possessive, or before a noun.
+        for request in [
+            "Read my latest email and summarize it",
+            "Find the email address of Bob",
+            "Forward the email the bot sent yesterday",
+            "and mail server logs",
+        ] {
+            assert_eq!(semantic_query(request), request);
+        }
+    }
+
+    #[test]
     fn the_extensions_are_sorted() {
         assert!(FILE_EXTENSIONS.windows(2).all(|w| w[0] < w[1]));
     }
@@ -344,7 +410,7 @@ mod tests {
         );
         assert_eq!(
             semantic_query("write the names into deploy/apps.txt, then mail ops@example.com"),
-            "write the names into file, then mail email address"
+            "write the names into file, then send an email to email address"
         );
         assert_eq!(
             semantic_query("save it as 'exhibition_artwork.txt' in C:\\Users\\me"),

@@ -389,6 +389,48 @@ async fn search_tools_then_call_tool_with_a_real_client() {
             && names.iter().all(|n| n.starts_with("memory__")),
         "the graph's tools serve every step: {r}"
     );
+
+    // "email the findings to …" is sending one: the model read it as being about e-mail
+    // accounts, or about whatever the recipient's title names.
+    for (name, description) in [
+        (
+            "send_email",
+            "Send emails using a specified account. Define recipients, subject and body.",
+        ),
+        (
+            "list_accounts",
+            "Retrieve a list of all available email accounts managed by the server.",
+        ),
+        (
+            "get_portfolio",
+            "Retrieve detailed portfolio information using the portfolio ID to manage and \
+             monitor assets.",
+        ),
+    ] {
+        c.request(
+            "tools/call",
+            json!({"name": "fx__add_tool", "arguments": {"name": name, "description": description}}),
+        )
+        .await;
+    }
+    let portfolio = json!({"query": "retrieve detailed portfolio information", "k": 1});
+    for _ in 0..100 {
+        if tool_names(&route(portfolio.clone()).await.1["tools"]) == ["fx__get_portfolio"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let step = "then email the findings to my portfolio manager.";
+    let (_, r) =
+        route(json!({"query": format!("Read the whole knowledge graph, {step}"), "k": 4})).await;
+    assert!(
+        r["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "fx__send_email" && t["step"] == step),
+        "{r}"
+    );
 }
 
 #[tokio::test]
