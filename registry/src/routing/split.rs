@@ -24,9 +24,11 @@ const STEP_MARKERS: &[&str] = &[
     "then",
 ];
 
-/// Verbs of an action a tool does (the base form): "… and summarize it in a PPT" is a step of
-/// its own. A small lexicon of what tools do, not of any set's requests. Only after "and": cutting
-/// after a comma too ("…, convert it to markdown") cost ETOM level 4 (docs/routing.md).
+/// Verbs of an action a tool does (the base form), and of putting what was found somewhere
+/// ("put", "keep", "turn", "jot"): "… and summarize it in a PPT", "… and put it into a slide"
+/// are steps of their own. A small lexicon of actions, not of any set's requests. Only after
+/// "and": cutting after a comma too ("…, convert it to markdown") cost ETOM level 4
+/// (docs/routing.md).
 const ACTION_VERBS: &[&str] = &[
     "add",
     "analyse",
@@ -56,6 +58,8 @@ const ACTION_VERBS: &[&str] = &[
     "forward",
     "generate",
     "get",
+    "jot",
+    "keep",
     "list",
     "log",
     "look",
@@ -72,6 +76,7 @@ const ACTION_VERBS: &[&str] = &[
     "publish",
     "pull",
     "push",
+    "put",
     "read",
     "record",
     "remove",
@@ -93,6 +98,7 @@ const ACTION_VERBS: &[&str] = &[
     "text",
     "transcribe",
     "translate",
+    "turn",
     "update",
     "upload",
     "visualise",
@@ -425,6 +431,21 @@ mod tests {
         assert_eq!(
             split_request("show the issues labelled bug and assigned to me"),
             ["show the issues labelled bug and assigned to me"]
+        );
+        // Putting, keeping or turning what was found into a document is a step of its own.
+        assert_eq!(
+            split_request("Find the Datadog metrics for the API and keep them in a HackMD note"),
+            [
+                "Find the Datadog metrics for the API",
+                "and keep them in a HackMD note"
+            ]
+        );
+        assert_eq!(
+            split_request("Read the latest article on staking and turn it into a short PowerPoint"),
+            [
+                "Read the latest article on staking",
+                "and turn it into a short PowerPoint"
+            ]
         );
     }
 
