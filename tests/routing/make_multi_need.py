@@ -95,11 +95,54 @@ Q=[
  ("clickup","email","Retrieve the ClickUp tasks 9hx01 and 9hx02 and email their status to the client"),
  ("clickup","ppt","Fetch ClickUp tasks abc123 and abc124 and make a PowerPoint presentation of their progress"),
 ]
-groups={"file":SAVE,"email":EMAIL,"ppt":PPT,"note":NOTE}
-minor_kind={"file":"file save","email":"message","ppt":"document","note":"document"}
+# The second set (etom-multi-need-2.jsonl): written 2026-11-27 after the seventh round's rules
+# and before measuring them, to check them on requests they were not read from; other channels
+# and other words for the minor step.
+SMS=[t("ClickSend MCP Server","send_sms"),t("Mac Messages MCP","tool_send_message")]
+WHATSAPP=[t("WhatsApp MCP Server","send_message")]
+WEBHOOK=[t("MCP Webhook Server","send_message")]
+TWEET=[t("X (Twitter) MCP server","post_tweet")]
+DISCORD=[t("MCP-Discord","discord_create_forum_post")]
+SHEET=[t(s,n) for s,n in [("MCP Google Sheets Server","sheets_update_values"),("MCP Google Sheets Server","sheets_batch_update_values"),("Excel MCP Server","excel_write_to_sheet"),("Excel MCP Server musa","write_data_to_excel")]]
+Q2=[
+ ("weather_airport","sms","Get tomorrow's weather forecast for Denver airport and text it to +1 555 0100"),
+ ("weather_airport","email","Send an email to the crew at crew@example.com with the weather forecast for ORD over the next few days"),
+ ("weather_airport","sheet","Look up the three-day forecast for the Boston airport and log it in our Google Sheet of travel conditions"),
+ ("cmc_quotes","whatsapp","Get the CoinMarketCap quote for XRP right now and send it to my brother on WhatsApp"),
+ ("cmc_quotes","file","Export the current CoinMarketCap quotes for BTC, ETH and SOL to /srv/reports/quotes.json"),
+ ("linear","webhook","List the Linear issues blocked this sprint and post a summary to our team webhook"),
+ ("linear","note","Collect the Linear issues tagged 'customer' and write them up in an Obsidian note"),
+ ("arxiv","tweet","Find the newest arXiv paper about protein folding and tweet its title"),
+ ("arxiv","discord","Search arXiv for papers on speculative decoding and share the list as a post in our Discord forum"),
+ ("heroku","sheet","Fetch all Heroku apps in the team space and fill a spreadsheet in Excel with their names and regions"),
+ ("heroku","sms","List our Heroku apps and send me an SMS with how many there are"),
+ ("todoist","whatsapp","Read my Todoist tasks for today and message them to my partner over WhatsApp"),
+ ("todoist","ppt","Turn my Todoist tasks for the quarter into a PowerPoint for the planning meeting"),
+ ("flights","email","Check which flights go from Shenzhen to Xi'an on Sunday and send an email with them to travel@example.com"),
+ ("flights","file","Find the flights between Kunming and Shanghai this Saturday and dump them to ~/trips/kmg-sha.txt"),
+ ("caldav","webhook","Fetch the events on my calendar for tomorrow and push them to the team's webhook"),
+ ("caldav","sheet","Pull my calendar events for the whole of March and copy them into a Google Sheets spreadsheet"),
+ ("datadog","tweet","Get the list of Datadog metrics for the public status page and post a tweet about the uptime"),
+ ("datadog","file","Enumerate the Datadog metrics for the payments service and store them under /var/tmp/payments-metrics.txt"),
+ ("ticker_news","sms","Get today's news for the AMD ticker and text me the headlines"),
+ ("ticker_news","note","Gather recent news about the META stock and file it away in a HackMD note"),
+ ("deepwiki","discord","Fetch the deepwiki docs for vercel/next.js and post them to the Discord forum for the study group"),
+ ("gtasks","sheet","Read my Google Tasks 'Shopping' list and put the items into an Excel sheet"),
+ ("coindesk","whatsapp","Read the CoinDesk piece on the Bitcoin halving and send a WhatsApp message with the gist to the group"),
+ ("alchemy","webhook","Fetch the current price of OP via Alchemy and notify our webhook with it"),
+ ("weatherxm","note","Retrieve the WeatherXM forecast for the vineyard's H3 cell and record it in NotePlan"),
+ ("appstore","tweet","List our apps on App Store Connect and tweet a thank-you to the testers of the newest one"),
+ ("boldsign","sheet","Get all BoldSign contacts and write them into the 'Contacts' range of our Google spreadsheet"),
+ ("sentiment","discord","Check the news sentiment for NFLX and start a Discord forum post about it"),
+ ("clickup","email","Look up ClickUp tasks 7xa1 and 7xa2, and then send an e-mail to pm@example.com with their due dates"),
+]
+groups={"file":SAVE,"email":EMAIL,"ppt":PPT,"note":NOTE,"sms":SMS,"whatsapp":WHATSAPP,"webhook":WEBHOOK,"tweet":TWEET,"discord":DISCORD,"sheet":SHEET}
+minor_kind={"file":"file save","email":"message","ppt":"document","note":"document","sms":"message","whatsapp":"message","webhook":"message","tweet":"message","discord":"message","sheet":"document"}
 import os
-out=open(os.path.join(os.path.dirname(os.path.abspath(__file__)),"etom-multi-need.jsonl"),"w")
-for i,(maj,kind,q) in enumerate(Q,1):
-    g=groups[kind]
-    out.write(json.dumps({"id":f"MN-{i:03d}","query":q,"relevant":[MAJ[maj],g[0]],"relevant_groups":[[MAJ[maj]],g],"minor_step":minor_kind[kind]})+"\n")
-print(len(Q))
+here=os.path.dirname(os.path.abspath(__file__))
+for name,prefix,requests in (("etom-multi-need.jsonl","MN",Q),("etom-multi-need-2.jsonl","MN2",Q2)):
+    out=open(os.path.join(here,name),"w")
+    for i,(maj,kind,q) in enumerate(requests,1):
+        g=groups[kind]
+        out.write(json.dumps({"id":f"{prefix}-{i:03d}","query":q,"relevant":[MAJ[maj],g[0]],"relevant_groups":[[MAJ[maj]],g],"minor_step":minor_kind[kind]})+"\n")
+    print(name,len(requests))

@@ -239,22 +239,46 @@ fn replace_quoted(request: &str, mut value: impl FnMut(&str) -> Option<String>) 
 
 /// Words before a verb of messaging that make it one ("…, then email it", "please mail the").
 const BEFORE_VERB: &[&str] = &["also", "and", "please", "then", "to", "you"];
-/// Words after a verb of messaging that make it one: its object ("email it", "mail the list"),
-/// or an address ("mail ops@example.com").
+/// Words after a verb of messaging that make it one: its object ("email it", "mail the list").
 const OBJECTS: &[&str] = &[
-    "a", "all", "an", "each", "every", "her", "him", "his", "it", "me", "my", "our", "that", "the",
-    "their", "them", "these", "this", "those", "us",
+    "a", "all", "an", "each", "every", "his", "it", "its", "my", "our", "that", "the", "their",
+    "them", "these", "this", "those", "your",
+];
+/// Words after a verb of messaging that name whom it goes to ("text me the headlines").
+const RECIPIENTS: &[&str] = &["her", "him", "me", "us"];
+
+/// Nouns that are also verbs of sending them, and what the model should read for the verb:
+/// before the thing sent, before whom it goes to.
+const MESSAGE_VERBS: &[(&[&str], &str, &str)] = &[
+    (
+        &["e-mail", "email", "mail"],
+        "send an email with",
+        "send an email to",
+    ),
+    (
+        &["sms", "text"],
+        "send a text message with",
+        "send a text message to",
+    ),
+    (
+        &["dm", "message"],
+        "send a message with",
+        "send a message to",
+    ),
+    (&["tweet"], "post a tweet with", "post a tweet to"),
 ];
 
-/// The phrase the model reads for word `i` of `words` when it is "email" or "mail" used as a
-/// verb: the model reads "email it to the team" as being about an e-mail account, a team or
-/// whatever follows, and "send an email with it to the team" as sending one
-/// (docs/routing.md, "A verb of messaging").
+/// The phrase the model reads for word `i` of `words` when it is a noun of messaging used as a
+/// verb ("email", "text", "message", "tweet"): the model reads "email it to the team" as being
+/// about an e-mail account, a team or whatever follows, "text me the headlines" as being about
+/// text, and "send an email with it to the team" as sending one (docs/routing.md, "A verb of
+/// messaging"). A verb follows the start, a comma or colon, or a word such as "and" or "then",
+/// and comes before its object, its recipient or an address ("mail ops@example.com").
 fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
     let word = words[i].to_ascii_lowercase();
-    if !matches!(word.as_str(), "email" | "e-mail" | "mail") {
-        return None;
-    }
+    let (_, with, to) = MESSAGE_VERBS
+        .iter()
+        .find(|(verbs, _, _)| verbs.contains(&word.as_str()))?;
     let before = match i.checked_sub(1).map(|j| words[j]) {
         None => true,
         Some(w) => {
@@ -265,12 +289,13 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
         .get(i + 1)
         .map(|w| w.trim_end_matches([',', '.']).to_ascii_lowercase())
         .unwrap_or_default();
+    let address = next.contains('@') || next.starts_with('+');
     if !before {
         None
-    } else if next.contains('@') {
-        Some("send an email to")
+    } else if address || RECIPIENTS.contains(&next.as_str()) {
+        Some(to)
     } else if OBJECTS.contains(&next.as_str()) {
-        Some("send an email with")
+        Some(with)
     } else {
         None
     }
@@ -382,12 +407,22 @@ mod tests {
             semantic_query("Email the agenda to the team"),
             "send an email with the agenda to the team"
         );
+        assert_eq!(
+            semantic_query("Get the AMD news and text me the headlines"),
+            "Get the AMD news and send a text message to me the headlines"
+        );
+        assert_eq!(
+            semantic_query("find the paper, then tweet its title"),
+            "find the paper, then post a tweet with its title"
+        );
         // A noun stays a noun: after an article or a possessive, or before a noun.
         for request in [
             "Read my latest email and summarize it",
             "Find the email address of Bob",
             "Forward the email the bot sent yesterday",
             "and mail server logs",
+            "extract the text from the image",
+            "convert the speech to text and summarize it",
         ] {
             assert_eq!(semantic_query(request), request);
         }
