@@ -96,7 +96,7 @@ mod tests {
             lines[2]["steps"],
             json!([
                 "Find the report on the quarterly sales.",
-                "Then email it to email address now."
+                "Then send an email with it to email address now."
             ])
         );
     }

@@ -61,6 +61,30 @@ async fn wait_indexed(gw: &Gateway, semantic: bool) -> Value {
     panic!("the routing index did not fill: {}", gw.log());
 }
 
+/// Adds `tools` (name, description) to the fixture server through `c` and waits until the
+/// gateway's index has them: until `/v1/route` answers `probe` with `tools`' last one first.
+async fn add_fixture_tools(gw: &Gateway, c: &mut RawClient, tools: &[(&str, &str)], probe: &str) {
+    for (name, description) in tools {
+        c.request(
+            "tools/call",
+            json!({"name": "fx__add_tool", "arguments": {"name": name, "description": description}}),
+        )
+        .await;
+    }
+    let last = format!("fx__{}", tools.last().expect("a tool").0);
+    for _ in 0..100 {
+        let body = json!({"query": probe, "k": 1});
+        let (_, r) = gw
+            .send(reqwest::Method::POST, "/v1/route", None, &body)
+            .await;
+        if tool_names(&r["tools"]) == [last.as_str()] {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{last} was not indexed: {}", gw.log());
+}
+
 /// The names of a `search_tools` result's tools.
 fn names(result: &Value) -> Vec<String> {
     tool_names(&result["structuredContent"]["tools"])
@@ -365,19 +389,16 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     // A step's later candidates keep to the providers the request chose: after the graph's
     // first tool for "…, link them as colleagues", the graph's `create_relations` rather than
     // an address book's look-alike, which used to take its place.
-    c.request(
-        "tools/call",
-        json!({"name": "fx__add_tool", "arguments": {"name": "link_contacts",
-            "description": "Links two people as colleagues in the address book"}}),
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[(
+            "link_contacts",
+            "Links two people as colleagues in the address book",
+        )],
+        "link two people as colleagues in the address book",
     )
     .await;
-    let look_alike = json!({"query": "link two people as colleagues in the address book", "k": 1});
-    for _ in 0..100 {
-        if tool_names(&route(look_alike.clone()).await.1["tools"]) == ["fx__link_contacts"] {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
     let (_, r) = route(
         json!({"query": "Add Alice and Bob to the knowledge graph, link them as \
         colleagues, then search the graph for Alice.", "k": 4}),
@@ -392,34 +413,27 @@ async fn search_tools_then_call_tool_with_a_real_client() {
 
     // "email the findings to …" is sending one: the model read it as being about e-mail
     // accounts, or about whatever the recipient's title names.
-    for (name, description) in [
-        (
-            "send_email",
-            "Send emails using a specified account. Define recipients, subject and body.",
-        ),
-        (
-            "list_accounts",
-            "Retrieve a list of all available email accounts managed by the server.",
-        ),
-        (
-            "get_portfolio",
-            "Retrieve detailed portfolio information using the portfolio ID to manage and \
-             monitor assets.",
-        ),
-    ] {
-        c.request(
-            "tools/call",
-            json!({"name": "fx__add_tool", "arguments": {"name": name, "description": description}}),
-        )
-        .await;
-    }
-    let portfolio = json!({"query": "retrieve detailed portfolio information", "k": 1});
-    for _ in 0..100 {
-        if tool_names(&route(portfolio.clone()).await.1["tools"]) == ["fx__get_portfolio"] {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            (
+                "send_email",
+                "Send emails using a specified account. Define recipients, subject and body.",
+            ),
+            (
+                "list_accounts",
+                "Retrieve a list of all available email accounts managed by the server.",
+            ),
+            (
+                "get_portfolio",
+                "Retrieve detailed portfolio information using the portfolio ID to manage and \
+                 monitor assets.",
+            ),
+        ],
+        "retrieve detailed portfolio information",
+    )
+    .await;
     let step = "then email the findings to my portfolio manager.";
     let (_, r) =
         route(json!({"query": format!("Read the whole knowledge graph, {step}"), "k": 4})).await;
