@@ -149,6 +149,10 @@ struct EvalArgs {
     /// (routing.fusion.provider_weight; 0: each step stands alone).
     #[arg(long)]
     provider_weight: Option<f32>,
+    /// What a step's tool of another kind of action than the step asks for loses
+    /// (routing.fusion.action_weight; 0: actions are not compared).
+    #[arg(long)]
+    action_weight: Option<f32>,
     /// `score` or `rrf`.
     #[arg(long)]
     fusion: Option<String>,
@@ -533,12 +537,14 @@ fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
         lexical_weight,
         rrf_k,
         provider_weight,
+        action_weight,
         fusion: fusion_method,
     } = args;
     let mut fusion = config.routing.fusion;
     fusion.semantic_weight = semantic_weight.unwrap_or(fusion.semantic_weight);
     fusion.rrf_k = rrf_k.unwrap_or(fusion.rrf_k);
     fusion.provider_weight = provider_weight.unwrap_or(fusion.provider_weight);
+    fusion.action_weight = action_weight.unwrap_or(fusion.action_weight);
     if let Some(m) = fusion_method {
         fusion.method = serde_json::from_value(serde_json::Value::from(m))
             .map_err(|_| anyhow::anyhow!("--fusion must be score or rrf"))?;

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::action::{step_action, tool_action, Action};
 use super::ann::Ann;
 use super::lexical::Lexical;
 use super::query::lexical_query;
@@ -68,6 +69,10 @@ pub struct Fusion {
     /// already of such an upstream, what its other candidates of no chosen upstream lose. 0:
     /// each step stands alone.
     pub provider_weight: f32,
+    /// In a request split into steps, what a step's candidate loses when it does another kind
+    /// of action than the step asks for (read, create, change, delete, send, start, stop; both
+    /// known), on the scale of the step's best score (1). 0: actions are not compared.
+    pub action_weight: f32,
 }
 
 impl Default for Fusion {
@@ -78,6 +83,7 @@ impl Default for Fusion {
             lexical_weight: 0.5,
             rrf_k: 60.0,
             provider_weight: 0.2,
+            action_weight: 0.2,
         }
     }
 }
@@ -134,6 +140,8 @@ pub struct ToolIndex {
     /// once the vector is in, without `gist`: together ~1 KB a tool that nothing reads again.
     docs: Vec<Option<ToolDoc>>,
     text_hashes: Vec<u64>,
+    /// By id: what each tool does ([`tool_action`]), read from its text when it comes in.
+    actions: Vec<Option<Action>>,
     count: usize,
     lexical: Lexical,
     ann: Option<Ann>,
@@ -176,6 +184,7 @@ impl ToolIndex {
                 doc.gist = String::new();
             }
             self.lexical.upsert(id, &doc.text);
+            self.actions[id as usize] = tool_action(&doc.text);
             doc.text = String::new();
             self.text_hashes[id as usize] = text_hash;
             self.docs[id as usize] = Some(doc);
@@ -183,6 +192,7 @@ impl ToolIndex {
         }
         let id = self.docs.len() as u32;
         self.lexical.upsert(id, &doc.text);
+        self.actions.push(tool_action(&doc.text));
         doc.text = String::new();
         self.ids.insert(key, id);
         self.docs.push(Some(doc));
@@ -409,6 +419,9 @@ impl ToolIndex {
                 self.search(text, vector.as_deref(), candidates, method, fusion, allow)
             })
             .collect();
+        for (hits, (text, _)) in parts.iter_mut().zip(steps) {
+            self.favour_action(hits, step_action(text), fusion.action_weight);
+        }
         let chosen: Vec<Option<String>> = parts
             .iter()
             .map(|l| l.first().map(|h| h.upstream.clone()))
@@ -432,6 +445,40 @@ impl ToolIndex {
             }
         }
         parts
+    }
+}
+
+impl ToolIndex {
+    /// Lowers, in a step's ranking, the score of each tool whose action is known and of
+    /// another kind than the step asks for (`wanted`), or of that kind but far from the step's
+    /// meaning ([`PROVIDER_CLOSENESS`]), by `weight` times the step's best score, and reorders
+    /// it. Among one provider's look-alikes ("please shut down the instance":
+    /// `start_instance` and `stop_instance` share every other word) the action tells them
+    /// apart. The score itself changes, so the provider rules after it rank on it too.
+    fn favour_action(&self, hits: &mut [Hit], wanted: Option<Action>, weight: f32) {
+        let (Some(wanted), Some(first)) = (wanted, hits.first()) else {
+            return;
+        };
+        if weight <= 0.0 {
+            return;
+        }
+        let cut = weight * first.score;
+        let best = hits.iter().filter_map(|h| h.similarity).fold(0.0, f32::max);
+        for h in hits.iter_mut() {
+            let action = self
+                .ids
+                .get(&(h.upstream.clone(), h.name.clone()))
+                .and_then(|&id| self.actions[id as usize]);
+            // Only a tool that fits the step nearly as well as its best escapes the cut by its
+            // action: "add the numbers 3 and 4" is no reason for `add_observations` (cosine
+            // 0.21) to pass `get-sum` (0.32).
+            let close = h.similarity.unwrap_or(0.0) >= PROVIDER_CLOSENESS * best;
+            if action.is_some_and(|a| a != wanted || !close) {
+                h.score -= cut;
+            }
+        }
+        // A stable sort: ties keep the step's own order.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     }
 }
 

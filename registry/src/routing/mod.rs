@@ -2,6 +2,7 @@
 //! a hybrid index (approximate nearest neighbours + BM25, fused by reciprocal rank), and the
 //! measures of retrieval quality.
 
+mod action;
 mod ann;
 pub mod embedder;
 pub mod eval;

@@ -286,6 +286,22 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         ]),
         "{r}"
     );
+    // A step's action picks among one provider's look-alikes: "drop the relation" is
+    // `delete_relations`, though `create_relations` shares its other words.
+    let step = "then drop the relation between Alice and Bob.";
+    let (_, r) = route(
+        json!({"query": format!("Tell me the current time in Tokyo, {step}"),
+        "k": 4}),
+    )
+    .await;
+    let serving: Vec<&str> = r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["step"] == step)
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(serving.first(), Some(&"memory__delete_relations"), "{r}");
     // A request of more steps than the default k names no k: every step still gets its tool,
     // through /v1/route and search_tools alike; a k the caller names is kept.
     let six = "What time is it in Tokyo right now? Then create an entity named Alice in the \
