@@ -85,6 +85,17 @@ async fn add_fixture_tools(gw: &Gateway, c: &mut RawClient, tools: &[(&str, &str
     panic!("{last} was not indexed: {}", gw.log());
 }
 
+/// The names of the tools of a `/v1/route` answer that serve `step`, in order.
+fn tools_serving<'a>(answer: &'a Value, step: &str) -> Vec<&'a str> {
+    answer["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .filter(|t| t["step"] == step)
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
 /// The names of a `search_tools` result's tools.
 fn names(result: &Value) -> Vec<String> {
     tool_names(&result["structuredContent"]["tools"])
@@ -294,13 +305,7 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         "k": 4}),
     )
     .await;
-    let serving: Vec<&str> = r["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["step"] == step)
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let serving = tools_serving(&r, step);
     assert_eq!(serving.first(), Some(&"memory__delete_relations"), "{r}");
     // A request of more steps than the default k names no k: every step still gets its tool,
     // through /v1/route and search_tools alike; a k the caller names is kept.
@@ -389,13 +394,7 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let step = "then tell me the current time there.";
-    let serving: Vec<&str> = r["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["step"] == step)
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let serving = tools_serving(&r, step);
     assert_eq!(
         serving.first(),
         Some(&"time__get_current_time"),
