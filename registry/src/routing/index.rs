@@ -65,7 +65,7 @@ pub struct Fusion {
     /// In a request split into steps, what a step's candidate gains for belonging to an
     /// upstream the rest of the request chose (the whole request's first tool, each other
     /// step's first tool), on the scale of the step's own best score (1), when it fits the step
-    /// nearly as well as the step's best ([`PROVIDER_CLOSENESS`]); when the step's best is
+    /// nearly as well as the step's best ([`STEP_CLOSENESS`]); when the step's best is
     /// already of such an upstream, what its other candidates of no chosen upstream lose. 0:
     /// each step stands alone.
     pub provider_weight: f32,
@@ -88,11 +88,18 @@ impl Default for Fusion {
     }
 }
 
-/// A step's candidate may gain from its upstream ([`Fusion::provider_weight`]) only if its
-/// similarity to the step is at least this share of the step's best: the request's provider
-/// breaks near-ties of meaning; shared words alone ("add the numbers" and `add_observations`)
-/// do not earn it.
-pub const PROVIDER_CLOSENESS: f32 = 0.7;
+/// A step's candidate may gain from its upstream ([`Fusion::provider_weight`]) or escape the
+/// action cut ([`Fusion::action_weight`]) only if its similarity to the step is at least this
+/// share of the step's best: the request's provider and the step's verb break near-ties of
+/// meaning; shared words alone ("add the numbers" and `add_observations`) do not earn it.
+const STEP_CLOSENESS: f32 = 0.7;
+
+/// The similarity a step's candidate needs to fit the step nearly as well as its best
+/// ([`STEP_CLOSENESS`]).
+fn closeness_floor(hits: &[Hit]) -> f32 {
+    let best = hits.iter().filter_map(|h| h.similarity).fold(0.0, f32::max);
+    STEP_CLOSENESS * best
+}
 
 /// How many of a step's candidates the provider evidence may reorder: the same for every k up to
 /// ten, so that an answer of five is the first five of an answer of ten.
@@ -446,12 +453,10 @@ impl ToolIndex {
         }
         parts
     }
-}
 
-impl ToolIndex {
     /// Lowers, in a step's ranking, the score of each tool whose action is known and of
     /// another kind than the step asks for (`wanted`), or of that kind but far from the step's
-    /// meaning ([`PROVIDER_CLOSENESS`]), by `weight` times the step's best score, and reorders
+    /// meaning ([`STEP_CLOSENESS`]), by `weight` times the step's best score, and reorders
     /// it. Among one provider's look-alikes ("please shut down the instance":
     /// `start_instance` and `stop_instance` share every other word) the action tells them
     /// apart. The score itself changes, so the provider rules after it rank on it too.
@@ -463,7 +468,7 @@ impl ToolIndex {
             return;
         }
         let cut = weight * first.score;
-        let best = hits.iter().filter_map(|h| h.similarity).fold(0.0, f32::max);
+        let floor = closeness_floor(hits);
         for h in hits.iter_mut() {
             let action = self
                 .ids
@@ -472,8 +477,8 @@ impl ToolIndex {
             // Only a tool that fits the step nearly as well as its best escapes the cut by its
             // action: "add the numbers 3 and 4" is no reason for `add_observations` (cosine
             // 0.21) to pass `get-sum` (0.32).
-            let close = h.similarity.unwrap_or(0.0) >= PROVIDER_CLOSENESS * best;
-            if action.is_some_and(|a| a != wanted || !close) {
+            let far = h.similarity.unwrap_or(0.0) < floor;
+            if action.is_some_and(|a| a != wanted || far) {
                 h.score -= cut;
             }
         }
@@ -485,7 +490,7 @@ impl ToolIndex {
 /// Reorders a step's ranking with the upstreams the rest of the request chose (`providers`).
 /// A step whose best tool is of none of them: each tool's score over the step's best, plus
 /// `weight` if its upstream is one of them and it fits the step nearly as well as the step's
-/// best tool ([`PROVIDER_CLOSENESS`]). A step whose best tool is of one of them keeps it first,
+/// best tool ([`STEP_CLOSENESS`]). A step whose best tool is of one of them keeps it first,
 /// and its other candidates of no chosen upstream lose `weight`: "…, link
 /// them as colleagues" on a knowledge graph wants the graph's `create_relations` next, not an
 /// address book's `link_contacts`. Measured in docs/routing.md ("The request's providers").
@@ -504,9 +509,9 @@ fn favour_providers(hits: &mut [Hit], providers: &HashSet<&str>, weight: f32) {
         hits[1..].sort_by(|a, b| key(b).total_cmp(&key(a)));
         return;
     }
-    let best = hits.iter().filter_map(|h| h.similarity).fold(0.0, f32::max);
+    let floor = closeness_floor(hits);
     let key = |h: &Hit| {
-        let close = h.similarity.unwrap_or(0.0) >= PROVIDER_CLOSENESS * best;
+        let close = h.similarity.unwrap_or(0.0) >= floor;
         let gain = if close && providers.contains(h.upstream.as_str()) {
             weight
         } else {

@@ -176,22 +176,9 @@ const MASK: u32 = 0xE000;
 /// quotes than a step has (the quotes are the request: `"John has two triangles. … Can you
 /// help him?"`), with such characters of its own, or with more quoted values than they are.
 fn mask_quoted(request: &str) -> (String, Vec<&str>) {
+    let is_mask = |c: char| (MASK..MASK + 0x1000).contains(&u32::from(c));
     let spans = quoted_spans(request);
-    let own = request
-        .chars()
-        .any(|c| (MASK..MASK + 0x1000).contains(&u32::from(c)));
-    let outside = spans
-        .iter()
-        .scan(0, |at, span| {
-            let words = request[*at..span.start].split_whitespace().count();
-            *at = span.end;
-            Some(words)
-        })
-        .sum::<usize>()
-        + spans
-            .last()
-            .map_or(0, |l| request[l.end..].split_whitespace().count());
-    if spans.is_empty() || own || spans.len() >= 0x1000 || outside < MIN_WORDS {
+    if spans.is_empty() || request.chars().any(is_mask) || spans.len() >= 0x1000 {
         return (request.to_string(), Vec::new());
     }
     let mut masked = String::with_capacity(request.len());
@@ -204,6 +191,14 @@ fn mask_quoted(request: &str) -> (String, Vec<&str>) {
         at = span.end;
     }
     masked.push_str(&request[at..]);
+    // The words outside the quotes: a value parts the words on either side of it.
+    let outside = masked
+        .split(|c: char| c.is_whitespace() || is_mask(c))
+        .filter(|w| !w.is_empty())
+        .count();
+    if outside < MIN_WORDS {
+        return (request.to_string(), Vec::new());
+    }
     (masked, values)
 }
 
