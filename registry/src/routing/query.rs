@@ -247,6 +247,9 @@ const OBJECTS: &[&str] = &[
 /// Words after a verb of messaging that name whom it goes to ("text me the headlines").
 const RECIPIENTS: &[&str] = &["her", "him", "me", "us"];
 
+/// The words of a [`MESSAGE_VERBS`] phrase that BM25 is not given: they say nothing of a tool.
+const PHRASE_GLUE: &[&str] = &["a", "an", "to", "with"];
+
 /// Nouns that are also verbs of sending them, and what the model should read for the verb:
 /// before the thing sent, before whom it goes to.
 const MESSAGE_VERBS: &[(&[&str], &str, &str)] = &[
@@ -323,8 +326,8 @@ pub fn semantic_query(request: &str) -> String {
 }
 
 /// What BM25 searches for `request`, as texts and their weights: the words outside quotes and
-/// the kind of each file or e-mail address the request names at full weight, the quoted values
-/// at half.
+/// the kind of each file or e-mail address the request names and the verb a noun of messaging
+/// stands for ("text it" → "send", "message") at full weight, the quoted values at half.
 /// - A quoted value says what to act on, not what to do; it may still name the platform
 ///   exactly ("On Tripo AI, …"), so it keeps half its weight rather than none.
 /// - BM25 sees a file's name as its own words ("q3 xlsx"), which no tool's description holds,
@@ -354,6 +357,20 @@ pub fn lexical_query(request: &str) -> [(String, f32); 2] {
             kinds.push(kind);
         }
     }
+    // A noun of messaging used as a verb brings the words it stands for that the request lacks:
+    // "text it to +1 555 0100" should find `send_sms`, not `type_text`.
+    let words: Vec<&str> = outside.split_whitespace().collect();
+    for i in 0..words.len() {
+        let Some(phrase) = message_verb(&words, i) else {
+            continue;
+        };
+        for word in phrase.split(' ').filter(|w| !PHRASE_GLUE.contains(w)) {
+            let named = words.iter().any(|w| w.eq_ignore_ascii_case(word));
+            if !named && !kinds.contains(&word) {
+                kinds.push(word);
+            }
+        }
+    }
     [
         (format!("{outside} {}", kinds.join(" ")), 1.0),
         (quoted.join(" "), 0.5),
@@ -374,12 +391,20 @@ mod tests {
         assert_eq!(
             full.split_whitespace().collect::<Vec<_>>().join(" "),
             "Rename to , save it to /root/q3.xlsx and mail the https://github.com/a page in a \
-             PPT Excel file PowerPoint presentation email address"
+             PPT Excel file PowerPoint presentation email address send email"
         );
         assert_eq!(quoted, "Q3 Budget Final Archive ana@x.org");
         // Nothing quoted, no file: the request as it is.
         let [(full, _), (quoted, _)] = lexical_query("list my open issues");
         assert_eq!((full.trim(), quoted.as_str()), ("list my open issues", ""));
+        // A noun of messaging used as a verb: the words it stands for that the request lacks.
+        let [(full, _), _] = lexical_query("Get the forecast and text it to +1 555 0100");
+        assert_eq!(
+            full,
+            "Get the forecast and text it to +1 555 0100 send message"
+        );
+        let [(full, _), _] = lexical_query("send the text to Bob");
+        assert_eq!(full.trim(), "send the text to Bob");
     }
 
     #[test]

@@ -460,6 +460,30 @@ async fn search_tools_then_call_tool_with_a_real_client() {
             .any(|t| t["name"] == "fx__send_email" && t["step"] == step),
         "{r}"
     );
+
+    // "text it to +1 …" is sending a text message for BM25 too: the word "text" alone found a
+    // tool that types text into a device.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            (
+                "type_text",
+                "Enter text into the focused text field of a device, as if typed.",
+            ),
+            ("send_sms", "Send SMS messages to phone numbers."),
+        ],
+        "send SMS messages to phone numbers",
+    )
+    .await;
+    let step = "then text it to +1 555 0100.";
+    let (_, r) =
+        route(json!({"query": format!("Read the whole knowledge graph, {step}"), "k": 4})).await;
+    assert_eq!(
+        tools_serving(&r, step).first(),
+        Some(&"fx__send_sms"),
+        "{r}"
+    );
 }
 
 #[tokio::test]
