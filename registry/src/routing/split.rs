@@ -1,8 +1,10 @@
 //! Splitting a request into the steps it asks for ("find the file, then email it to Bob"), so
 //! that each step gets its own search: one vector of a long multi-step request is a blur of all
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences,
-//! then clauses at sequencing words, at "and" before an action verb, and at a saving phrase.
+//! then clauses at sequencing words, at "and" before an action verb, at a saving phrase, and at
+//! a comma before an action verb that ends an action of its own.
 
+use super::action::step_action;
 use super::query::quoted_spans;
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
@@ -26,8 +28,8 @@ const STEP_MARKERS: &[&str] = &[
 
 /// Verbs of an action a tool does (the base form), and of putting what was found somewhere
 /// ("put", "keep", "turn", "jot"): "… and summarize it in a PPT", "… and put it into a slide"
-/// are steps of their own. A small lexicon of actions, not of any set's requests. Only after
-/// "and": cutting after a comma too ("…, convert it to markdown") cost ETOM level 4
+/// are steps of their own. A small lexicon of actions, not of any set's requests. After a comma
+/// only with the care of [`comma_steps`]: cutting at every one cost ETOM level 4
 /// (docs/routing.md).
 const ACTION_VERBS: &[&str] = &[
     "add",
@@ -111,6 +113,20 @@ const ACTION_VERBS: &[&str] = &[
     "write",
 ];
 
+/// Verbs of [`ACTION_VERBS`] that are as often nouns in a list ("image models, text models,
+/// and audio voices", "the system information, list of datasets"): no cut after a comma.
+const NOUNS_TOO: &[&str] = &[
+    "book", "chart", "dm", "draft", "dump", "email", "log", "look", "mail", "message", "plot",
+    "post", "record", "sms", "text", "tweet",
+];
+
+/// Words that open a condition or a time ("If the check passes, read the paper", "For each
+/// paper, analyze the abstract"): the comma after such a clause ends it, not a step.
+const SUBORDINATORS: &[&str] = &[
+    "after", "although", "as", "because", "before", "for", "if", "once", "since", "unless",
+    "until", "when", "whenever", "while",
+];
+
 /// Words that open a step of saving what came before ("… saved at /root/ai.html").
 const SAVING: &[&str] = &["saved at ", "saved to ", "saved in ", "saved as "];
 
@@ -159,6 +175,11 @@ pub fn split_request(request: &str) -> Vec<String> {
     if parts.len() >= 2 && parts[0].split_whitespace().count() < MIN_WORDS {
         let first = parts.remove(0);
         parts[0] = format!("{first} {}", parts[0]);
+    }
+    // Cutting at commas too must not push a later step past the last part searched.
+    let finer: Vec<String> = parts.iter().flat_map(|p| comma_steps(p)).collect();
+    if finer.len() <= MAX_PARTS {
+        parts = finer;
     }
     if parts.len() < 2 {
         return vec![request.trim().to_string()];
@@ -327,6 +348,49 @@ fn clauses(sentence: &str) -> Vec<String> {
     out
 }
 
+/// `part` cut after each comma that comes before a verb of [`ACTION_VERBS`] ("…, check its
+/// status, list all scans"), when the words since the last cut ask for an action of their own
+/// ([`step_action`]) and do not open a condition ([`SUBORDINATORS`]), and the verb is not
+/// likely a noun ([`NOUNS_TOO`], "list of").
+fn comma_steps(part: &str) -> Vec<String> {
+    let lower = part.to_lowercase();
+    // Offsets line up only when lowercasing keeps lengths (as in `clauses`).
+    if lower.len() != part.len() {
+        return vec![part.to_string()];
+    }
+    let mut cuts: Vec<usize> = Vec::new();
+    for (comma, _) in lower.match_indices(", ") {
+        let at = comma + 2;
+        let mut words = lower[at..].split_whitespace();
+        let verb = words
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(|c: char| !c.is_ascii_alphabetic());
+        let noun = NOUNS_TOO.contains(&verb) || words.next() == Some("of");
+        if noun || ACTION_VERBS.binary_search(&verb).is_err() {
+            continue;
+        }
+        let piece = &part[cuts.last().copied().unwrap_or(0)..comma];
+        let opener = piece
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(',')
+            .to_ascii_lowercase();
+        if step_action(piece).is_some() && !SUBORDINATORS.contains(&opener.as_str()) {
+            cuts.push(at);
+        }
+    }
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    let mut start = 0;
+    for cut in cuts {
+        out.push(part[start..cut].trim_end_matches([' ', ',']).to_string());
+        start = cut;
+    }
+    out.push(part[start..].to_string());
+    out
+}
+
 /// Whether `text` starts with the words `words`, followed by a space or a comma.
 fn starts_with_word(text: &str, words: &str) -> bool {
     text.strip_prefix(words)
@@ -372,7 +436,8 @@ mod tests {
         assert_eq!(
             parts,
             [
-                "Fetch the article at https://example.com/a.html, convert it to markdown",
+                "Fetch the article at https://example.com/a.html",
+                "convert it to markdown",
                 "and then email it to research-team@example.com with the subject 'Trends v2.3'. \
                  Thanks!",
             ]
@@ -446,6 +511,38 @@ mod tests {
                 "Read the latest article on staking",
                 "and turn it into a short PowerPoint"
             ]
+        );
+    }
+
+    #[test]
+    fn actions_listed_with_commas_are_steps() {
+        assert_eq!(
+            split_request(
+                "Start a scan on 192.168.1.100 and then retrieve its detailed results, check its \
+                 status, list all scans, and finally list the scan templates."
+            ),
+            [
+                "Start a scan on 192.168.1.100",
+                "and then retrieve its detailed results",
+                "check its status",
+                "list all scans",
+                "and finally list the scan templates.",
+            ]
+        );
+        // Nouns in a list, a clause of condition, a piece that asks for nothing: no cut.
+        for whole in [
+            "Discover available image models, text models, and audio voices on the server",
+            "Show the system information, list of datasets, and pool status of the NAS",
+            "If the abstract passes a strict security check, read the full paper",
+            "For each paper found on arXiv, extract the abstract",
+            "Based on the combined insights of these sources, generate three images",
+        ] {
+            assert_eq!(split_request(whole), [whole], "{whole}");
+        }
+        // A comma inside a quoted value is no cut either.
+        assert_eq!(
+            split_request("Create a note titled 'Plans, add dates' in the vault"),
+            ["Create a note titled 'Plans, add dates' in the vault"]
         );
     }
 

@@ -297,6 +297,28 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         ]),
         "{r}"
     );
+    // Actions listed with commas are steps too ("…, add …, delete …"), each served by its own
+    // tool; a clause that sets a condition ("If …, read …") is not cut.
+    let steps = [
+        "Create an entity named Alice in the knowledge graph",
+        "add the observation that she drinks tea",
+        "delete the relation between Alice and Bob.",
+    ];
+    let (_, r) = route(json!({"query": steps.join(", "), "k": 4})).await;
+    assert_eq!(r["steps"], json!(steps), "{r}");
+    for (step, tool) in steps.iter().zip([
+        "memory__create_entities",
+        "memory__add_observations",
+        "memory__delete_relations",
+    ]) {
+        assert_eq!(tools_serving(&r, step).first(), Some(&tool), "{step}: {r}");
+    }
+    let (_, r) = route(
+        json!({"query": "If the graph has an entity named Alice, read \
+        the whole graph", "k": 4}),
+    )
+    .await;
+    assert!(r["steps"].as_array().is_none_or(|s| s.len() < 2), "{r}");
     // A step's action picks among one provider's look-alikes: "drop the relation" is
     // `delete_relations`, though `create_relations` shares its other words.
     let step = "then drop the relation between Alice and Bob.";
