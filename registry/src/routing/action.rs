@@ -83,6 +83,11 @@ fn kind_of(word: &str) -> Option<Action> {
     find(&word).or_else(|| word.strip_suffix('s').and_then(find))
 }
 
+/// Whether `word` is a verb of one of the kinds ("verify", "Retrieves").
+pub fn is_action_verb(word: &str) -> bool {
+    kind_of(word).is_some()
+}
+
 /// What a tool does, from its BM25 text ("<name in words>. <description>…"): a verb among its
 /// name's words (`stop_instance`), else its description's first word ("Retrieve …").
 pub fn tool_action(text: &str) -> Option<Action> {

@@ -4,7 +4,7 @@
 //! then clauses at sequencing words, at "and" before an action verb, at a saving phrase, and at
 //! a comma before an action verb that ends an action of its own.
 
-use super::action::step_action;
+use super::action::{is_action_verb, step_action};
 use super::query::quoted_spans;
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
@@ -113,11 +113,12 @@ const ACTION_VERBS: &[&str] = &[
     "write",
 ];
 
-/// Verbs of [`ACTION_VERBS`] that are as often nouns in a list ("image models, text models,
-/// and audio voices", "the system information, list of datasets"): no cut after a comma.
+/// Verbs that are as often nouns in a list ("image models, text models, and audio voices",
+/// "the system information, list of datasets"): no cut after a comma.
 const NOUNS_TOO: &[&str] = &[
-    "book", "chart", "dm", "draft", "dump", "email", "log", "look", "mail", "message", "plot",
-    "post", "record", "sms", "text", "tweet",
+    "access", "book", "build", "change", "chart", "display", "dm", "draft", "drop", "dump",
+    "email", "kill", "log", "mail", "make", "message", "plot", "post", "query", "record", "set",
+    "sms", "start", "stop", "text", "tweet", "view",
 ];
 
 /// Words that open a condition or a time ("If the check passes, read the paper", "For each
@@ -348,10 +349,10 @@ fn clauses(sentence: &str) -> Vec<String> {
     out
 }
 
-/// `part` cut after each comma that comes before a verb of [`ACTION_VERBS`] ("…, check its
-/// status, list all scans"), when the words since the last cut ask for an action of their own
-/// ([`step_action`]) and do not open a condition ([`SUBORDINATORS`]), and the verb is not
-/// likely a noun ([`NOUNS_TOO`], "list of").
+/// `part` cut after each comma that comes before a verb of [`ACTION_VERBS`] or of the actions
+/// tools do ([`is_action_verb`]: "…, check its status, verify the licences"), when the words
+/// since the last cut ask for an action of their own ([`step_action`]) and do not open a
+/// condition ([`SUBORDINATORS`]), and the verb is not likely a noun ([`NOUNS_TOO`], "list of").
 fn comma_steps(part: &str) -> Vec<String> {
     let lower = part.to_lowercase();
     // Offsets line up only when lowercasing keeps lengths (as in `clauses`).
@@ -367,7 +368,8 @@ fn comma_steps(part: &str) -> Vec<String> {
             .unwrap_or("")
             .trim_end_matches(|c: char| !c.is_ascii_alphabetic());
         let noun = NOUNS_TOO.contains(&verb) || words.next() == Some("of");
-        if noun || ACTION_VERBS.binary_search(&verb).is_err() {
+        let known = ACTION_VERBS.binary_search(&verb).is_ok() || is_action_verb(verb);
+        if noun || !known {
             continue;
         }
         let piece = &part[cuts.last().copied().unwrap_or(0)..comma];
@@ -529,10 +531,22 @@ mod tests {
                 "and finally list the scan templates.",
             ]
         );
+        // The verbs of the actions tools do count too ("verify", "look up").
+        assert_eq!(
+            split_request(
+                "Search NPM for react, identify known vulnerabilities, look up the licences."
+            ),
+            [
+                "Search NPM for react",
+                "identify known vulnerabilities",
+                "look up the licences."
+            ]
+        );
         // Nouns in a list, a clause of condition, a piece that asks for nothing: no cut.
         for whole in [
             "Discover available image models, text models, and audio voices on the server",
             "Show the system information, list of datasets, and pool status of the NAS",
+            "Show the build, query results, and test view of the last run",
             "If the abstract passes a strict security check, read the full paper",
             "For each paper found on arXiv, extract the abstract",
             "Based on the combined insights of these sources, generate three images",
