@@ -339,14 +339,14 @@ fn clauses(sentence: &str) -> Vec<String> {
             cuts.push(i);
         }
     }
-    let mut out = Vec::new();
-    let mut start = 0;
-    for c in cuts {
-        out.push(sentence[start..c].to_string());
-        start = c;
-    }
-    out.push(sentence[start..].to_string());
-    out
+    pieces(sentence, &cuts).map(str::to_string).collect()
+}
+
+/// `text` cut at the byte offsets `cuts` (ascending), every piece kept.
+fn pieces<'a>(text: &'a str, cuts: &'a [usize]) -> impl Iterator<Item = &'a str> {
+    let starts = std::iter::once(0).chain(cuts.iter().copied());
+    let ends = cuts.iter().copied().chain(std::iter::once(text.len()));
+    starts.zip(ends).map(move |(start, end)| &text[start..end])
 }
 
 /// `part` cut after each comma that comes before a verb of [`ACTION_VERBS`] or of the actions
@@ -372,25 +372,21 @@ fn comma_steps(part: &str) -> Vec<String> {
         if noun || !known {
             continue;
         }
-        let piece = &part[cuts.last().copied().unwrap_or(0)..comma];
-        let opener = piece
+        let since = cuts.last().copied().unwrap_or(0);
+        let opener = lower[since..comma]
             .split_whitespace()
             .next()
             .unwrap_or("")
-            .trim_end_matches(',')
-            .to_ascii_lowercase();
-        if step_action(piece).is_some() && !SUBORDINATORS.contains(&opener.as_str()) {
+            .trim_end_matches(',');
+        if step_action(&part[since..comma]).is_some() && !SUBORDINATORS.contains(&opener) {
             cuts.push(at);
         }
     }
-    let mut out = Vec::with_capacity(cuts.len() + 1);
-    let mut start = 0;
-    for cut in cuts {
-        out.push(part[start..cut].trim_end_matches([' ', ',']).to_string());
-        start = cut;
-    }
-    out.push(part[start..].to_string());
-    out
+    // A part never ends in a space or a comma (`split_request` trims them), so only the pieces
+    // before a cut lose one.
+    pieces(part, &cuts)
+        .map(|p| p.trim_end_matches([' ', ',']).to_string())
+        .collect()
 }
 
 /// Whether `text` starts with the words `words`, followed by a space or a comma.
