@@ -146,6 +146,71 @@ fn file_kind(ext: &str) -> &'static str {
     }
 }
 
+/// Words that lead to the file a result is to go to ("… into /root/hn.md", "… -> devs.json").
+const DESTINATION_WORDS: &[&str] = &["->", "as", "at", "in", "into", "to", "under"];
+/// Words that may stand between such a word and the file ("in a new Markdown file at …").
+const DESTINATION_FILLER: &[&str] = &[
+    "a", "an", "csv", "document", "file", "json", "local", "markdown", "my", "new", "our", "plain",
+    "text", "the",
+];
+/// At most this many words before a destination make a text no more than that destination
+/// ("output to /tmp/x.txt", "dump them to …"): a step of putting the result there.
+const DESTINATION_LEAD: usize = 2;
+
+/// The words of `text` with their byte offsets.
+fn words_at(text: &str) -> Vec<(usize, &str)> {
+    text.split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect()
+}
+
+/// Whether `word` names a file (a path or a file's name), not a URL or an address.
+fn names_file(word: &str) -> bool {
+    kind_of(around(word).1).is_some_and(|k| k != "web page" && k != "email address")
+}
+
+/// Where the phrase that names the file `text`'s result should go to starts (a byte offset),
+/// when `text` ends with one ("… into /root/hn.md", "… as a Markdown file at ~/n.md, please"):
+/// a word of [`DESTINATION_WORDS`], perhaps words of [`DESTINATION_FILLER`], and a file. None
+/// when a file, URL or address comes before it: then the destination is that value's own
+/// ("move /a.md to /b.md", "download https://… to /root/c.html").
+pub(crate) fn destination_at(text: &str) -> Option<usize> {
+    let words = words_at(text);
+    let mut end = words.len();
+    while end > 0 && around(words[end - 1].1).1.eq_ignore_ascii_case("please") {
+        end -= 1;
+    }
+    if end < 2 || !names_file(words[end - 1].1) {
+        return None;
+    }
+    let mut cut = None;
+    for i in (0..end - 1).rev() {
+        let word = words[i].1.to_lowercase();
+        let core = if word == "->" { "->" } else { around(&word).1 };
+        if DESTINATION_WORDS.contains(&core) {
+            cut = Some(i);
+        } else if !DESTINATION_FILLER.contains(&core) {
+            break;
+        }
+    }
+    let cut = cut?;
+    let earlier = words[..cut]
+        .iter()
+        .any(|(_, w)| kind_of(around(w).1).is_some());
+    (!earlier).then_some(words[cut].0)
+}
+
+/// A part that is no more than a destination ("into /root/hn.md", "output to /tmp/x.txt",
+/// `split::destination_step` cuts such parts off) as the writing it asks for: "write it into
+/// /root/hn.md". The model read "into file" as being about files in general, BM25 as about
+/// whatever the file's name says ("forecast.json" found a forecast tool). "write it" over "save
+/// it": one request of our destinations set apart, the same everywhere else (docs/routing.md).
+fn as_writing(text: &str) -> Option<String> {
+    let at = destination_at(text)?;
+    (text[..at].split_whitespace().count() <= DESTINATION_LEAD)
+        .then(|| format!("write it {}", &text[at..]))
+}
+
 /// `word` as what opens it (brackets), its core, and what closes it (brackets, punctuation).
 fn around(word: &str) -> (&str, &str, &str) {
     let core = word.trim_start_matches(['(', '[', '<']);
@@ -307,6 +372,8 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
 /// `request` without its quoted values (each replaced by a space, or by its kind when it names
 /// a file, URL or e-mail address), and with the kind in place of such values left unquoted.
 pub fn semantic_query(request: &str) -> String {
+    let destination = as_writing(request);
+    let request = destination.as_deref().unwrap_or(request);
     let unquoted = replace_quoted(request, kind_words);
     let words: Vec<&str> = unquoted.split_whitespace().collect();
     let cleaned = words
@@ -335,6 +402,8 @@ pub fn semantic_query(request: &str) -> String {
 ///   "PowerPoint presentation" for "a PPT"). A URL's site is among its words already, and
 ///   "web page" added nothing but generic words (docs/routing.md).
 pub fn lexical_query(request: &str) -> [(String, f32); 2] {
+    let destination = as_writing(request);
+    let request = destination.as_deref().unwrap_or(request);
     let mut quoted = Vec::new();
     let outside = replace_quoted(request, |v| {
         quoted.push(v.to_string());
@@ -456,6 +525,44 @@ mod tests {
     #[test]
     fn the_extensions_are_sorted() {
         assert!(FILE_EXTENSIONS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_part_that_only_names_a_destination_asks_to_write_there() {
+        assert_eq!(
+            semantic_query("into ~/kospi/samsung.csv"),
+            "write it into file"
+        );
+        assert_eq!(
+            semantic_query("in a text file at /home/me/nvda-news.txt"),
+            "write it in a text file at file"
+        );
+        assert_eq!(
+            semantic_query("output to /tmp/jira-projects.txt"),
+            "write it to file"
+        );
+        let [(bm25, _), _] = lexical_query("into /var/tmp/forecast.json");
+        assert!(bm25.starts_with("write it into "), "{bm25}");
+        // More than a destination, or a file that is what the request acts on: as written.
+        assert_eq!(
+            semantic_query("Pull the fundamentals into ~/kospi/samsung.csv"),
+            "Pull the fundamentals into file"
+        );
+        assert_eq!(
+            semantic_query("move /root/a.md to /root/b.md"),
+            "move file to file"
+        );
+        assert_eq!(destination_at("move /root/a.md to /root/b.md"), None);
+        assert_eq!(
+            destination_at("Trending developers -> /root/devs.json"),
+            Some(20)
+        );
+        assert_eq!(
+            destination_at("the news in a new file at ~/n.md, please"),
+            Some(9)
+        );
+        assert_eq!(destination_at("read ~/n.md"), None);
+        assert_eq!(destination_at("send it to https://example.com/hook"), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! a comma before an action verb that ends an action of its own.
 
 use super::action::{is_action_verb, step_action};
-use super::query::quoted_spans;
+use super::query::{destination_at, quoted_spans};
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
 /// comma ("…, and finally, give me the price").
@@ -178,7 +178,12 @@ pub fn split_request(request: &str) -> Vec<String> {
         parts[0] = format!("{first} {}", parts[0]);
     }
     // Cutting at commas too must not push a later step past the last part searched.
-    let finer: Vec<String> = parts.iter().flat_map(|p| comma_steps(p)).collect();
+    let finer: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| comma_steps(p).into_iter().map(move |c| (i, c)))
+        .flat_map(|(i, c)| destination_step(&c, i == 0))
+        .collect();
     if finer.len() <= MAX_PARTS {
         parts = finer;
     }
@@ -389,6 +394,60 @@ fn comma_steps(part: &str) -> Vec<String> {
         .collect()
 }
 
+/// Verbs that take a thing to a file themselves: the destination after them is theirs ("copy
+/// the config to /root/b.conf", "download the changelog to …").
+const TRANSFER_VERBS: &[&str] = &[
+    "convert", "copy", "download", "move", "rename", "sync", "transfer", "upload",
+];
+/// Verbs of keeping what was found: a later part they open is a step of saving already ("…, then
+/// write their names to /root/rust.md"); opening a request, what they keep must be found first
+/// ("Dump the recent liquidations to ~/liq.json").
+const KEEPING_VERBS: &[&str] = &[
+    "append", "dump", "export", "jot", "keep", "log", "output", "put", "record", "save", "send",
+    "stash", "store", "write",
+];
+/// Words that may come before a part's verb.
+const LEADING: &[&str] = &["also", "and", "finally", "lastly", "next", "please", "then"];
+
+/// `part` cut before the file its result should go to ("Pull the fundamentals … into
+/// ~/kospi/samsung.csv"): the destination is a step of saving, which the rest of the part's
+/// words would drown. Not when the part's verb moves things to files itself
+/// ([`TRANSFER_VERBS`]), nor when it keeps things and the part is not the request's `first`
+/// (it is the saving step then), nor when the part is little more than the destination.
+fn destination_step(part: &str, first: bool) -> Vec<String> {
+    let whole = vec![part.to_string()];
+    let Some(at) = destination_at(part) else {
+        return whole;
+    };
+    let before = part[..at].trim_end_matches([' ', ',']);
+    if before.split_whitespace().count() < MIN_WORDS {
+        return whole;
+    }
+    let lower = before.to_lowercase();
+    let verb = lower
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphabetic()))
+        .find(|w| !LEADING.contains(w))
+        .unwrap_or("");
+    let keeps = KEEPING_VERBS.contains(&verb);
+    if TRANSFER_VERBS.contains(&verb) || !first && keeps {
+        return whole;
+    }
+    // "at", "in", "under" say where a file is as often as where one should go ("transcribe the
+    // recording at ~/a.mp3"): a destination only after a verb of keeping or with the word
+    // "file" ("… in a text file at /home/me/n.txt").
+    let phrase = part[at..].to_lowercase();
+    let opener = phrase.split_whitespace().next().unwrap_or("");
+    let locative = matches!(opener, "at" | "in" | "under");
+    let says_file = phrase
+        .split_whitespace()
+        .any(|w| w == "file" || w == "document");
+    if locative && !keeps && !says_file {
+        return whole;
+    }
+    vec![before.to_string(), part[at..].to_string()]
+}
+
 /// Whether `text` starts with the words `words`, followed by a space or a comma.
 fn starts_with_word(text: &str, words: &str) -> bool {
     text.strip_prefix(words)
@@ -510,6 +569,62 @@ mod tests {
                 "and turn it into a short PowerPoint"
             ]
         );
+    }
+
+    #[test]
+    fn a_file_named_to_put_the_result_in_is_a_step() {
+        assert_eq!(
+            split_request(
+                "Pull the fundamentals of Samsung Electronics from the KOSPI server into \
+                 ~/kospi/samsung.csv"
+            ),
+            [
+                "Pull the fundamentals of Samsung Electronics from the KOSPI server",
+                "into ~/kospi/samsung.csv"
+            ]
+        );
+        assert_eq!(
+            split_request("Yahoo Finance news for NVDA in a text file at /home/me/news.txt"),
+            [
+                "Yahoo Finance news for NVDA",
+                "in a text file at /home/me/news.txt"
+            ]
+        );
+        // A verb of keeping that opens the request: what it keeps must be found first.
+        assert_eq!(
+            split_request("Stash the WeatherXM forecast for cell 871f in /var/tmp/f.json"),
+            [
+                "Stash the WeatherXM forecast for cell 871f",
+                "in /var/tmp/f.json"
+            ]
+        );
+        assert_eq!(
+            split_request("List the Jira projects we have, output to /tmp/projects.txt"),
+            [
+                "List the Jira projects we have, output",
+                "to /tmp/projects.txt"
+            ]
+        );
+        // A later part that keeps is the step of saving already.
+        assert_eq!(
+            split_request("Search GitHub for trending Rust repositories and write their names to /root/rust.md"),
+            [
+                "Search GitHub for trending Rust repositories",
+                "and write their names to /root/rust.md"
+            ]
+        );
+        for whole in [
+            // The destination is the verb's own, or where the file acted on is.
+            "Move /root/drafts/report.md to /root/final/report.md",
+            "Copy the nginx configuration to /root/backup/nginx.conf",
+            "Download https://example.com/changelog to /root/changelog.html",
+            "Transcribe the interview recording at ~/audio/interview.mp3",
+            "Summarize the error log in /var/log/app/errors.log",
+            // Too few words before it for a step of its own.
+            "I want them in /srv/reports/quotes.json",
+        ] {
+            assert_eq!(split_request(whole), [whole], "{whole}");
+        }
     }
 
     #[test]

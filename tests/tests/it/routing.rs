@@ -506,6 +506,32 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         Some(&"fx__send_sms"),
         "{r}"
     );
+
+    // A file named for the result, with no verb of its own, is a step of writing it there:
+    // while "… into /tmp/graph.json" was one part, the graph's words chose every tool.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[(
+            "write_file",
+            "Save or append text content to a file at a given path.",
+        )],
+        "save text content to a file at a given path",
+    )
+    .await;
+    let step = "into /tmp/graph.json";
+    let (_, r) =
+        route(json!({"query": format!("Read the whole knowledge graph {step}"), "k": 4})).await;
+    assert_eq!(
+        r["steps"],
+        json!(["Read the whole knowledge graph", step]),
+        "{r}"
+    );
+    assert_eq!(
+        tools_serving(&r, step).first(),
+        Some(&"fx__write_file"),
+        "{r}"
+    );
 }
 
 #[tokio::test]
