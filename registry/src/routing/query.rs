@@ -153,10 +153,6 @@ const DESTINATION_FILLER: &[&str] = &[
     "a", "an", "csv", "document", "file", "json", "local", "markdown", "my", "new", "our", "plain",
     "text", "the",
 ];
-/// At most this many words before a destination make a text no more than that destination
-/// ("output to /tmp/x.txt", "dump them to …"): a step of putting the result there.
-const DESTINATION_LEAD: usize = 2;
-
 /// The words of `text` with their byte offsets.
 fn words_at(text: &str) -> Vec<(usize, &str)> {
     text.split_whitespace()
@@ -200,15 +196,13 @@ pub(crate) fn destination_at(text: &str) -> Option<usize> {
     (!earlier).then_some(words[cut].0)
 }
 
-/// A part that is no more than a destination ("into /root/hn.md", "output to /tmp/x.txt",
-/// `split::destination_step` cuts such parts off) as the writing it asks for: "write it into
-/// /root/hn.md". The model read "into file" as being about files in general, BM25 as about
-/// whatever the file's name says ("forecast.json" found a forecast tool). "write it" over "save
-/// it": one request of our destinations set apart, the same everywhere else (docs/routing.md).
+/// A part that is only a destination ("into /root/hn.md", as `split::destination_step` cuts
+/// them off) as the writing it asks for: "write it into /root/hn.md". The model read "into
+/// file" as being about files in general, BM25 as about whatever the file's name says
+/// ("forecast.json" found a forecast tool). "write it" over "save it": one request of our
+/// destinations set apart, the same everywhere else (docs/routing.md).
 fn as_writing(text: &str) -> Option<String> {
-    let at = destination_at(text)?;
-    (text[..at].split_whitespace().count() <= DESTINATION_LEAD)
-        .then(|| format!("write it {}", &text[at..]))
+    (destination_at(text) == Some(0)).then(|| format!("write it {text}"))
 }
 
 /// `word` as what opens it (brackets), its core, and what closes it (brackets, punctuation).
@@ -538,8 +532,8 @@ mod tests {
             "write it in a text file at file"
         );
         assert_eq!(
-            semantic_query("output to /tmp/jira-projects.txt"),
-            "write it to file"
+            semantic_query("dump them to /tmp/jira-projects.txt"),
+            "dump them to file"
         );
         let [(bm25, _), _] = lexical_query("into /var/tmp/forecast.json");
         assert!(bm25.starts_with("write it into "), "{bm25}");

@@ -448,90 +448,76 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         "the graph's tools serve every step: {r}"
     );
 
-    // "email the findings to …" is sending one: the model read it as being about e-mail
-    // accounts, or about whatever the recipient's title names.
-    add_fixture_tools(
-        &gw,
-        &mut c,
-        &[
-            (
-                "send_email",
-                "Send emails using a specified account. Define recipients, subject and body.",
-            ),
-            (
-                "list_accounts",
-                "Retrieve a list of all available email accounts managed by the server.",
-            ),
-            (
-                "get_portfolio",
-                "Retrieve detailed portfolio information using the portfolio ID to manage and \
-                 monitor assets.",
-            ),
-        ],
-        "retrieve detailed portfolio information",
-    )
-    .await;
-    let step = "then email the findings to my portfolio manager.";
-    let (_, r) =
-        route(json!({"query": format!("Read the whole knowledge graph, {step}"), "k": 4})).await;
-    assert!(
-        r["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|t| t["name"] == "fx__send_email" && t["step"] == step),
-        "{r}"
-    );
-
-    // "text it to +1 …" is sending a text message for BM25 too: the word "text" alone found a
-    // tool that types text into a device.
-    add_fixture_tools(
-        &gw,
-        &mut c,
-        &[
-            (
-                "type_text",
-                "Enter text into the focused text field of a device, as if typed.",
-            ),
-            ("send_sms", "Send SMS messages to phone numbers."),
-        ],
-        "send SMS messages to phone numbers",
-    )
-    .await;
-    let step = "then text it to +1 555 0100.";
-    let (_, r) =
-        route(json!({"query": format!("Read the whole knowledge graph, {step}"), "k": 4})).await;
-    assert_eq!(
-        tools_serving(&r, step).first(),
-        Some(&"fx__send_sms"),
-        "{r}"
-    );
-
-    // A file named for the result, with no verb of its own, is a step of writing it there:
-    // while "… into /tmp/graph.json" was one part, the graph's words chose every tool.
-    add_fixture_tools(
-        &gw,
-        &mut c,
-        &[(
-            "write_file",
-            "Save or append text content to a file at a given path.",
-        )],
-        "save text content to a file at a given path",
-    )
-    .await;
-    let step = "into /tmp/graph.json";
-    let (_, r) =
-        route(json!({"query": format!("Read the whole knowledge graph {step}"), "k": 4})).await;
-    assert_eq!(
-        r["steps"],
-        json!(["Read the whole knowledge graph", step]),
-        "{r}"
-    );
-    assert_eq!(
-        tools_serving(&r, step).first(),
-        Some(&"fx__write_file"),
-        "{r}"
-    );
+    // Steps whose own tool the model or BM25 missed, each with that tool (and the look-alikes
+    // that took its place) added at run time: the step must be served by it (first, where the
+    // step's words name nothing else).
+    // - "email the findings to …" is sending one: the model read it as being about e-mail
+    //   accounts, or about whatever the recipient's title names (the portfolio tool, which
+    //   the portfolio manager's title still brings first).
+    // - "text it to +1 …" is sending a text message for BM25 too: the word "text" alone found a
+    //   tool that types text into a device.
+    // - A file named for the result, with no verb of its own, is a step of writing it there:
+    //   while "… into /tmp/graph.json" was one part, the graph's words chose every tool.
+    let cases: [(&[(&str, &str)], &str, &str, &str, &str, bool); 3] = [
+        (
+            &[
+                (
+                    "send_email",
+                    "Send emails using a specified account. Define recipients, subject and body.",
+                ),
+                (
+                    "list_accounts",
+                    "Retrieve a list of all available email accounts managed by the server.",
+                ),
+                (
+                    "get_portfolio",
+                    "Retrieve detailed portfolio information using the portfolio ID to manage \
+                     and monitor assets.",
+                ),
+            ],
+            "retrieve detailed portfolio information",
+            "Read the whole knowledge graph, ",
+            "then email the findings to my portfolio manager.",
+            "fx__send_email",
+            false,
+        ),
+        (
+            &[
+                (
+                    "type_text",
+                    "Enter text into the focused text field of a device, as if typed.",
+                ),
+                ("send_sms", "Send SMS messages to phone numbers."),
+            ],
+            "send SMS messages to phone numbers",
+            "Read the whole knowledge graph, ",
+            "then text it to +1 555 0100.",
+            "fx__send_sms",
+            true,
+        ),
+        (
+            &[(
+                "write_file",
+                "Save or append text content to a file at a given path.",
+            )],
+            "save text content to a file at a given path",
+            "Read the whole knowledge graph ",
+            "into /tmp/graph.json",
+            "fx__write_file",
+            true,
+        ),
+    ];
+    for (tools, probe, before, step, tool, first) in cases {
+        add_fixture_tools(&gw, &mut c, tools, probe).await;
+        let (_, r) = route(json!({"query": format!("{before}{step}"), "k": 4})).await;
+        let serving = tools_serving(&r, step);
+        let served = if first {
+            serving.first() == Some(&tool)
+        } else {
+            serving.contains(&tool)
+        };
+        assert!(served, "{tool} must serve {step:?}: {r}");
+    }
 }
 
 #[tokio::test]
