@@ -85,6 +85,18 @@ async fn add_fixture_tools(gw: &Gateway, c: &mut RawClient, tools: &[(&str, &str
     panic!("{last} was not indexed: {}", gw.log());
 }
 
+/// A step whose own tool is added at run time: the tools (name, description) and a probe that
+/// finds the last of them, the request's words before the step, the step, the tool that must
+/// serve it, and whether first.
+type StepCase = (
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+);
+
 /// The names of the tools of a `/v1/route` answer that serve `step`, in order.
 fn tools_serving<'a>(answer: &'a Value, step: &str) -> Vec<&'a str> {
     answer["tools"]
@@ -458,7 +470,7 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     //   tool that types text into a device.
     // - A file named for the result, with no verb of its own, is a step of writing it there:
     //   while "… into /tmp/graph.json" was one part, the graph's words chose every tool.
-    let cases: [(&[(&str, &str)], &str, &str, &str, &str, bool); 3] = [
+    let cases: [StepCase; 3] = [
         (
             &[
                 (
