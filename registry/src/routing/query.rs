@@ -153,6 +153,28 @@ const DESTINATION_FILLER: &[&str] = &[
     "a", "an", "csv", "document", "file", "json", "local", "markdown", "my", "new", "our", "plain",
     "text", "the",
 ];
+/// Verbs of keeping what was found: a later part they open is a step of saving ("…, then write
+/// their names to /root/rust.md"); opening a request, what they keep must be found first ("Dump
+/// the recent liquidations to ~/liq.json").
+pub(crate) const KEEPING_VERBS: &[&str] = &[
+    "append", "dump", "export", "jot", "keep", "log", "output", "put", "record", "save", "send",
+    "stash", "store", "write",
+];
+/// Words that may come before a part's verb; a part they open follows another.
+const LEADING: &[&str] = &["also", "and", "finally", "lastly", "next", "please", "then"];
+
+/// The first word of `text` that is not one of [`LEADING`], lowercased: the part's verb, when
+/// it has one.
+pub(crate) fn part_verb(text: &str) -> String {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_end_matches(|c: char| !c.is_ascii_alphabetic())
+                .to_lowercase()
+        })
+        .find(|w| !LEADING.contains(&w.as_str()))
+        .unwrap_or_default()
+}
+
 /// The words of `text` with their byte offsets.
 fn words_at(text: &str) -> Vec<(usize, &str)> {
     text.split_whitespace()
@@ -196,13 +218,21 @@ pub(crate) fn destination_at(text: &str) -> Option<usize> {
     (!earlier).then_some(words[cut].0)
 }
 
-/// A part that is only a destination ("into /root/hn.md", as `split::destination_step` cuts
-/// them off) as the writing it asks for: "write it into /root/hn.md". The model read "into
-/// file" as being about files in general, BM25 as about whatever the file's name says
-/// ("forecast.json" found a forecast tool). "write it" over "save it": one request of our
-/// destinations set apart, the same everywhere else (docs/routing.md).
+/// A part that is a step of writing into a file as "write it <destination>": a part that is
+/// only a destination ("into /root/hn.md", as `split::destination_step` cuts them off), or a
+/// later part that a verb of keeping opens ("and dump them to ~/trips/kmg-sha.txt", "then
+/// save the list to /tmp/issues.md"). What it keeps is what the steps before it found; its own
+/// words ("the bundle ids", "the flights") pulled the tools that find those again, and "into
+/// file" alone read as being about files in general. "write it" over "save it": one request of
+/// our destinations set apart, the same everywhere else (docs/routing.md).
 fn as_writing(text: &str) -> Option<String> {
-    (destination_at(text) == Some(0)).then(|| format!("write it {text}"))
+    let at = destination_at(text)?;
+    let follows = text
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| LEADING.contains(&w.to_lowercase().as_str()));
+    let keeps = follows && KEEPING_VERBS.contains(&part_verb(&text[..at]).as_str());
+    (at == 0 || keeps).then(|| format!("write it {}", &text[at..]))
 }
 
 /// `word` as what opens it (brackets), its core, and what closes it (brackets, punctuation).
@@ -531,16 +561,26 @@ mod tests {
             semantic_query("in a text file at /home/me/nvda-news.txt"),
             "write it in a text file at file"
         );
+        // A later part that keeps: the saving of what was found.
         assert_eq!(
-            semantic_query("dump them to /tmp/jira-projects.txt"),
-            "dump them to file"
+            semantic_query("and write the bundle ids to ios/apps.txt"),
+            "write it to file"
+        );
+        assert_eq!(
+            semantic_query("then send the results to /root/onboarding.txt"),
+            "write it to file"
         );
         let [(bm25, _), _] = lexical_query("into /var/tmp/forecast.json");
         assert!(bm25.starts_with("write it into "), "{bm25}");
-        // More than a destination, or a file that is what the request acts on: as written.
+        // More than a destination, a request that opens with the keeping, or a file that is
+        // what the request acts on: as written.
         assert_eq!(
             semantic_query("Pull the fundamentals into ~/kospi/samsung.csv"),
             "Pull the fundamentals into file"
+        );
+        assert_eq!(
+            semantic_query("Dump the recent liquidations to ~/liq.json"),
+            "Dump the recent liquidations to file"
         );
         assert_eq!(
             semantic_query("move /root/a.md to /root/b.md"),

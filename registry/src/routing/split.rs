@@ -5,7 +5,7 @@
 //! a comma before an action verb that ends an action of its own.
 
 use super::action::{is_action_verb, step_action};
-use super::query::{destination_at, quoted_spans};
+use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
 /// comma ("…, and finally, give me the price").
@@ -399,16 +399,6 @@ fn comma_steps(part: &str) -> Vec<String> {
 const TRANSFER_VERBS: &[&str] = &[
     "convert", "copy", "download", "move", "rename", "sync", "transfer", "upload",
 ];
-/// Verbs of keeping what was found: a later part they open is a step of saving already ("…, then
-/// write their names to /root/rust.md"); opening a request, what they keep must be found first
-/// ("Dump the recent liquidations to ~/liq.json").
-const KEEPING_VERBS: &[&str] = &[
-    "append", "dump", "export", "jot", "keep", "log", "output", "put", "record", "save", "send",
-    "stash", "store", "write",
-];
-/// Words that may come before a part's verb.
-const LEADING: &[&str] = &["also", "and", "finally", "lastly", "next", "please", "then"];
-
 /// `part` cut before the file its result should go to ("Pull the fundamentals … into
 /// ~/kospi/samsung.csv"): the destination is a step of saving, which the rest of the part's
 /// words would drown. Not when the part's verb moves things to files itself
@@ -423,14 +413,9 @@ fn destination_step(part: &str, first: bool) -> Vec<String> {
     if before.split_whitespace().count() < MIN_WORDS {
         return whole;
     }
-    let lower = before.to_lowercase();
-    let verb = lower
-        .split_whitespace()
-        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphabetic()))
-        .find(|w| !LEADING.contains(w))
-        .unwrap_or("");
-    let keeps = KEEPING_VERBS.contains(&verb);
-    if TRANSFER_VERBS.contains(&verb) || !first && keeps {
+    let verb = part_verb(before);
+    let keeps = KEEPING_VERBS.contains(&verb.as_str());
+    if TRANSFER_VERBS.contains(&verb.as_str()) || !first && keeps {
         return whole;
     }
     // "at", "in", "under" say where a file is as often as where one should go ("transcribe the
