@@ -6,7 +6,7 @@ C=sys.argv[1] if len(sys.argv)>1 else "../shared/routing-eval/etom/catalog.jsonl
 cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
 def t(s,n):
     assert (s,n) in cat,(s,n); return {"server":s,"name":n}
-SAVE=[t("Terminal Controller for MCP","write_file"),t("Model Context Protocol TypeScript Implementation","write"),t("Obsidian Local REST API MCP Server","create_file")]
+SAVE=[t("Terminal Controller for MCP","write_file"),t("Model Context Protocol TypeScript Implementation","write"),t("Obsidian Local REST API MCP Server","create_file"),t("Filesystem MCP Server","write_content")]
 EMAIL=[t(s,n) for s,n in [("Google MCP Tools","google_gmail_send_email"),("Google Workspace MCP Server","send_email"),("Hiworks Mail MCP","send_email"),("MailPace MCP (Model Context Protocol) Server","send-email"),("MCP Mailtrap Server","send-email"),("mcp-email-server","send_email"),("MCP Headless Gmail Server","gmail_send_email"),("blastengine-mailer MCP Server","send_email")]]
 PPT=[t("powerpoint MCP server","create-presentation")]
 NOTE=[t(s,n) for s,n in [("HackMD MCP Server","create_note"),("NotePlan MCP Server","create_note"),("Bear MCP Server","create_note"),("Obsidian Local REST API MCP Server","create_note")]]
