@@ -7,7 +7,9 @@
 //! A type that picks the tool stays in the kind: "q3.xlsx" is an "Excel file", "this PNG" a "PNG
 //! image file"; and a URL keeps its site, which names the provider: "github web page".
 //! BM25 still sees every word (a quoted platform name is an exact match there), the quoted ones
-//! at half weight, and the kinds of files and addresses besides (`lexical_query`). Measured in
+//! at half weight, and the kinds of files and addresses besides (`lexical_query`). A step that
+//! writes into a file, named only by where ("into /root/hn.md") or a later one that keeps what
+//! was found ("and dump them to …"), is read by both as "write it <destination>". Measured in
 //! docs/routing.md.
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so

@@ -1,8 +1,9 @@
 //! Splitting a request into the steps it asks for ("find the file, then email it to Bob"), so
 //! that each step gets its own search: one vector of a long multi-step request is a blur of all
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences,
-//! then clauses at sequencing words, at "and" before an action verb, at a saving phrase, and at
-//! a comma before an action verb that ends an action of its own.
+//! then clauses at sequencing words, at "and" before an action verb, at a saving phrase, at a
+//! comma before an action verb that ends an action of its own, and before a file named for the
+//! result ("… into /root/hn.md").
 
 use super::action::{is_action_verb, step_action};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
@@ -177,7 +178,8 @@ pub fn split_request(request: &str) -> Vec<String> {
         let first = parts.remove(0);
         parts[0] = format!("{first} {}", parts[0]);
     }
-    // Cutting at commas too must not push a later step past the last part searched.
+    // Cutting at commas and destinations too must not push a later step past the last part
+    // searched.
     let finer: Vec<String> = parts
         .iter()
         .enumerate()
