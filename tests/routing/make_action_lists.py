@@ -4,15 +4,7 @@
 # lists three actions, most with commas, over one or two servers, in a user's own words.
 import json
 import os
-import sys
-C=sys.argv[1] if len(sys.argv)>1 else "../shared/routing-eval/etom/catalog.jsonl"
-cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
-def t(s,n):
-    assert (s,n) in cat,(s,n); return {"server":s,"name":n}
-def one(s,n): return [t(s,n)]
-SAVE=[t("Terminal Controller for MCP","write_file"),t("Model Context Protocol TypeScript Implementation","write"),t("Obsidian Local REST API MCP Server","create_file"),t("Filesystem MCP Server","write_content")]
-EMAIL=[t(s,n) for s,n in [("Google MCP Tools","google_gmail_send_email"),("Google Workspace MCP Server","send_email"),("Hiworks Mail MCP","send_email"),("MailPace MCP (Model Context Protocol) Server","send-email"),("MCP Mailtrap Server","send-email"),("mcp-email-server","send_email"),("MCP Headless Gmail Server","gmail_send_email"),("blastengine-mailer MCP Server","send_email")]]
-SMS=[t("ClickSend MCP Server","send_sms"),t("Mac Messages MCP","tool_send_message")]
+from catalog_groups import t, one, SAVE, EMAIL, SMS
 AX="ArXiv MCP Server"; LN="Linear MCP Server"; TD="Enhanced Todoist MCP Server Extended"
 TR="MCP Server Trello"; KG="Knowledge Graph Memory Server"; TM="MCP Teams Server"
 HK="heroku-mcp-server"; VF="Variflight MCP Server"; DD="Datadog MCP Server"; PP="powerpoint MCP server"

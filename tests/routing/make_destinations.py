@@ -7,14 +7,7 @@
 # (move, copy, download, convert), where no second step should appear.
 import json
 import os
-import sys
-C=sys.argv[1] if len(sys.argv)>1 else "../shared/routing-eval/etom/catalog.jsonl"
-cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
-def t(s,n):
-    assert (s,n) in cat,(s,n); return {"server":s,"name":n}
-def one(s,n): return [t(s,n)]
-# Every tool of the catalog that writes given content into a file at a path.
-SAVE=[t("Terminal Controller for MCP","write_file"),t("Model Context Protocol TypeScript Implementation","write"),t("Obsidian Local REST API MCP Server","create_file"),t("Filesystem MCP Server","write_content")]
+from catalog_groups import t, one, SAVE
 Q=[
  ("Summarize the hottest threads on r/rust into /root/reddit/rust.md",
   [one("MCP Reddit Server","fetch_reddit_hot_threads"),SAVE]),

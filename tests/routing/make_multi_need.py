@@ -1,13 +1,7 @@
 # Writes etom-multi-need.jsonl (tests/routing/README.md) from the requests below, checking that
 # every tool named exists in the ETOM catalog given as the first argument.
 import json
-import sys
-C=sys.argv[1] if len(sys.argv)>1 else "../shared/routing-eval/etom/catalog.jsonl"
-cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
-def t(s,n):
-    assert (s,n) in cat,(s,n); return {"server":s,"name":n}
-SAVE=[t("Terminal Controller for MCP","write_file"),t("Model Context Protocol TypeScript Implementation","write"),t("Obsidian Local REST API MCP Server","create_file"),t("Filesystem MCP Server","write_content")]
-EMAIL=[t(s,n) for s,n in [("Google MCP Tools","google_gmail_send_email"),("Google Workspace MCP Server","send_email"),("Hiworks Mail MCP","send_email"),("MailPace MCP (Model Context Protocol) Server","send-email"),("MCP Mailtrap Server","send-email"),("mcp-email-server","send_email"),("MCP Headless Gmail Server","gmail_send_email"),("blastengine-mailer MCP Server","send_email")]]
+from catalog_groups import t, SAVE, EMAIL, SMS
 PPT=[t("powerpoint MCP server","create-presentation")]
 NOTE=[t(s,n) for s,n in [("HackMD MCP Server","create_note"),("NotePlan MCP Server","create_note"),("Bear MCP Server","create_note"),("Obsidian Local REST API MCP Server","create_note")]]
 MAJ={
@@ -98,7 +92,6 @@ Q=[
 # The second set (etom-multi-need-2.jsonl): written 2026-11-27 after the seventh round's rules
 # and before measuring them, to check them on requests they were not read from; other channels
 # and other words for the minor step.
-SMS=[t("ClickSend MCP Server","send_sms"),t("Mac Messages MCP","tool_send_message")]
 WHATSAPP=[t("WhatsApp MCP Server","send_message")]
 WEBHOOK=[t("MCP Webhook Server","send_message")]
 TWEET=[t("X (Twitter) MCP server","post_tweet")]
