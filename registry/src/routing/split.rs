@@ -401,11 +401,15 @@ fn comma_steps(part: &str) -> Vec<String> {
 const TRANSFER_VERBS: &[&str] = &[
     "convert", "copy", "download", "move", "rename", "sync", "transfer", "upload",
 ];
+/// Verbs a file-writing tool does itself: what they write is given ("Write a haiku about autumn
+/// to /tmp/haiku.txt", "Append the log line to …"), one need with its file.
+const WRITING_VERBS: &[&str] = &["append", "save", "write"];
 /// `part` cut before the file its result should go to ("Pull the fundamentals … into
 /// ~/kospi/samsung.csv"): the destination is a step of saving, which the rest of the part's
 /// words would drown. Not when the part's verb moves things to files itself
-/// ([`TRANSFER_VERBS`]), nor when it keeps things and the part is not the request's `first`
-/// (it is the saving step then), nor when the part is little more than the destination.
+/// ([`TRANSFER_VERBS`]) or writes them ([`WRITING_VERBS`]), nor when it keeps things and the
+/// part is not the request's `first` (it is the saving step then), nor when the part is little
+/// more than the destination.
 fn destination_step(part: &str, first: bool) -> Vec<String> {
     let whole = vec![part.to_string()];
     let Some(at) = destination_at(part) else {
@@ -417,7 +421,10 @@ fn destination_step(part: &str, first: bool) -> Vec<String> {
     }
     let verb = part_verb(before);
     let keeps = KEEPING_VERBS.contains(&verb.as_str());
-    if TRANSFER_VERBS.contains(&verb.as_str()) || !first && keeps {
+    if TRANSFER_VERBS.contains(&verb.as_str())
+        || WRITING_VERBS.contains(&verb.as_str())
+        || !first && keeps
+    {
         return whole;
     }
     // "at", "in", "under" say where a file is as often as where one should go ("transcribe the
@@ -609,6 +616,9 @@ mod tests {
             "Summarize the error log in /var/log/app/errors.log",
             // Too few words before it for a step of its own.
             "I want them in /srv/reports/quotes.json",
+            // What a writing verb writes is given: one need.
+            "Write a haiku about autumn to /tmp/haiku.txt",
+            "Append the log line to /var/log/app.log",
         ] {
             assert_eq!(split_request(whole), [whole], "{whole}");
         }
