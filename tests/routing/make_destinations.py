@@ -59,14 +59,39 @@ Q=[
  ("Convert /root/notes/plan.md to /root/notes/plan.docx",
   [one("mcp-pandoc: A Document Conversion MCP Server","convert-contents")]),
 ]
+# Written after the rule (docs/routing.md, "A file named for the result") and committed before
+# it was measured on them, in other words and over other tools: does the rule carry?
+AFTER=[
+ ("Could you grab the latest observations from WeatherXM station ST-77 and drop them into ~/weather/st77.json?",
+  [one("WeatherXM PRO MCP Server","get_latest_observation"),SAVE]),
+ ("Top ETFs in the technology sector from Yahoo Finance, saved into /data/etfs/tech.csv",
+  [one("Yahoo Finance MCP Server","get_top_etfs"),SAVE]),
+ ("Search npm for markdown parsers; put the results into /tmp/npm-markdown.txt",
+  [one("NPM Sentinel MCP","npmSearch"),SAVE]),
+ ("Binance daily klines for SOLUSDT over the last month, as a CSV at ~/klines/sol.csv",
+  [one("Binance Cryptocurrency MCP","get_klines"),SAVE]),
+ ("I'd like the MediaWiki search results for quantum computing written to /root/wiki/quantum.txt",
+  [one("MediaWiki MCP Server","search-page"),SAVE]),
+ ("Get the top posts about Rust from Reddit and export them to reddit-rust.json",
+  [one("Reddit MCP","search_posts"),SAVE]),
+ ("Pull the list of Jira projects -> projects.md",
+  [one("Jira communication server MCP Server","list_projects"),SAVE]),
+ ("Fetch today's Bitcoin liquidations, then store everything in /srv/liq/today.json",
+  [one("Crypto Liquidations MCP","get_latest_liquidations"),SAVE]),
+ ("Rename /root/notes/a.txt to /root/notes/b.txt",
+  [one("Filesystem MCP Server","move_items")]),
+ ("Copy the contents of /etc/hosts to /root/hosts.bak",
+  [one("Filesystem MCP Server","copy_items")]),
+]
 out=os.path.join(os.path.dirname(os.path.abspath(__file__)),"etom-destinations.jsonl")
 with open(out,"w") as f:
-    for i,(q,groups) in enumerate(Q,1):
+    for i,(q,groups) in enumerate(Q+AFTER,1):
         rel=[];seen=set()
         for g in groups:
             for x in g[:1]:
                 k=(x['server'],x['name'])
                 if k not in seen: seen.add(k); rel.append(x)
-        kind="own" if i>20 else "save"
-        f.write(json.dumps({"id":f"DS-{i:03d}","query":q,"relevant":rel,"relevant_groups":groups,"destination":kind})+"\n")
-print(len(Q),"requests ->",out)
+        kind="save" if len(groups)>1 else "own"
+        written="before the rule" if i<=len(Q) else "after the rule"
+        f.write(json.dumps({"id":f"DS-{i:03d}","query":q,"relevant":rel,"relevant_groups":groups,"destination":kind,"written":written})+"\n")
+print(len(Q+AFTER),"requests ->",out)
