@@ -8,7 +8,9 @@ cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
 def t(s,n):
     assert (s,n) in cat,(s,n); return {"server":s,"name":n}
 def one(s,n): return [t(s,n)]
-# Every tool that writes given content into a file at a path.
-SAVE=[t("Terminal Controller for MCP","write_file"),t("Model Context Protocol TypeScript Implementation","write"),t("Obsidian Local REST API MCP Server","create_file"),t("Filesystem MCP Server","write_content")]
+# Every tool that writes given content into a file at a path (read from every description that
+# pairs writing, saving or creating with a file and its content; multi-purpose editors and tools
+# that fetch what they save are not in it).
+SAVE=[t("Terminal Controller for MCP","write_file"),t("Model Context Protocol TypeScript Implementation","write"),t("Obsidian Local REST API MCP Server","create_file"),t("Filesystem MCP Server","write_content"),t("mcp-editor","create"),t("Coding Assistant Server","create_text_file")]
 EMAIL=[t(s,n) for s,n in [("Google MCP Tools","google_gmail_send_email"),("Google Workspace MCP Server","send_email"),("Hiworks Mail MCP","send_email"),("MailPace MCP (Model Context Protocol) Server","send-email"),("MCP Mailtrap Server","send-email"),("mcp-email-server","send_email"),("MCP Headless Gmail Server","gmail_send_email"),("blastengine-mailer MCP Server","send_email")]]
 SMS=[t("ClickSend MCP Server","send_sms"),t("Mac Messages MCP","tool_send_message")]
