@@ -85,17 +85,20 @@ async fn add_fixture_tools(gw: &Gateway, c: &mut RawClient, tools: &[(&str, &str
     panic!("{last} was not indexed: {}", gw.log());
 }
 
-/// A step whose own tool is added at run time: the tools (name, description) and a probe that
-/// finds the last of them, the request's words before the step, the step, the tool that must
-/// serve it, and whether first.
-type StepCase = (
-    &'static [(&'static str, &'static str)],
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    bool,
-);
+/// A step whose own tool is added at run time.
+struct StepCase {
+    /// The tools added (name, description).
+    tools: &'static [(&'static str, &'static str)],
+    /// A request that finds the last of them first once it is indexed.
+    probe: &'static str,
+    /// The request's words before the step.
+    before: &'static str,
+    step: &'static str,
+    /// The tool that must serve the step.
+    tool: &'static str,
+    /// Whether it must be the step's first tool, or only among them.
+    first: bool,
+}
 
 /// The names of the tools of a `/v1/route` answer that serve `step`, in order.
 fn tools_serving<'a>(answer: &'a Value, step: &str) -> Vec<&'a str> {
@@ -470,9 +473,9 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     //   tool that types text into a device.
     // - A file named for the result, with no verb of its own, is a step of writing it there:
     //   while "… into /tmp/graph.json" was one part, the graph's words chose every tool.
-    let cases: [StepCase; 3] = [
-        (
-            &[
+    let cases = [
+        StepCase {
+            tools: &[
                 (
                     "send_email",
                     "Send emails using a specified account. Define recipients, subject and body.",
@@ -487,48 +490,49 @@ async fn search_tools_then_call_tool_with_a_real_client() {
                      and monitor assets.",
                 ),
             ],
-            "retrieve detailed portfolio information",
-            "Read the whole knowledge graph, ",
-            "then email the findings to my portfolio manager.",
-            "fx__send_email",
-            false,
-        ),
-        (
-            &[
+            probe: "retrieve detailed portfolio information",
+            before: "Read the whole knowledge graph, ",
+            step: "then email the findings to my portfolio manager.",
+            tool: "fx__send_email",
+            first: false,
+        },
+        StepCase {
+            tools: &[
                 (
                     "type_text",
                     "Enter text into the focused text field of a device, as if typed.",
                 ),
                 ("send_sms", "Send SMS messages to phone numbers."),
             ],
-            "send SMS messages to phone numbers",
-            "Read the whole knowledge graph, ",
-            "then text it to +1 555 0100.",
-            "fx__send_sms",
-            true,
-        ),
-        (
-            &[(
+            probe: "send SMS messages to phone numbers",
+            before: "Read the whole knowledge graph, ",
+            step: "then text it to +1 555 0100.",
+            tool: "fx__send_sms",
+            first: true,
+        },
+        StepCase {
+            tools: &[(
                 "write_file",
                 "Save or append text content to a file at a given path.",
             )],
-            "save text content to a file at a given path",
-            "Read the whole knowledge graph ",
-            "into /tmp/graph.json",
-            "fx__write_file",
-            true,
-        ),
+            probe: "save text content to a file at a given path",
+            before: "Read the whole knowledge graph ",
+            step: "into /tmp/graph.json",
+            tool: "fx__write_file",
+            first: true,
+        },
     ];
-    for (tools, probe, before, step, tool, first) in cases {
-        add_fixture_tools(&gw, &mut c, tools, probe).await;
-        let (_, r) = route(json!({"query": format!("{before}{step}"), "k": 4})).await;
-        let serving = tools_serving(&r, step);
-        let served = if first {
-            serving.first() == Some(&tool)
+    for case in cases {
+        add_fixture_tools(&gw, &mut c, case.tools, case.probe).await;
+        let query = format!("{}{}", case.before, case.step);
+        let (_, r) = route(json!({"query": query, "k": 4})).await;
+        let serving = tools_serving(&r, case.step);
+        let served = if case.first {
+            serving.first() == Some(&case.tool)
         } else {
-            serving.contains(&tool)
+            serving.contains(&case.tool)
         };
-        assert!(served, "{tool} must serve {step:?}: {r}");
+        assert!(served, "{} must serve {:?}: {r}", case.tool, case.step);
     }
 }
 
