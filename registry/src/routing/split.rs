@@ -183,8 +183,13 @@ pub fn split_request(request: &str) -> Vec<String> {
     let finer: Vec<String> = parts
         .iter()
         .enumerate()
-        .flat_map(|(i, p)| comma_steps(p).into_iter().map(move |c| (i, c)))
-        .flat_map(|(i, c)| destination_step(&c, i == 0))
+        .flat_map(|(i, p)| {
+            comma_steps(p)
+                .into_iter()
+                .enumerate()
+                .map(move |(j, c)| (i == 0 && j == 0, c))
+        })
+        .flat_map(|(opens_request, c)| destination_step(&c, opens_request))
         .collect();
     if finer.len() <= MAX_PARTS {
         parts = finer;
@@ -599,7 +604,14 @@ mod tests {
                 "to /tmp/projects.txt"
             ]
         );
-        // A later part that keeps is the step of saving already.
+        // A later part that keeps is the step of saving already, also after a comma.
+        assert_eq!(
+            split_request("Get the forecast for Oslo, store the daily numbers in /root/oslo.json"),
+            [
+                "Get the forecast for Oslo",
+                "store the daily numbers in /root/oslo.json"
+            ]
+        );
         assert_eq!(
             split_request("Search GitHub for trending Rust repositories and write their names to /root/rust.md"),
             [
