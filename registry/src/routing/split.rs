@@ -1,7 +1,7 @@
 //! Splitting a request into the steps it asks for ("find the file, then email it to Bob"), so
 //! that each step gets its own search: one vector of a long multi-step request is a blur of all
-//! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences,
-//! then clauses at sequencing words, at "and" before an action verb, at a saving phrase, at a
+//! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences
+//! and a list's items, then clauses at sequencing words, at an arrow before an action verb, at "and" before an action verb, at a saving phrase, at a
 //! comma before an action verb that ends an action of its own, and before a file named for the
 //! result ("… into /root/hn.md").
 
@@ -155,16 +155,18 @@ pub fn split_request(request: &str) -> Vec<String> {
     for sentence in sentences(&masked) {
         for clause in clauses(&sentence) {
             let clause = clause.trim_matches(|c: char| c.is_whitespace() || c == ',' || c == ';');
+            let (clause, item) = list_item(clause);
             if clause.is_empty() {
                 continue;
             }
+            let lower = clause.to_lowercase();
+            let own_step = opens_action(&lower, 0) || item && starts_with_verb(&lower);
             match parts.last_mut() {
                 // A part that ends in a colon announces what follows ("run this query:",
                 // "the following steps:"): it and what follows are one step.
                 Some(last)
                     if last.ends_with(':')
-                        || clause.split_whitespace().count() < MIN_WORDS
-                            && !opens_action(&clause.to_lowercase(), 0) =>
+                        || clause.split_whitespace().count() < MIN_WORDS && !own_step =>
                 {
                     last.push(' ');
                     last.push_str(clause);
@@ -259,16 +261,24 @@ fn sentences(text: &str) -> Vec<String> {
     // The last character that is not a space: a list's number follows a colon, a sentence's end
     // or a line break ("… steps: 1. …", "… charts. 3. …"), not a word ("the top 5. Then …").
     let mut last = '\n';
+    // The number the list's next item would have: after "1) get the weather", a "2)" that
+    // follows a word opens the next item too ("… in Berlin 2) convert it …").
+    let mut next_item = None;
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         // A list's number ("… these steps: 1. Retrieve …; 2) Create …") opens a sentence and is
-        // no word of it.
+        // no word of it; the sentence is marked as a list item.
         let at_word = current.is_empty() || current.ends_with(char::is_whitespace);
-        if at_word && matches!(last, ':' | '.' | ';' | '!' | '?' | '\n') {
-            if let Some(after) = after_enumerator(rest) {
-                out.push(std::mem::take(&mut current));
-                rest = after;
-                continue;
+        if at_word {
+            if let Some((number, after)) = after_enumerator(rest) {
+                let after_end = matches!(last, ':' | '.' | ';' | '!' | '?' | '\n');
+                if after_end || next_item == Some(number) {
+                    out.push(std::mem::take(&mut current));
+                    current.push_str(ITEM);
+                    next_item = Some(number + 1);
+                    rest = after;
+                    continue;
+                }
             }
         }
         rest = &rest[c.len_utf8()..];
@@ -288,18 +298,66 @@ fn sentences(text: &str) -> Vec<String> {
     out.into_iter().filter(|s| !s.trim().is_empty()).collect()
 }
 
-/// What follows a list item's number at the start of `text` ("1. ", "2) ", "(3) "), if it opens
-/// with one: one or two digits, a period or a closing parenthesis, then a space.
-fn after_enumerator(text: &str) -> Option<&str> {
-    let body = text.strip_prefix('(').unwrap_or(text);
+/// A list item's number at the start of `text` ("1. ", "2) ", "(3) ", "Step 4: ") and what
+/// follows it, if it opens with one: one or two digits, a period or a closing parenthesis (or
+/// a colon after "Step"), then a space.
+fn after_enumerator(text: &str) -> Option<(u32, &str)> {
+    let step = ["Step ", "step ", "STEP "]
+        .iter()
+        .find_map(|w| text.strip_prefix(w));
+    let body = step.unwrap_or_else(|| text.strip_prefix('(').unwrap_or(text));
     let digits = body.bytes().take_while(u8::is_ascii_digit).count();
     if !(1..=2).contains(&digits) {
         return None;
     }
+    let ends: &[char] = if step.is_some() {
+        &['.', ')', ':']
+    } else {
+        &['.', ')']
+    };
     let after = body[digits..]
-        .strip_prefix(['.', ')'])
+        .strip_prefix(ends)
         .filter(|after| after.starts_with(char::is_whitespace))?;
-    Some(after)
+    Some((body[..digits].parse().ok()?, after))
+}
+
+/// What a list item or a link of a chain starts with once cut: a bullet, an arrow, or [`ITEM`],
+/// which stands for a list item's number.
+const ITEM_MARKS: &[&str] = &["- ", "* ", "• ", "→ ", "-> ", "=> "];
+/// The mark `sentences` puts where it took a list item's number away.
+const ITEM: &str = "• ";
+
+/// `clause` without the bullet or arrow it opens with, and whether it had one: a list's item or
+/// a chain's link ("Grab the top stories → summarize each → email the digest").
+fn list_item(clause: &str) -> (&str, bool) {
+    if ITEM_MARKS.iter().any(|m| clause == m.trim_end()) {
+        return ("", true);
+    }
+    match ITEM_MARKS.iter().find_map(|m| clause.strip_prefix(m)) {
+        Some(rest) => (rest.trim_start(), true),
+        None => (clause, false),
+    }
+}
+
+/// Whether `lower` opens with an arrow and an action verb: the next link of a chain.
+fn opens_link(lower: &str) -> bool {
+    let Some(rest) = ["→ ", "-> ", "=> "]
+        .iter()
+        .find_map(|a| lower.strip_prefix(a))
+    else {
+        return false;
+    };
+    starts_with_verb(rest)
+}
+
+/// Whether `lower`'s first word is a verb of [`ACTION_VERBS`] or of the actions tools do.
+fn starts_with_verb(lower: &str) -> bool {
+    let word: String = lower
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    ACTION_VERBS.binary_search(&word.as_str()).is_ok() || is_action_verb(&word)
 }
 
 /// Words whose period ends no sentence ("Dr. Evelyn Reed", "Apple Inc. stock", "e.g. a PNG").
@@ -343,6 +401,7 @@ fn clauses(sentence: &str) -> Vec<String> {
             .iter()
             .any(|m| starts_with_word(&lower[i..], m))
             || opens_action(&lower, i)
+            || opens_link(&lower[i..])
         {
             // "and then": cut before "and", not between it and "then".
             if cuts.last().is_some_and(|&c| i - c <= 4) {
@@ -701,6 +760,71 @@ mod tests {
                 "Summarize the news of the top 5.",
                 "Then make a chart of 203.0.113.45.",
                 "Create a PowerPoint presentation named 'Energy' with 12 slides."
+            ]
+        );
+    }
+
+    #[test]
+    fn a_list_written_on_one_line_or_with_bullets_is_its_items() {
+        // Numbered in order inside a sentence: "2)" after a word is the next item, "5." after
+        // "top" is not.
+        assert_eq!(
+            split_request(
+                "1) get the weather in Berlin 2) convert it to Fahrenheit 3) send it to \
+                 alice@example.com"
+            ),
+            [
+                "get the weather in Berlin",
+                "convert it to Fahrenheit",
+                "send it to alice@example.com"
+            ]
+        );
+        assert_eq!(
+            split_request(
+                "Step 1: search arXiv for papers on retrieval augmented generation. Step 2: \
+                 download the top three PDFs. Step 3: write a short summary of each to \
+                 /root/rag/summary.md"
+            ),
+            [
+                "search arXiv for papers on retrieval augmented generation.",
+                "download the top three PDFs.",
+                "write a short summary of each to /root/rag/summary.md"
+            ]
+        );
+        assert_eq!(
+            split_request("Show me the 2) cheapest flights from Paris to Tokyo next Friday"),
+            ["Show me the 2) cheapest flights from Paris to Tokyo next Friday"]
+        );
+        // Bullets: the mark is no word of the step, and a short item that asks for an action
+        // is a step of its own.
+        assert_eq!(
+            split_request(
+                "Please do the following:\n- find the latest release of tokio on GitHub\n- \
+                 summarize its changelog\n- notify the team"
+            ),
+            [
+                "Please do the following: find the latest release of tokio on GitHub",
+                "summarize its changelog",
+                "notify the team"
+            ]
+        );
+        // A chain of arrows between actions; an arrow before a file is a destination.
+        assert_eq!(
+            split_request(
+                "Grab the top 10 Hacker News stories → summarize each → email the digest to \
+                 me@example.com"
+            ),
+            [
+                "Grab the top 10 Hacker News stories",
+                "summarize each",
+                "email the digest to me@example.com"
+            ]
+        );
+        assert_eq!(
+            split_request("Trending GitHub developers this week -> /root/trending/devs.json"),
+            [
+                "Trending GitHub developers this week",
+                "-> /root/trending/devs.json"
             ]
         );
     }

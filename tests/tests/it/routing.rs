@@ -471,6 +471,8 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     //   the portfolio manager's title still brings first).
     // - "text it to +1 …" is sending a text message for BM25 too: the word "text" alone found a
     //   tool that types text into a device.
+    // - The items of a list written on one line ("1) … 2) …") and the links of a chain of
+    //   arrows are steps too: they used to be one part, whose words were the graph's.
     // - A file named for the result, with no verb of its own, is a step of writing it there:
     //   while "… into /tmp/graph.json" was one part, the graph's words chose every tool.
     let cases = [
@@ -507,6 +509,34 @@ async fn search_tools_then_call_tool_with_a_real_client() {
             probe: "send SMS messages to phone numbers",
             before: "Read the whole knowledge graph, ",
             step: "then text it to +1 555 0100.",
+            tool: "fx__send_sms",
+            first: true,
+        },
+        StepCase {
+            tools: &[
+                (
+                    "type_text",
+                    "Enter text into the focused text field of a device, as if typed.",
+                ),
+                ("send_sms", "Send SMS messages to phone numbers."),
+            ],
+            probe: "send SMS messages to phone numbers",
+            before: "1) Read the whole knowledge graph 2) ",
+            step: "text it to +1 555 0100",
+            tool: "fx__send_sms",
+            first: true,
+        },
+        StepCase {
+            tools: &[
+                (
+                    "type_text",
+                    "Enter text into the focused text field of a device, as if typed.",
+                ),
+                ("send_sms", "Send SMS messages to phone numbers."),
+            ],
+            probe: "send SMS messages to phone numbers",
+            before: "Read the whole knowledge graph → ",
+            step: "text it to +1 555 0100",
             tool: "fx__send_sms",
             first: true,
         },
