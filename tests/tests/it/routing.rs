@@ -86,6 +86,7 @@ async fn add_fixture_tools(gw: &Gateway, c: &mut RawClient, tools: &[(&str, &str
 }
 
 /// A step whose own tool is added at run time.
+#[derive(Clone, Copy)]
 struct StepCase {
     /// The tools added (name, description).
     tools: &'static [(&'static str, &'static str)],
@@ -475,6 +476,20 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     //   arrows are steps too: they used to be one part, whose words were the graph's.
     // - A file named for the result, with no verb of its own, is a step of writing it there:
     //   while "… into /tmp/graph.json" was one part, the graph's words chose every tool.
+    let texting = StepCase {
+        tools: &[
+            (
+                "type_text",
+                "Enter text into the focused text field of a device, as if typed.",
+            ),
+            ("send_sms", "Send SMS messages to phone numbers."),
+        ],
+        probe: "send SMS messages to phone numbers",
+        before: "Read the whole knowledge graph, ",
+        step: "then text it to +1 555 0100.",
+        tool: "fx__send_sms",
+        first: true,
+    };
     let cases = [
         StepCase {
             tools: &[
@@ -498,47 +513,16 @@ async fn search_tools_then_call_tool_with_a_real_client() {
             tool: "fx__send_email",
             first: false,
         },
+        texting,
         StepCase {
-            tools: &[
-                (
-                    "type_text",
-                    "Enter text into the focused text field of a device, as if typed.",
-                ),
-                ("send_sms", "Send SMS messages to phone numbers."),
-            ],
-            probe: "send SMS messages to phone numbers",
-            before: "Read the whole knowledge graph, ",
-            step: "then text it to +1 555 0100.",
-            tool: "fx__send_sms",
-            first: true,
-        },
-        StepCase {
-            tools: &[
-                (
-                    "type_text",
-                    "Enter text into the focused text field of a device, as if typed.",
-                ),
-                ("send_sms", "Send SMS messages to phone numbers."),
-            ],
-            probe: "send SMS messages to phone numbers",
             before: "1) Read the whole knowledge graph 2) ",
             step: "text it to +1 555 0100",
-            tool: "fx__send_sms",
-            first: true,
+            ..texting
         },
         StepCase {
-            tools: &[
-                (
-                    "type_text",
-                    "Enter text into the focused text field of a device, as if typed.",
-                ),
-                ("send_sms", "Send SMS messages to phone numbers."),
-            ],
-            probe: "send SMS messages to phone numbers",
             before: "Read the whole knowledge graph → ",
             step: "text it to +1 555 0100",
-            tool: "fx__send_sms",
-            first: true,
+            ..texting
         },
         StepCase {
             tools: &[(
