@@ -9,6 +9,7 @@ pub mod eval;
 mod index;
 mod lexical;
 mod query;
+mod sentences;
 mod split;
 mod text;
 

@@ -7,6 +7,7 @@
 
 use super::action::{is_action_verb, step_action};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
+use super::sentences::{list_item, sentences};
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
 /// comma ("…, and finally, give me the price").
@@ -253,92 +254,6 @@ fn unmask(part: &str, values: &[&str]) -> String {
         })
 }
 
-/// Sentences end at `.`, `?`, `!` or `;` followed by a space (so `v2.3`, `a.b@c.com` and URLs
-/// stay whole) or a line break; not at the period of an abbreviation.
-fn sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    // The last character that is not a space: a list's number follows a colon, a sentence's end
-    // or a line break ("… steps: 1. …", "… charts. 3. …"), not a word ("the top 5. Then …").
-    let mut last = '\n';
-    // The number the list's next item would have: after "1) get the weather", a "2)" that
-    // follows a word opens the next item too ("… in Berlin 2) convert it …").
-    let mut next_item = None;
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        // A list's number ("… these steps: 1. Retrieve …; 2) Create …") opens a sentence and is
-        // no word of it; the sentence is marked as a list item.
-        let at_word = current.is_empty() || current.ends_with(char::is_whitespace);
-        if at_word {
-            if let Some((number, after)) = after_enumerator(rest) {
-                let after_end = matches!(last, ':' | '.' | ';' | '!' | '?' | '\n');
-                if after_end || next_item == Some(number) {
-                    out.push(std::mem::take(&mut current));
-                    current.push_str(ITEM);
-                    next_item = Some(number + 1);
-                    rest = after;
-                    continue;
-                }
-            }
-        }
-        rest = &rest[c.len_utf8()..];
-        current.push(c);
-        if !c.is_whitespace() || c == '\n' {
-            last = c;
-        }
-        let ends = matches!(c, '.' | '?' | '!' | ';')
-            && rest.chars().next().is_none_or(char::is_whitespace)
-            && !(c == '.' && ends_in_abbreviation(&current))
-            || c == '\n';
-        if ends {
-            out.push(std::mem::take(&mut current));
-        }
-    }
-    out.push(current);
-    out.into_iter().filter(|s| !s.trim().is_empty()).collect()
-}
-
-/// A list item's number at the start of `text` ("1. ", "2) ", "(3) ", "Step 4: ") and what
-/// follows it, if it opens with one: one or two digits, a period or a closing parenthesis (or
-/// a colon after "Step"), then a space.
-fn after_enumerator(text: &str) -> Option<(u32, &str)> {
-    let step = ["Step ", "step ", "STEP "]
-        .iter()
-        .find_map(|w| text.strip_prefix(w));
-    let body = step.unwrap_or_else(|| text.strip_prefix('(').unwrap_or(text));
-    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
-    if !(1..=2).contains(&digits) {
-        return None;
-    }
-    let ends: &[char] = if step.is_some() {
-        &['.', ')', ':']
-    } else {
-        &['.', ')']
-    };
-    let after = body[digits..]
-        .strip_prefix(ends)
-        .filter(|after| after.starts_with(char::is_whitespace))?;
-    Some((body[..digits].parse().ok()?, after))
-}
-
-/// What a list item or a link of a chain starts with once cut: a bullet, an arrow, or [`ITEM`],
-/// which stands for a list item's number.
-const ITEM_MARKS: &[&str] = &["- ", "* ", "• ", "→ ", "-> ", "=> "];
-/// The mark `sentences` puts where it took a list item's number away.
-const ITEM: &str = "• ";
-
-/// `clause` without the bullet or arrow it opens with, and whether it had one: a list's item or
-/// a chain's link ("Grab the top stories → summarize each → email the digest").
-fn list_item(clause: &str) -> (&str, bool) {
-    if ITEM_MARKS.iter().any(|m| clause == m.trim_end()) {
-        return ("", true);
-    }
-    match ITEM_MARKS.iter().find_map(|m| clause.strip_prefix(m)) {
-        Some(rest) => (rest.trim_start(), true),
-        None => (clause, false),
-    }
-}
-
 /// Whether `lower` opens with an arrow and an action verb: the next link of a chain.
 fn opens_link(lower: &str) -> bool {
     let Some(rest) = ["→ ", "-> ", "=> "]
@@ -358,28 +273,6 @@ fn starts_with_verb(lower: &str) -> bool {
         .take_while(|c| c.is_ascii_alphabetic())
         .collect();
     ACTION_VERBS.binary_search(&word.as_str()).is_ok() || is_action_verb(&word)
-}
-
-/// Words whose period ends no sentence ("Dr. Evelyn Reed", "Apple Inc. stock", "e.g. a PNG").
-const ABBREVIATIONS: &[&str] = &[
-    "approx", "corp", "dr", "e.g", "i.e", "inc", "jr", "ltd", "mr", "mrs", "ms", "no", "prof",
-    "sr", "st", "vs",
-];
-
-/// Whether `text`, which ends in a period, ends in an abbreviation or an initial ("John F.").
-fn ends_in_abbreviation(text: &str) -> bool {
-    let word = text
-        .trim_end_matches('.')
-        .rsplit(|c: char| c.is_whitespace() || c == '(')
-        .next()
-        .unwrap_or("");
-    let mut letters = word.chars();
-    if let (Some(first), None) = (letters.next(), letters.next()) {
-        return first.is_uppercase();
-    }
-    ABBREVIATIONS
-        .binary_search(&word.to_lowercase().as_str())
-        .is_ok()
 }
 
 /// A sentence cut before each step marker that follows a comma or starts a word.
@@ -742,7 +635,6 @@ mod tests {
     #[test]
     fn the_verbs_are_sorted() {
         assert!(ACTION_VERBS.windows(2).all(|w| w[0] < w[1]));
-        assert!(ABBREVIATIONS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
