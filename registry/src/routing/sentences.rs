@@ -70,19 +70,22 @@ fn after_enumerator(text: &str) -> Option<(u32, &str)> {
     Some((body[..digits].parse().ok()?, after))
 }
 
-/// What a list item or a link of a chain starts with once cut: a bullet, an arrow, or [`ITEM`],
-/// which stands for a list item's number.
-const ITEM_MARKS: &[&str] = &["- ", "* ", "• ", "→ ", "-> ", "=> "];
+/// What a list item starts with once cut: a bullet, or [`ITEM`], which stands for a list
+/// item's number.
+const ITEM_MARKS: &[&str] = &["- ", "* ", "• "];
+/// The arrows between the links of a chain; `split` cuts before one that an action verb follows.
+pub(super) const ARROWS: &[&str] = &["→ ", "-> ", "=> "];
 /// The mark `sentences` puts where it took a list item's number away.
 const ITEM: &str = "• ";
 
 /// `clause` without the bullet or arrow it opens with, and whether it had one: a list's item or
 /// a chain's link ("Grab the top stories → summarize each → email the digest").
 pub(super) fn list_item(clause: &str) -> (&str, bool) {
-    if ITEM_MARKS.iter().any(|m| clause == m.trim_end()) {
+    let marks = ITEM_MARKS.iter().chain(ARROWS);
+    if marks.clone().any(|m| clause == m.trim_end()) {
         return ("", true);
     }
-    match ITEM_MARKS.iter().find_map(|m| clause.strip_prefix(m)) {
+    match marks.into_iter().find_map(|m| clause.strip_prefix(m)) {
         Some(rest) => (rest.trim_start(), true),
         None => (clause, false),
     }

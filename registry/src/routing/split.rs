@@ -1,13 +1,13 @@
 //! Splitting a request into the steps it asks for ("find the file, then email it to Bob"), so
 //! that each step gets its own search: one vector of a long multi-step request is a blur of all
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences
-//! and a list's items, then clauses at sequencing words, at an arrow before an action verb, at "and" before an action verb, at a saving phrase, at a
-//! comma before an action verb that ends an action of its own, and before a file named for the
-//! result ("… into /root/hn.md").
+//! and a list's items, then clauses at sequencing words, at an arrow before an action verb, at
+//! "and" before an action verb, at a saving phrase, at a comma before an action verb that ends
+//! an action of its own, and before a file named for the result ("… into /root/hn.md").
 
 use super::action::{is_action_verb, step_action};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
-use super::sentences::{list_item, sentences};
+use super::sentences::{list_item, sentences, ARROWS};
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
 /// comma ("…, and finally, give me the price").
@@ -256,10 +256,7 @@ fn unmask(part: &str, values: &[&str]) -> String {
 
 /// Whether `lower` opens with an arrow and an action verb: the next link of a chain.
 fn opens_link(lower: &str) -> bool {
-    let Some(rest) = ["→ ", "-> ", "=> "]
-        .iter()
-        .find_map(|a| lower.strip_prefix(a))
-    else {
+    let Some(rest) = ARROWS.iter().find_map(|a| lower.strip_prefix(a)) else {
         return false;
     };
     starts_with_verb(rest)
