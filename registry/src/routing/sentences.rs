@@ -81,11 +81,13 @@ const ITEM: &str = "• ";
 /// `clause` without the bullet or arrow it opens with, and whether it had one: a list's item or
 /// a chain's link ("Grab the top stories → summarize each → email the digest").
 pub(super) fn list_item(clause: &str) -> (&str, bool) {
-    let marks = ITEM_MARKS.iter().chain(ARROWS);
-    if marks.clone().any(|m| clause == m.trim_end()) {
-        return ("", true);
-    }
-    match marks.into_iter().find_map(|m| clause.strip_prefix(m)) {
+    // A clause arrives trimmed, so a mark alone has lost its space.
+    let rest = ITEM_MARKS.iter().chain(ARROWS).find_map(|m| {
+        clause
+            .strip_prefix(m.trim_end())
+            .filter(|rest| rest.is_empty() || rest.starts_with(' '))
+    });
+    match rest {
         Some(rest) => (rest.trim_start(), true),
         None => (clause, false),
     }

@@ -160,14 +160,17 @@ pub fn split_request(request: &str) -> Vec<String> {
             if clause.is_empty() {
                 continue;
             }
-            let lower = clause.to_lowercase();
-            let own_step = opens_action(&lower, 0) || item && starts_with_verb(&lower);
+            // Read only for a short part: most parts are long enough to stand alone.
+            let own_step = || {
+                let lower = clause.to_lowercase();
+                opens_action(&lower, 0) || item && starts_with_verb(&lower)
+            };
             match parts.last_mut() {
                 // A part that ends in a colon announces what follows ("run this query:",
                 // "the following steps:"): it and what follows are one step.
                 Some(last)
                     if last.ends_with(':')
-                        || clause.split_whitespace().count() < MIN_WORDS && !own_step =>
+                        || clause.split_whitespace().count() < MIN_WORDS && !own_step() =>
                 {
                     last.push(' ');
                     last.push_str(clause);
@@ -262,14 +265,19 @@ fn opens_link(lower: &str) -> bool {
     starts_with_verb(rest)
 }
 
-/// Whether `lower`'s first word is a verb of [`ACTION_VERBS`] or of the actions tools do.
+/// Whether `lower`'s first word is a verb that opens a step ([`is_step_verb`]).
 fn starts_with_verb(lower: &str) -> bool {
     let word: String = lower
         .trim_start()
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect();
-    ACTION_VERBS.binary_search(&word.as_str()).is_ok() || is_action_verb(&word)
+    is_step_verb(&word)
+}
+
+/// Whether `word` (lowercase) is a verb of [`ACTION_VERBS`] or of the actions tools do.
+fn is_step_verb(word: &str) -> bool {
+    ACTION_VERBS.binary_search(&word).is_ok() || is_action_verb(word)
 }
 
 /// A sentence cut before each step marker that follows a comma or starts a word.
@@ -329,8 +337,7 @@ fn comma_steps(part: &str) -> Vec<String> {
             .unwrap_or("")
             .trim_end_matches(|c: char| !c.is_ascii_alphabetic());
         let noun = NOUNS_TOO.contains(&verb) || words.next() == Some("of");
-        let known = ACTION_VERBS.binary_search(&verb).is_ok() || is_action_verb(verb);
-        if noun || !known {
+        if noun || !is_step_verb(verb) {
             continue;
         }
         let since = cuts.last().copied().unwrap_or(0);
