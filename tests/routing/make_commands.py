@@ -15,7 +15,7 @@ CMD=[t("Terminal Controller for MCP","execute_command"),t("MCP Shell Server","sh
 def cmd_or(*fixed): return CMD+[t(s,n) for s,n in fixed]
 Q=[
  ("What is listening on port 8080 on this machine? Check it with the lsof command.", [CMD]),
- ("Show how much disk space is free on / using the df -h command", [CMD]),
+ ("Show how much disk space is free on / using the df -h command", [cmd_or(("shell-mcp","shell_df"))]),
  ("Find out which Node.js version is installed, using the command node --version", [CMD]),
  ("Run `npm test` in ~/projects/shop and tell me which tests fail", [CMD]),
  ("List the running containers with `docker ps`", [CMD]),
