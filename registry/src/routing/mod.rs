@@ -4,6 +4,7 @@
 
 mod action;
 mod ann;
+mod command;
 pub mod embedder;
 pub mod eval;
 mod index;

@@ -9,8 +9,11 @@
 //! BM25 still sees every word (a quoted platform name is an exact match there), the quoted ones
 //! at half weight, and the kinds of files and addresses besides (`lexical_query`). A step that
 //! writes into a file, named only by where ("into /root/hn.md") or a later one that keeps what
-//! was found ("and dump them to …"), is read by both as "write it <destination>". Measured in
+//! was found ("and dump them to …"), is read by both as "write it <destination>", and a phrase
+//! that names a shell command ("using the df command") as running one (`command`). Measured in
 //! docs/routing.md.
+
+use super::command::{as_running, Code};
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
 /// apostrophes inside words ("don't", "Alice's") are not quotes.
@@ -301,6 +304,15 @@ pub(crate) fn quoted_spans(request: &str) -> Vec<std::ops::Range<usize>> {
     spans
 }
 
+/// The byte ranges of `request`'s backticked values: code, a command among them.
+pub(crate) fn code_spans(request: &str) -> Vec<Code<'_>> {
+    quoted_spans(request)
+        .into_iter()
+        .map(|r| (r.clone(), &request[r]))
+        .filter(|(_, value)| value.starts_with('`'))
+        .collect()
+}
+
 /// `request` with each quoted value passed to `value` and replaced by what it returns (or by a
 /// space when it returns nothing).
 fn replace_quoted(request: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
@@ -398,6 +410,8 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
 /// `request` without its quoted values (each replaced by a space, or by its kind when it names
 /// a file, URL or e-mail address), and with the kind in place of such values left unquoted.
 pub fn semantic_query(request: &str) -> String {
+    let running = as_running(request, &code_spans(request));
+    let request = running.as_deref().unwrap_or(request);
     let destination = as_writing(request);
     let request = destination.as_deref().unwrap_or(request);
     let unquoted = replace_quoted(request, kind_words);
@@ -428,6 +442,8 @@ pub fn semantic_query(request: &str) -> String {
 ///   "PowerPoint presentation" for "a PPT"). A URL's site is among its words already, and
 ///   "web page" added nothing but generic words (docs/routing.md).
 pub fn lexical_query(request: &str) -> [(String, f32); 2] {
+    let running = as_running(request, &code_spans(request));
+    let request = running.as_deref().unwrap_or(request);
     let destination = as_writing(request);
     let request = destination.as_deref().unwrap_or(request);
     let mut quoted = Vec::new();
@@ -515,6 +531,24 @@ mod tests {
         // No closing quote, or nothing left: unchanged.
         assert_eq!(semantic_query("don't 'stop"), "don't 'stop");
         assert_eq!(semantic_query("'hello world'"), "'hello world'");
+    }
+
+    #[test]
+    fn a_command_to_run_is_read_as_running_one() {
+        assert_eq!(
+            semantic_query("using the df -h command"),
+            "run a command in the terminal (df -h)"
+        );
+        // A backticked command stays: it is no value to leave out.
+        assert_eq!(
+            semantic_query("then run `git status` in ~/work/api"),
+            "then run a command in the terminal (git status) in file"
+        );
+        let [(words, _), _] = lexical_query("with `docker ps`");
+        assert!(
+            words.contains("run a command in the terminal (docker ps)"),
+            "{words}"
+        );
     }
 
     #[test]

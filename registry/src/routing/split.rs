@@ -6,6 +6,7 @@
 //! an action of its own, and before a file named for the result ("… into /root/hn.md").
 
 use super::action::{is_action_verb, step_action};
+use super::command::{named_command, Code};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
 use super::sentences::{list_item, sentences, ARROWS};
 
@@ -195,6 +196,7 @@ pub fn split_request(request: &str) -> Vec<String> {
                 .enumerate()
                 .map(move |(j, c)| (i == 0 && j == 0, c))
         })
+        .flat_map(|(opens_request, c)| command_step(&c, &quoted, opens_request))
         .flat_map(|(opens_request, c)| destination_step(&c, opens_request))
         .collect();
     if finer.len() <= MAX_PARTS {
@@ -355,6 +357,47 @@ fn comma_steps(part: &str) -> Vec<String> {
     pieces(part, &cuts)
         .map(|p| p.trim_end_matches([' ', ',']).to_string())
         .collect()
+}
+
+/// `part` cut before a phrase that names a shell command to run ("Show the free disk space |
+/// using the df -h command"): running it is a step that a terminal tool serves, which the need
+/// it serves would drown. Not when the part is little more than the phrase ("Check it with the
+/// lsof command"): the part is that step, unless what it is for follows it ("to see …").
+/// `values` are the masked quoted values (a backticked
+/// one after "run" is a command); `first` is passed on with the first piece.
+fn command_step(part: &str, values: &[&str], first: bool) -> Vec<(bool, String)> {
+    let code: Vec<Code> = part
+        .char_indices()
+        .filter_map(|(i, c)| {
+            let value = u32::from(c)
+                .checked_sub(MASK)
+                .and_then(|n| values.get(n as usize))?;
+            value
+                .starts_with('`')
+                .then(|| (i..i + c.len_utf8(), *value))
+        })
+        .collect();
+    let whole = vec![(first, part.to_string())];
+    let Some(found) = named_command(part, &code) else {
+        return whole;
+    };
+    let before = part[..found.span.start].trim_end_matches([' ', ',']);
+    if before.split_whitespace().count() >= MIN_WORDS {
+        return vec![
+            (first, before.to_string()),
+            (false, part[found.span.start..].to_string()),
+        ];
+    }
+    // The phrase first and what it is for after it: "Use the command `pip list --outdated` |
+    // to see which packages need updating".
+    let after = part[found.span.end..].trim_start_matches([' ', ',']);
+    if after.starts_with("to ") && after.split_whitespace().count() >= MIN_WORDS {
+        return vec![
+            (first, part[..found.span.end].to_string()),
+            (false, after.to_string()),
+        ];
+    }
+    whole
 }
 
 /// Verbs that take a thing to a file themselves: the destination after them is theirs ("copy
@@ -590,6 +633,50 @@ mod tests {
         ] {
             assert_eq!(split_request(whole), [whole], "{whole}");
         }
+    }
+
+    #[test]
+    fn a_command_to_run_is_a_step() {
+        assert_eq!(
+            split_request("Show how much disk space is free on / using the df -h command"),
+            [
+                "Show how much disk space is free on /",
+                "using the df -h command"
+            ]
+        );
+        assert_eq!(
+            split_request("Kill whatever process holds port 3000, via the kill command"),
+            [
+                "Kill whatever process holds port 3000",
+                "via the kill command"
+            ]
+        );
+        // A backticked command after "with": its backticks are masked while the request is cut.
+        assert_eq!(
+            split_request("List the running containers on this host with `docker ps`"),
+            [
+                "List the running containers on this host",
+                "with `docker ps`"
+            ]
+        );
+        // What the command is for, after it.
+        assert_eq!(
+            split_request("Use the command `pip list --outdated` to see which packages are old"),
+            [
+                "Use the command `pip list --outdated`",
+                "to see which packages are old"
+            ]
+        );
+        // Little more than the phrase: the part is the step.
+        assert_eq!(
+            split_request("Check it with the lsof command."),
+            ["Check it with the lsof command."]
+        );
+        // A backticked value after "with" that is no command.
+        assert_eq!(
+            split_request("List all files with the `.txt` extension in the docs folder"),
+            ["List all files with the `.txt` extension in the docs folder"]
+        );
     }
 
     #[test]

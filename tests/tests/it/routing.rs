@@ -548,6 +548,39 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         };
         assert!(served, "{} must serve {:?}: {r}", case.tool, case.step);
     }
+
+    // A phrase that names a shell command is a step of running it, which a tool that runs
+    // commands serves: "using the date command" was no step, and the time tools took every
+    // place.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[(
+            "run_command",
+            "Run a shell command in a terminal and return what it prints.",
+        )],
+        "run a shell command in a terminal",
+    )
+    .await;
+    let (_, r) = route(
+        json!({"query": "Tell me the current time in Berlin, using the date \
+        command", "k": 4}),
+    )
+    .await;
+    assert_eq!(
+        r["steps"],
+        json!([
+            "Tell me the current time in Berlin",
+            "using the date command"
+        ]),
+        "{r}"
+    );
+    let names = tool_names(&r["tools"]);
+    assert!(
+        names.iter().any(|n| n == "fx__run_command")
+            && names.iter().any(|n| n == "time__get_current_time"),
+        "the command's runner and the time's tool: {r}"
+    );
 }
 
 #[tokio::test]
