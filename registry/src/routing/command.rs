@@ -93,96 +93,144 @@ pub(crate) struct Command {
 
 /// The first phrase of `text` that names a command to run: an instrument word followed by a
 /// code span (`code`: the byte ranges of `text`'s backticked values, each with the value), by
-/// "the command X", or by "the X command".
+/// "the command X", by a known program with its arguments, or by "the X command".
 pub(crate) fn named_command(text: &str, code: &[Code]) -> Option<Command> {
-    let words: Vec<(usize, &str)> = word_spans(text);
-    let lower = |i: usize| words[i].1.to_ascii_lowercase();
-    let code_at = |i: usize| code.iter().find(|(r, _)| r.start == words[i].0);
-    for i in 0..words.len() {
-        if !INSTRUMENTS.contains(&lower(i).as_str()) {
-            continue;
-        }
-        let start = words[i].0;
-        let mut j = i + 1;
-        while j < words.len() && ARTICLES.contains(&lower(j).as_str()) {
-            j += 1;
-        }
-        if j >= words.len() {
+    let words = Words {
+        text,
+        words: word_spans(text),
+        code,
+    };
+    (0..words.len()).find_map(|i| words.phrase_at(i))
+}
+
+/// A text's words, with its backticked values.
+struct Words<'a> {
+    text: &'a str,
+    /// Each word's byte offset and the word.
+    words: Vec<(usize, &'a str)>,
+    code: &'a [Code<'a>],
+}
+
+impl Words<'_> {
+    fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Word `i`, lowercase, without the punctuation that closes it ("" past the end).
+    fn bare(&self, i: usize) -> String {
+        self.words.get(i).map(|(_, w)| bare(w)).unwrap_or_default()
+    }
+
+    /// The backticked value that starts at word `i`.
+    fn code_at(&self, i: usize) -> Option<&Code<'_>> {
+        let at = self.words.get(i)?.0;
+        self.code.iter().find(|(r, _)| r.start == at)
+    }
+
+    /// The phrase that word `i` opens, if it is an instrument word that hands a command over.
+    fn phrase_at(&self, i: usize) -> Option<Command> {
+        let instrument = self.words[i].1.to_ascii_lowercase();
+        if !INSTRUMENTS.contains(&instrument.as_str()) {
             return None;
         }
-        if let Some((span, value)) = code_at(j).filter(|(_, v)| runs(&lower(i), &unquote(v))) {
-            return Some(Command {
-                span: start..span.end,
-                command: unquote(value),
-            });
+        let mut j = i + 1;
+        while j < self.len() && ARTICLES.contains(&self.bare(j).as_str()) {
+            j += 1;
         }
-        if is_command_word(&lower(j)) {
-            // "… to execute commands." names none; "execute this command to stop …" names one
-            // given elsewhere.
-            let next = words.get(j + 1).map(|(_, w)| bare(w)).unwrap_or_default();
-            if ends_clause(words[j].1) || AFTER_COMMAND.contains(&next.as_str()) {
-                continue;
-            }
-            if words
-                .get(j + 1)
-                .is_some_and(|(_, w)| NOT_A_COMMAND.contains(&bare(w).as_str()))
-            {
-                continue;
-            }
-            if let Some((span, value)) = (j + 1 < words.len()).then(|| code_at(j + 1)).flatten() {
-                return Some(Command {
-                    span: start..span.end,
-                    command: unquote(value),
-                });
-            }
-            let given = given_command(&words, j + 1, text, code);
-            if let Some(end) = given {
-                let from = words[j + 1].0;
-                let command = text[from..end].trim_end_matches(CLAUSE_END).to_string();
-                return Some(Command {
-                    span: start..end,
-                    command,
-                });
-            }
-            continue;
+        let start = self.words[i].0;
+        let (end, command) = if j >= self.len() {
+            None
+        } else if let Some((span, value)) = self.code_at(j) {
+            runs(&instrument, &unquote(value)).then(|| (span.end, unquote(value)))
+        } else if is_command_word(self.words[j].1) {
+            self.command_after(j)
+        } else {
+            self.program(j).or_else(|| self.command_before(j))
+        }?;
+        Some(Command {
+            span: start..end,
+            command,
+        })
+    }
+
+    /// "the command X", `j` being "command": X and where it ends. Not "… to execute
+    /// commands.", which names none, "execute this command to stop …", which names one given
+    /// elsewhere, or "the command line".
+    fn command_after(&self, j: usize) -> Option<(usize, String)> {
+        let next = self.bare(j + 1);
+        if ends_clause(self.words[j].1)
+            || AFTER_COMMAND.contains(&next.as_str())
+            || NOT_A_COMMAND.contains(&next.as_str())
+        {
+            return None;
         }
-        // A program everyone runs from a terminal, with its arguments: "use docker ps to …",
-        // "by running pip install requests". Alone ("deploy with Docker") it names a product.
-        let argument = words.get(j + 1).map(|(_, w)| bare(w)).unwrap_or_default();
+        if let Some((span, value)) = self.code_at(j + 1) {
+            return Some((span.end, unquote(value)));
+        }
+        self.given(j + 1)
+    }
+
+    /// A program everyone runs from a terminal, with its arguments, at word `j`: "use docker ps
+    /// to …", "by running pip install requests". Alone ("deploy with Docker") it names a
+    /// product.
+    fn program(&self, j: usize) -> Option<(usize, String)> {
+        let argument = self.bare(j + 1);
         let has_argument = !argument.is_empty()
-            && !ends_clause(words[j].1)
+            && !ends_clause(self.words[j].1)
             && !AFTER_COMMAND.contains(&argument.as_str())
             && !NOT_IN_A_NAME.contains(&argument.as_str())
             && !is_command_word(&argument);
-        if has_argument && PROGRAMS.binary_search(&bare(words[j].1).as_str()).is_ok() {
-            if let Some(end) = given_command(&words, j, text, code) {
-                return Some(Command {
-                    span: start..end,
-                    command: text[words[j].0..end]
-                        .trim_end_matches(CLAUSE_END)
-                        .to_string(),
-                });
+        if !has_argument || PROGRAMS.binary_search(&self.bare(j).as_str()).is_err() {
+            return None;
+        }
+        self.given(j)
+    }
+
+    /// "the X command", X starting at word `j`: X, and the phrase ends at "command".
+    fn command_before(&self, j: usize) -> Option<(usize, String)> {
+        for k in j..self.len().min(j + WITHIN + 1) {
+            let (at, word) = self.words[k];
+            if k > j && is_command_word(word) {
+                if NOT_A_COMMAND.contains(&self.bare(k + 1).as_str()) {
+                    return None;
+                }
+                let end = at + word.trim_end_matches(CLAUSE_END).len();
+                let command = self.text[self.words[j].0..at].trim().to_string();
+                return Some((end, command));
+            }
+            if ends_clause(word) || NOT_IN_A_NAME.contains(&self.bare(k).as_str()) {
+                return None;
             }
         }
-        // "the X command": X is the command, the phrase ends at "command".
-        for k in j..words.len().min(j + WITHIN + 1) {
-            if k > j && is_command_word(&bare(words[k].1)) {
-                let next = words.get(k + 1).map(|(_, w)| bare(w)).unwrap_or_default();
-                if NOT_A_COMMAND.contains(&next.as_str()) {
-                    break;
-                }
-                let end = words[k].0 + words[k].1.trim_end_matches(CLAUSE_END).len();
-                return Some(Command {
-                    span: start..end,
-                    command: text[words[j].0..words[k].0].trim().to_string(),
-                });
+        None
+    }
+
+    /// A command given in words from word `from` on: it ends with its clause, before a word that
+    /// ends it ([`AFTER_COMMAND`]), or after [`COMMAND_WORDS`] words. Where it ends, and the
+    /// command. `None`: no word follows.
+    fn given(&self, from: usize) -> Option<(usize, String)> {
+        let mut end = None;
+        for (at, word) in self.words.iter().skip(from).take(COMMAND_WORDS) {
+            if end.is_some() && AFTER_COMMAND.contains(&word.to_ascii_lowercase().as_str()) {
+                break;
             }
-            if ends_clause(words[k].1) || NOT_IN_A_NAME.contains(&bare(words[k].1).as_str()) {
+            // A backticked value in the command is part of it whole.
+            let close = self
+                .code
+                .iter()
+                .find(|(r, _)| r.start == *at)
+                .map_or(at + word.len(), |(r, _)| r.end.max(at + word.len()));
+            end = Some(close);
+            if ends_clause(word) {
                 break;
             }
         }
+        let end = end?;
+        let command = self.text[self.words[from].0..end]
+            .trim_end_matches(CLAUSE_END)
+            .to_string();
+        Some((end, command))
     }
-    None
 }
 
 /// Whether a code span after the instrument word `instrument` is a command: after "run" or
@@ -200,40 +248,15 @@ fn ends_clause(word: &str) -> bool {
     word.ends_with(CLAUSE_END)
 }
 
+/// Whether `word` is "command" or "commands", whatever its case and closing punctuation.
 fn is_command_word(word: &str) -> bool {
-    let word = word.trim_end_matches([':', ',', '.']);
-    word == "command" || word == "commands"
+    matches!(bare(word).as_str(), "command" | "commands")
 }
 
 /// `word` lowercase without the punctuation that closes it.
 fn bare(word: &str) -> String {
     word.trim_end_matches(|c: char| c.is_ascii_punctuation())
         .to_ascii_lowercase()
-}
-
-/// Where a command given after "the command" ends (a byte offset of `text`), its first word
-/// being `from`: at the end of the clause, before a word that ends it ([`AFTER_COMMAND`]), or
-/// after [`COMMAND_WORDS`] words. `None`: no word follows.
-fn given_command(words: &[(usize, &str)], from: usize, text: &str, code: &[Code]) -> Option<usize> {
-    if from >= words.len() {
-        return None;
-    }
-    let mut end = None;
-    for (at, word) in words.iter().skip(from).take(COMMAND_WORDS) {
-        if end.is_some() && AFTER_COMMAND.contains(&word.to_ascii_lowercase().as_str()) {
-            break;
-        }
-        // A quoted value inside the command is part of it ("notify-send 'done'").
-        let close = code
-            .iter()
-            .find(|(r, _)| r.start == *at)
-            .map_or(at + word.len(), |(r, _)| r.end.max(at + word.len()));
-        end = Some(close.min(text.len()));
-        if ends_clause(word) {
-            break;
-        }
-    }
-    end
 }
 
 /// A backticked value without its backticks.
@@ -305,6 +328,10 @@ mod tests {
         assert_eq!(
             command("Show the free disk space using the df -h command"),
             pair("using the df -h command", "df -h")
+        );
+        assert_eq!(
+            command("Check it with the lsof Command."),
+            pair("with the lsof Command", "lsof")
         );
         assert_eq!(
             command("Check it with the lsof command."),
