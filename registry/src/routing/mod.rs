@@ -9,6 +9,7 @@ pub mod embedder;
 pub mod eval;
 mod index;
 mod lexical;
+mod memory;
 mod query;
 mod sentences;
 mod split;

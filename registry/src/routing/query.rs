@@ -10,10 +10,12 @@
 //! at half weight, and the kinds of files and addresses besides (`lexical_query`). A step that
 //! writes into a file, named only by where ("into /root/hn.md") or a later one that keeps what
 //! was found ("and dump them to …"), is read by both as "write it <destination>", and a phrase
-//! that names a shell command ("using the df command") as running one (`command`). Measured in
-//! docs/routing.md.
+//! that names a shell command ("using the df command") as running one (`command`), and one to
+//! the assistant's memory ("remember that …") as what it asks of a memory (`memory`). Measured
+//! in docs/routing.md.
 
 use super::command::{as_running, Code};
+use super::memory::as_memory;
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
 /// apostrophes inside words ("don't", "Alice's") are not quotes.
@@ -412,6 +414,8 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
 pub fn semantic_query(request: &str) -> String {
     let running = as_running(request, &code_spans(request));
     let request = running.as_deref().unwrap_or(request);
+    let memory = as_memory(request);
+    let request = memory.as_deref().unwrap_or(request);
     let destination = as_writing(request);
     let request = destination.as_deref().unwrap_or(request);
     let unquoted = replace_quoted(request, kind_words);
@@ -444,6 +448,8 @@ pub fn semantic_query(request: &str) -> String {
 pub fn lexical_query(request: &str) -> [(String, f32); 2] {
     let running = as_running(request, &code_spans(request));
     let request = running.as_deref().unwrap_or(request);
+    let memory = as_memory(request);
+    let request = memory.as_deref().unwrap_or(request);
     let destination = as_writing(request);
     let request = destination.as_deref().unwrap_or(request);
     let mut quoted = Vec::new();

@@ -549,6 +549,28 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         assert!(served, "{} must serve {:?}: {r}", case.tool, case.step);
     }
 
+    // A request to the assistant's memory in the words people use for their own: the memory
+    // server's tool for it comes first (its texts speak of knowledge graphs and observations,
+    // and the model read these by their other words: none of them was first).
+    for (query, tools) in [
+        (
+            "forget everything you know about Carol",
+            &["memory__delete_entities", "memory__delete_observations"][..],
+        ),
+        (
+            "what do you remember about Alice?",
+            &["memory__search_nodes", "memory__open_nodes"][..],
+        ),
+        (
+            "remember that Alice speaks French",
+            &["memory__add_observations", "memory__create_entities"][..],
+        ),
+    ] {
+        let (_, r) = route(json!({"query": query, "k": 3})).await;
+        let first = r["tools"][0]["name"].as_str().unwrap_or_default();
+        assert!(tools.contains(&first), "{query:?} → {first}: {r}");
+    }
+
     // A phrase that names a shell command is a step of running it, which a tool that runs
     // commands serves: "using the date command" was no step, and the time tools took every
     // place.
