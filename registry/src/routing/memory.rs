@@ -31,8 +31,9 @@ const NEGATIONS: &[&str] = &["don't", "dont", "never", "not"];
 /// Words just before "remember" that make it a question to the memory ("what do you remember").
 const ASKED: &[&str] = &["u", "you"];
 
-/// What the first verb of memory in `text` asks, if one does: "remember that …" adds, "do you
-/// remember …" and "recall …" search, "forget …" deletes. "Remember to call Bob" and "don't
+/// What the first verb of memory in `text` asks, if one does: "remember that …", "keep in mind
+/// that …" and "don't forget that …" add, "do you remember …" and "recall …" search, "forget …"
+/// deletes. "Remember to call Bob" and "don't
 /// forget to …" ask for a reminder, not a memory.
 fn ask(text: &str) -> Option<Ask> {
     let words: Vec<String> = text
@@ -48,6 +49,12 @@ fn ask(text: &str) -> Option<Ask> {
         if next == Some("to") {
             return None;
         }
+        // "keep in mind that …".
+        let in_mind =
+            word == "keep" && next == Some("in") && words.get(i + 2).is_some_and(|w| w == "mind");
+        if in_mind {
+            return Some(Ask::Add);
+        }
         if KEEP.contains(&word.as_str()) {
             Some(if prev.is_some_and(|p| ASKED.contains(&p)) {
                 Ask::Search
@@ -56,8 +63,13 @@ fn ask(text: &str) -> Option<Ask> {
             })
         } else if word == "recall" {
             Some(Ask::Search)
-        } else if word == "forget" && !prev.is_some_and(|p| NEGATIONS.contains(&p)) {
-            Some(Ask::Delete)
+        } else if word == "forget" {
+            // "don't forget that …" asks to remember; "don't forget the milk", for a reminder.
+            match (prev.is_some_and(|p| NEGATIONS.contains(&p)), next) {
+                (false, _) => Some(Ask::Delete),
+                (true, Some("that")) => Some(Ask::Add),
+                (true, _) => None,
+            }
         } else {
             None
         }
@@ -90,6 +102,11 @@ mod tests {
             ask("Do you recall anything about Falcon?"),
             Some(Ask::Search)
         );
+        assert_eq!(
+            ask("Keep in mind that I prefer aisle seats"),
+            Some(Ask::Add)
+        );
+        assert_eq!(ask("Don't forget that the review moved"), Some(Ask::Add));
     }
 
     #[test]
