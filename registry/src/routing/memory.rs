@@ -28,6 +28,8 @@ impl Ask {
 const KEEP: &[&str] = &["memorise", "memorize", "remember"];
 /// Words before "forget" that make it a reminder ("don't forget to …").
 const NEGATIONS: &[&str] = &["don't", "dont", "never", "not"];
+/// Words before a verb of memory that make it a statement about someone ("I forget its name").
+const SPEAKERS: &[&str] = &["he", "i", "she", "they", "we"];
 /// Words just before "remember" that make it a question to the memory ("what do you remember").
 const ASKED: &[&str] = &["u", "you"];
 
@@ -46,7 +48,9 @@ fn ask(text: &str) -> Option<Ask> {
     words.iter().enumerate().find_map(|(i, word)| {
         let next = words.get(i + 1).map(String::as_str);
         let prev = i.checked_sub(1).map(|j| words[j].as_str());
-        if next == Some("to") {
+        // "remember to …" asks for a reminder; "I forget the title", "we remember that …" say
+        // what someone does, and ask nothing of a memory.
+        if next == Some("to") || prev.is_some_and(|p| SPEAKERS.contains(&p)) {
             return None;
         }
         // "keep in mind that …".
@@ -114,6 +118,8 @@ mod tests {
         assert_eq!(ask("remember to call Bob at five"), None);
         assert_eq!(ask("don't forget to water the plants"), None);
         assert_eq!(ask("Don't forget the milk"), None);
+        assert_eq!(ask("I forget the name of that song, find it"), None);
+        assert_eq!(ask("We remember the hotel was near the station"), None);
         assert_eq!(ask("list my open pull requests"), None);
     }
 
