@@ -2,13 +2,16 @@
 //! topic centres, as tool embeddings cluster by kind of task; texts drawn from a 5,000-word
 //! vocabulary): top-10 search after the query embedding (hybrid, semantic,
 //! lexical), one incremental update (a changed tool re-indexed with its new vector), and, printed
-//! once per size, the build time and the memory the index takes.
+//! once per size, the build time and the memory the index takes. And reading five requests
+//! (steps, and the texts the model and BM25 read of each) before any search.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use registry::routing::{Fusion, Method, ToolDoc, ToolIndex};
+use registry::routing::{
+    lexical_query, semantic_query, split_request, Fusion, Method, ToolDoc, ToolIndex,
+};
 
 const DIM: usize = 384;
 
@@ -162,5 +165,32 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Reading requests before any search: cutting them into steps and making the texts the model
+/// and BM25 read of the whole and of each step, over requests of the forms the rules read (a
+/// long plan, a command, a memory, a destination, a plain question).
+fn read_requests(c: &mut Criterion) {
+    let requests = [
+        "I'm preparing a detailed investment report on a trending KOSPI stock. First, list all \
+         current KOSPI tickers and stock names. Then, for my selected stock, fetch its \
+         fundamental metrics and the latest OHLCV data for the past month. Next, generate an \
+         image for the report cover, and finally send a message to our team's webhook.",
+        "Show how much disk space is free on / using the df -h command",
+        "remember that Alice works at Acme as a designer",
+        "Summarize the hottest threads on r/rust into /root/reddit/rust.md",
+        "what time is it in Tokyo right now",
+    ];
+    c.bench_function("read_requests", |b| {
+        b.iter(|| {
+            for request in &requests {
+                let steps = split_request(black_box(request));
+                for text in std::iter::once(*request).chain(steps.iter().map(String::as_str)) {
+                    black_box(semantic_query(text));
+                    black_box(lexical_query(text));
+                }
+            }
+        })
+    });
+}
+
+criterion_group!(benches, bench, read_requests);
 criterion_main!(benches);

@@ -129,10 +129,12 @@ impl Words<'_> {
 
     /// The phrase that word `i` opens, if it is an instrument word that hands a command over.
     fn phrase_at(&self, i: usize) -> Option<Command> {
-        let instrument = self.words[i].1.to_ascii_lowercase();
-        if !INSTRUMENTS.contains(&instrument.as_str()) {
-            return None;
-        }
+        // Most words are no instrument: told apart without making a lowercase copy of each.
+        let word = self.words[i].1;
+        let instrument = INSTRUMENTS
+            .iter()
+            .find(|w| w.eq_ignore_ascii_case(word))?
+            .to_string();
         let mut j = i + 1;
         while j < self.len() && ARTICLES.contains(&self.bare(j).as_str()) {
             j += 1;

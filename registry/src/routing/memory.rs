@@ -38,6 +38,18 @@ const ASKED: &[&str] = &["u", "you"];
 /// deletes. "Remember to call Bob" and "don't
 /// forget to …" ask for a reminder, not a memory.
 fn ask(text: &str) -> Option<Ask> {
+    // Most requests name no verb of memory: told without making a lowercase copy of each word.
+    let stem = |w: &str| {
+        ["forget", "keep", "memori", "recall", "remember"]
+            .iter()
+            .any(|v| w.get(..v.len()).is_some_and(|p| p.eq_ignore_ascii_case(v)))
+    };
+    if !text
+        .split_whitespace()
+        .any(|w| stem(w.trim_start_matches(|c: char| c.is_ascii_punctuation())))
+    {
+        return None;
+    }
     let words: Vec<String> = text
         .split_whitespace()
         .map(|w| {
@@ -121,6 +133,22 @@ mod tests {
         assert_eq!(ask("I forget the name of that song, find it"), None);
         assert_eq!(ask("We remember the hotel was near the station"), None);
         assert_eq!(ask("list my open pull requests"), None);
+    }
+
+    #[test]
+    fn any_text_is_read_whole() {
+        for text in [
+            "",
+            "“docs” ❤️ rémember",
+            "k❤️",
+            "forget",
+            "keep in",
+            "Recall…",
+            "日本 remember",
+        ] {
+            let _ = as_memory(text);
+        }
+        assert_eq!(ask("日本 remember that it rains"), Some(Ask::Add));
     }
 
     #[test]
