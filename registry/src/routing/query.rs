@@ -14,6 +14,8 @@
 //! the assistant's memory ("remember that …") as what it asks of a memory (`memory`). Measured
 //! in docs/routing.md.
 
+use std::borrow::Cow;
+
 use super::command::{as_running, Code};
 use super::memory::as_memory;
 
@@ -413,15 +415,28 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
     }
 }
 
+/// What both the model and BM25 read for `request`: a phrase that names a command as running one,
+/// a request to the assistant's memory after what it asks of it, a step that writes into a file
+/// as "write it <destination>"; otherwise the request itself.
+fn reading(request: &str) -> Cow<'_, str> {
+    let mut read = Cow::Borrowed(request);
+    if let Some(running) = as_running(&read, &code_spans(&read)) {
+        read = Cow::Owned(running);
+    }
+    if let Some(memory) = as_memory(&read) {
+        read = Cow::Owned(memory);
+    }
+    if let Some(writing) = as_writing(&read) {
+        read = Cow::Owned(writing);
+    }
+    read
+}
+
 /// `request` without its quoted values (each replaced by a space, or by its kind when it names
 /// a file, URL or e-mail address), and with the kind in place of such values left unquoted.
 pub fn semantic_query(request: &str) -> String {
-    let running = as_running(request, &code_spans(request));
-    let request = running.as_deref().unwrap_or(request);
-    let memory = as_memory(request);
-    let request = memory.as_deref().unwrap_or(request);
-    let destination = as_writing(request);
-    let request = destination.as_deref().unwrap_or(request);
+    let read = reading(request);
+    let request = read.as_ref();
     let unquoted = replace_quoted(request, kind_words);
     let words: Vec<&str> = unquoted.split_whitespace().collect();
     let cleaned = words
@@ -450,12 +465,8 @@ pub fn semantic_query(request: &str) -> String {
 ///   "PowerPoint presentation" for "a PPT"). A URL's site is among its words already, and
 ///   "web page" added nothing but generic words (docs/routing.md).
 pub fn lexical_query(request: &str) -> [(String, f32); 2] {
-    let running = as_running(request, &code_spans(request));
-    let request = running.as_deref().unwrap_or(request);
-    let memory = as_memory(request);
-    let request = memory.as_deref().unwrap_or(request);
-    let destination = as_writing(request);
-    let request = destination.as_deref().unwrap_or(request);
+    let read = reading(request);
+    let request = read.as_ref();
     let mut quoted = Vec::new();
     let outside = replace_quoted(request, |v| {
         quoted.push(v.to_string());

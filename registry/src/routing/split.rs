@@ -3,7 +3,8 @@
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences
 //! and a list's items, then clauses at sequencing words, at an arrow before an action verb, at
 //! "and" before an action verb, at a saving phrase, at a comma before an action verb that ends
-//! an action of its own, and before a file named for the result ("… into /root/hn.md").
+//! an action of its own, before a file named for the result ("… into /root/hn.md"), and around
+//! a phrase that names a shell command ("… using the df -h command").
 
 use super::action::{is_action_verb, step_action};
 use super::command::{named_command, Code};
@@ -363,8 +364,8 @@ fn comma_steps(part: &str) -> Vec<String> {
 /// using the df -h command"): running it is a step that a terminal tool serves, which the need
 /// it serves would drown. Not when the part is little more than the phrase ("Check it with the
 /// lsof command"): the part is that step, unless what it is for follows it ("to see …").
-/// `values` are the masked quoted values (a backticked
-/// one after "run" is a command); `first` is passed on with the first piece.
+/// `values` are the masked quoted values (a backticked one after "run" is a command); `first`
+/// is passed on with the first piece.
 fn command_step(part: &str, values: &[&str], first: bool) -> Vec<(bool, String)> {
     let code: Vec<Code> = part
         .char_indices()
