@@ -30,9 +30,10 @@ const STEP_MARKERS: &[&str] = &[
     "then",
 ];
 
-/// Verbs of an action a tool does (the base form), and of putting what was found somewhere
-/// ("put", "keep", "turn", "jot"): "… and summarize it in a PPT", "… and put it into a slide"
-/// are steps of their own. A small lexicon of actions, not of any set's requests. After a comma
+/// Verbs of an action a tool does (the base form), of putting what was found somewhere ("put",
+/// "keep", "turn", "jot") and of keeping it in memory ("remember", `memory`): "… and summarize
+/// it in a PPT", "… and put it into a slide", "… and remember the host it names" are steps of
+/// their own. A small lexicon of actions, not of any set's requests. After a comma
 /// only with the care of [`comma_steps`]: cutting at every one cost ETOM level 4
 /// (docs/routing.md).
 const ACTION_VERBS: &[&str] = &[
@@ -73,6 +74,8 @@ const ACTION_VERBS: &[&str] = &[
     "log",
     "look",
     "mail",
+    "memorise",
+    "memorize",
     "merge",
     "message",
     "move",
@@ -88,6 +91,7 @@ const ACTION_VERBS: &[&str] = &[
     "put",
     "read",
     "record",
+    "remember",
     "remove",
     "rename",
     "render",
@@ -181,8 +185,14 @@ pub fn split_request(request: &str) -> Vec<String> {
             }
         }
     }
-    // A short first part joins the second.
-    if parts.len() >= 2 && parts[0].split_whitespace().count() < MIN_WORDS {
+    // A short first part joins the second, unless both are actions with what they act on
+    // ("Read config.yaml | and remember the host it names"; "Find and compare flights …" is one).
+    let both_steps = || {
+        let acts =
+            parts[0].split_whitespace().count() > 1 && starts_with_verb(&parts[0].to_lowercase());
+        acts && opens_action(&parts[1].to_lowercase(), 0)
+    };
+    if parts.len() >= 2 && parts[0].split_whitespace().count() < MIN_WORDS && !both_steps() {
         let first = parts.remove(0);
         parts[0] = format!("{first} {}", parts[0]);
     }
@@ -634,6 +644,17 @@ mod tests {
         ] {
             assert_eq!(split_request(whole), [whole], "{whole}");
         }
+    }
+
+    #[test]
+    fn remembering_what_was_found_is_a_step() {
+        assert_eq!(
+            split_request("Read config.yaml and remember the database host it names"),
+            [
+                "Read config.yaml",
+                "and remember the database host it names"
+            ]
+        );
     }
 
     #[test]
