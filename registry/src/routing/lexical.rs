@@ -38,7 +38,18 @@ impl Tokenizer for ToolTokenizer {
             if raw.is_empty() {
                 continue;
             }
-            for word in humanize(raw).split(' ') {
+            let words = humanize(raw);
+            // A compound of common words is a word of its own: "to-do(s)" is "todo(s)" (as tools
+            // spell it too), not words dropped.
+            let common = |w: &str| {
+                STOP_WORDS.contains(&w)
+                    || w.strip_suffix('s').is_some_and(|w| STOP_WORDS.contains(&w))
+            };
+            if raw.contains('-') && words.split(' ').all(common) {
+                out.push(self.stemmer.stem(&words.replace(' ', "")).into_owned());
+                continue;
+            }
+            for word in words.split(' ') {
                 if word.is_empty() || STOP_WORDS.contains(&word) {
                     continue;
                 }
@@ -196,6 +207,18 @@ mod tests {
         l.upsert(3, "fetch. Downloads a web page as markdown");
         assert!(l.search("internet", 3, &all).is_empty());
         assert_eq!(l.search("markdown", 3, &all)[0].0, 3);
+    }
+
+    #[test]
+    fn a_compound_of_common_words_is_one_word() {
+        let t = ToolTokenizer::default();
+        assert_eq!(
+            t.tokenize("Show my open to-dos"),
+            t.tokenize("Show my open todos")
+        );
+        assert_eq!(t.tokenize("a to-do list"), ["todo", "list"]);
+        // Other compounds keep their words.
+        assert_eq!(t.tokenize("e-mail"), ["e", "mail"]);
     }
 
     #[test]

@@ -415,11 +415,36 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
     }
 }
 
-/// What both the model and BM25 read for `request`: a phrase that names a command as running one,
+/// Spellings of one word that tools write one way: "to-do(s)" is "todo(s)" in their texts, and
+/// the model reads "to-dos" as other words ("Show me my open to-dos" found user lists).
+const SPELLINGS: &[(&str, &str)] = &[("to-do", "todo")];
+
+/// `request` with each of [`SPELLINGS`] written the tools' way, whatever its case.
+fn spelled(request: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(request);
+    for (variant, spelling) in SPELLINGS {
+        let lower = out.to_ascii_lowercase();
+        if !lower.contains(variant) {
+            continue;
+        }
+        let mut fixed = String::with_capacity(out.len());
+        let mut at = 0;
+        for (i, _) in lower.match_indices(variant) {
+            fixed.push_str(&out[at..i]);
+            fixed.push_str(spelling);
+            at = i + variant.len();
+        }
+        fixed.push_str(&out[at..]);
+        out = Cow::Owned(fixed);
+    }
+    out
+}
+
+/// What both the model and BM25 read for `request`: a variant spelling the tools' way, a phrase that names a command as running one,
 /// a request to the assistant's memory after what it asks of it, a step that writes into a file
 /// as "write it <destination>"; otherwise the request itself.
 fn reading(request: &str) -> Cow<'_, str> {
-    let mut read = Cow::Borrowed(request);
+    let mut read = spelled(request);
     if let Some(running) = as_running(&read, &code_spans(&read)) {
         read = Cow::Owned(running);
     }
@@ -552,6 +577,15 @@ mod tests {
         // No closing quote, or nothing left: unchanged.
         assert_eq!(semantic_query("don't 'stop"), "don't 'stop");
         assert_eq!(semantic_query("'hello world'"), "'hello world'");
+    }
+
+    #[test]
+    fn to_do_is_spelled_as_tools_spell_it() {
+        assert_eq!(
+            semantic_query("Show me my open To-dos"),
+            "Show me my open todos"
+        );
+        assert_eq!(spelled("a to-do: café"), "a todo: café");
     }
 
     #[test]
