@@ -1,12 +1,6 @@
-# Shared by the generators of our routing sets (README.md): the ETOM catalog given as the first
-# argument, every tool a set names checked against it, and the groups of interchangeable tools
-# that more than one set uses (every catalog tool that does the step).
-import json
-import sys
-C=sys.argv[1] if len(sys.argv)>1 else "../shared/routing-eval/etom/catalog.jsonl"
-cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
-def t(s,n):
-    assert (s,n) in cat,(s,n); return {"server":s,"name":n}
+# The groups of interchangeable tools of the ETOM catalog that more than one of our routing sets
+# uses (every catalog tool that does the step), shared by their generators (README.md).
+from set_writer import t
 def one(s,n): return [t(s,n)]
 # Every tool that writes given content into a file at a path (read from every description that
 # pairs writing, saving or creating with a file and its content; multi-purpose editors and tools

@@ -5,17 +5,7 @@
 # nobody tuned on: the held-out "other phrasings of the 52 tools" is measured from outside only.
 # Casual and indirect wording, questions, the user's own vocabulary ("undo", "forget", "stash"),
 # no tool names. Each group holds every tool that does the request.
-import json
-import os
-import sys
-C=sys.argv[1] if len(sys.argv)>1 else "../shared/routing-eval/catalog.jsonl"
-cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
-def g(*names):
-    out=[]
-    for n in names:
-        s,t=n.split("/")
-        assert (s,t) in cat,(s,t); out.append({"server":s,"name":t})
-    return out
+from set_writer import named as g, write
 Q=[
  ("is my working tree clean?", [g("git/git_status")]),
  ("what have I changed that isn't staged yet", [g("git/git_diff_unstaged")]),
@@ -62,9 +52,4 @@ Q=[
  ("let's reason through this tricky scheduling problem one thought at a time", [g("seqthink/sequentialthinking")]),
  ("send me the little logo picture", [g("everything/get-tiny-image")]),
 ]
-out=os.path.join(os.path.dirname(os.path.abspath(__file__)),"dev52-phrasings.jsonl")
-with open(out,"w") as f:
-    for i,(q,groups) in enumerate(Q,1):
-        rel=[x for grp in groups for x in grp[:1]]
-        f.write(json.dumps({"id":f"DP-{i:03d}","query":q,"relevant":rel,"relevant_groups":groups})+"\n")
-print(len(Q),"requests ->",out)
+write("dev52-phrasings.jsonl", "DP", Q)

@@ -3,17 +3,7 @@
 # asks an agent with the reference servers (git, filesystem, memory, fetch, time) connected,
 # checking that every tool named exists. Written 2026-11-28 (eleventh round) and committed before
 # it was measured. One group per step, holding every tool that does it.
-import json
-import os
-import sys
-C=sys.argv[1] if len(sys.argv)>1 else "../shared/routing-eval/catalog.jsonl"
-cat={(x['server'],x['name']) for x in map(json.loads,open(C))}
-def g(*names):
-    out=[]
-    for n in names:
-        s,t=n.split("/")
-        assert (s,t) in cat,(s,t); out.append({"server":s,"name":t})
-    return out
+from set_writer import named as g, write
 READ=g("filesystem/read_text_file","filesystem/read_file")
 WRITE=g("filesystem/write_file")
 LIST=g("filesystem/list_directory","filesystem/list_directory_with_sizes","filesystem/directory_tree")
@@ -40,9 +30,4 @@ Q=[
  ("Read the whole knowledge graph and save it as graph.json", [g("memory/read_graph"), WRITE]),
  ("Show me the photo at screenshots/bug.png and list the other files in that folder", [g("filesystem/read_media_file"), LIST]),
 ]
-out=os.path.join(os.path.dirname(os.path.abspath(__file__)),"dev52-tasks.jsonl")
-with open(out,"w") as f:
-    for i,(q,groups) in enumerate(Q,1):
-        rel=[x for grp in groups for x in grp[:1]]
-        f.write(json.dumps({"id":f"DT-{i:03d}","query":q,"relevant":rel,"relevant_groups":groups})+"\n")
-print(len(Q),"requests ->",out)
+write("dev52-tasks.jsonl", "DT", Q)

@@ -5,9 +5,7 @@
 # carries to the ETOM catalog's seven memory servers, whose tools speak of memories, memory
 # blocks, notes and knowledge graphs, and to words it does not list ("keep in mind", "what did I
 # tell you").
-import json
-import os
-from catalog_groups import t
+from set_writer import t, write
 def tools(*pairs): return [t(s,n) for s,n in pairs]
 ADD=tools(("mem0 Memory System","add_memory"),("Letta MCP Server","create_memory_block"),("mcp-memory-libsql","create_entities"),("Knowledge Graph Memory Server","add_observations"),("Memory Box MCP Server","save_memory"))
 SEARCH=tools(("mem0 Memory System","search_memory"),("mcp-memory-libsql","search_nodes"),("Knowledge Graph Memory Server","search_nodes"),("Knowledge Graph Memory Server","open_nodes"),("Memory Box MCP Server","search_memories"),("Basic Memory","search"),("cognee MCP server","search"))
@@ -26,8 +24,4 @@ Q=[
  ("Forget that I said I like jazz", DELETE),
  ("Please forget everything about the Falcon project", DELETE),
 ]
-out=os.path.join(os.path.dirname(os.path.abspath(__file__)),"etom-memory.jsonl")
-with open(out,"w") as f:
-    for i,(q,group) in enumerate(Q,1):
-        f.write(json.dumps({"id":f"ME-{i:03d}","query":q,"relevant":group[:1],"relevant_groups":[group]})+"\n")
-print(len(Q),"requests ->",out)
+write("etom-memory.jsonl", "ME", [(q, [group]) for q, group in Q])

@@ -3,9 +3,7 @@
 # round) and committed before it was measured: a person's to-dos and reminders in everyday words
 # ("remind me to …", "what's on my plate today", "tick off …"), each with one group: every tool of
 # the catalog's general to-do servers (Todoist, the Todo List server, DeltaTask) that does it.
-import json
-import os
-from catalog_groups import t
+from set_writer import t, write
 def tools(*pairs): return [t(s,n) for s,n in pairs]
 ADD=tools(("Enhanced Todoist MCP Server Extended","todoist_create_task"),("Enhanced Todoist MCP Server Extended","todoist_quick_add_task"),("Todo List MCP Server","create-todo"),("DeltaTask - Advanced Task Management System","create_task"))
 LIST=tools(("Enhanced Todoist MCP Server Extended","todoist_get_tasks"),("Todo List MCP Server","list-todos"),("Todo List MCP Server","list-active-todos"))
@@ -24,8 +22,4 @@ Q=[
  ("I've finished the expense report, mark it as done", DONE),
  ("Cross 'buy milk' off my list", DONE),
 ]
-out=os.path.join(os.path.dirname(os.path.abspath(__file__)),"etom-tasks.jsonl")
-with open(out,"w") as f:
-    for i,(q,group) in enumerate(Q,1):
-        f.write(json.dumps({"id":f"TK-{i:03d}","query":q,"relevant":group[:1],"relevant_groups":[group]})+"\n")
-print(len(Q),"requests ->",out)
+write("etom-tasks.jsonl", "TK", [(q, [group]) for q, group in Q])
