@@ -571,6 +571,25 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         assert!(tools.contains(&first), "{query:?} → {first}: {r}");
     }
 
+    // "… and remember …" is a step of its own, even after a short first step: the time and
+    // the memory each get their tool (it was one part, whose first tools were the memory's).
+    let (_, r) = route(json!({"query": "Get Tokyo's time and remember it as the \
+        meeting time", "k": 4}))
+    .await;
+    assert_eq!(
+        r["steps"],
+        json!(["Get Tokyo's time", "and remember it as the meeting time"]),
+        "{r}"
+    );
+    let names = tool_names(&r["tools"]);
+    assert!(
+        names.iter().any(|n| n == "time__get_current_time")
+            && names
+                .iter()
+                .any(|n| n == "memory__add_observations" || n == "memory__create_entities"),
+        "the time's tool and the memory's: {r}"
+    );
+
     // A phrase that names a shell command is a step of running it, which a tool that runs
     // commands serves: "using the date command" was no step, and the time tools took every
     // place.
