@@ -590,6 +590,24 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         "the time's tool and the memory's: {r}"
     );
 
+    // "to-dos" is read as tools spell it: "todos" (BM25 had dropped "to-do" as two common
+    // words, and the model read "to-dos" as other words).
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            (
+                "list_users",
+                "List the open user accounts and their details.",
+            ),
+            ("list_todos", "Retrieve all todo items with their status."),
+        ],
+        "retrieve all todo items",
+    )
+    .await;
+    let (_, r) = route(json!({"query": "Show me my open to-dos", "k": 1})).await;
+    assert_eq!(tool_names(&r["tools"]), ["fx__list_todos"], "{r}");
+
     // A phrase that names a shell command is a step of running it, which a tool that runs
     // commands serves: "using the date command" was no step, and the time tools took every
     // place.
