@@ -7,6 +7,8 @@
 
 use std::ops::Range;
 
+use super::sentences::words_at;
+
 /// Words that hand a command to a step: "using the df command", "run `npm test`", "via the
 /// kill command".
 const INSTRUMENTS: &[&str] = &[
@@ -97,7 +99,7 @@ pub(crate) struct Command {
 pub(crate) fn named_command(text: &str, code: &[Code]) -> Option<Command> {
     let words = Words {
         text,
-        words: word_spans(text),
+        words: words_at(text),
         code,
     };
     (0..words.len()).find_map(|i| words.phrase_at(i))
@@ -264,26 +266,6 @@ fn bare(word: &str) -> String {
 /// A backticked value without its backticks.
 fn unquote(value: &str) -> String {
     value.trim_matches('`').trim().to_string()
-}
-
-/// Each whitespace-separated word of `text` with its byte offset.
-fn word_spans(text: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                out.push((s, &text[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, &text[s..]));
-    }
-    out
 }
 
 /// What the model and BM25 read for `text` when it names a command to run: the phrase as "run a

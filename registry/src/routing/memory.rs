@@ -35,8 +35,7 @@ const ASKED: &[&str] = &["u", "you"];
 
 /// What the first verb of memory in `text` asks, if one does: "remember that …", "keep in mind
 /// that …" and "don't forget that …" add, "do you remember …" and "recall …" search, "forget …"
-/// deletes. "Remember to call Bob" and "don't
-/// forget to …" ask for a reminder, not a memory.
+/// deletes. "Remember to call Bob" and "don't forget to …" ask for a reminder, not a memory.
 fn ask(text: &str) -> Option<Ask> {
     // Most requests name no verb of memory: told without making a lowercase copy of each word.
     let stem = |w: &str| {

@@ -18,6 +18,7 @@ use std::borrow::Cow;
 
 use super::command::{as_running, Code};
 use super::memory::as_memory;
+use super::sentences::words_at;
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
 /// apostrophes inside words ("don't", "Alice's") are not quotes.
@@ -182,13 +183,6 @@ pub(crate) fn part_verb(text: &str) -> String {
         })
         .find(|w| !LEADING.contains(&w.as_str()))
         .unwrap_or_default()
-}
-
-/// The words of `text` with their byte offsets.
-fn words_at(text: &str) -> Vec<(usize, &str)> {
-    text.split_whitespace()
-        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
-        .collect()
 }
 
 /// Whether `word` names a file (a path or a file's name), not a URL or an address.
@@ -440,9 +434,9 @@ fn spelled(request: &str) -> Cow<'_, str> {
     out
 }
 
-/// What both the model and BM25 read for `request`: a variant spelling the tools' way, a phrase that names a command as running one,
-/// a request to the assistant's memory after what it asks of it, a step that writes into a file
-/// as "write it <destination>"; otherwise the request itself.
+/// What both the model and BM25 read for `request`: a variant spelled the tools' way, a phrase
+/// that names a command as running one, a request to the assistant's memory after what it asks
+/// of it, a step that writes into a file as "write it <destination>"; otherwise the request.
 fn reading(request: &str) -> Cow<'_, str> {
     let mut read = spelled(request);
     if let Some(running) = as_running(&read, &code_spans(&read)) {

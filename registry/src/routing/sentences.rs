@@ -115,6 +115,13 @@ fn ends_in_abbreviation(text: &str) -> bool {
         .is_ok()
 }
 
+/// The words of `text` (split at whitespace) with their byte offsets.
+pub(super) fn words_at(text: &str) -> Vec<(usize, &str)> {
+    text.split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
