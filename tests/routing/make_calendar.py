@@ -1,0 +1,41 @@
+# Writes etom-calendar.jsonl (tests/routing/README.md) from the requests below, checking that every
+# tool named exists in the ETOM catalog given as the first argument. Written 2026-11-28 (twelfth
+# round) and committed before it was measured: one's calendar in everyday words ("am I free …",
+# "push my 2pm", "block two hours", "drop Alex from …"), each step with one group: every calendar
+# tool of the catalog (Google Workspace, Google Tools, the two Outlook servers, DAV) that does it.
+from set_writer import named, write
+CREATE = named("Google Workspace MCP Server/create_event", "Outlook Meetings Scheduler MCP Server/create-event",
+               "Outlook Meetings Scheduler MCP Server/create-event-with-attendees", "Outlook Calendar MCP Tool/create_event")
+LIST = named("Google Workspace MCP Server/list_events", "Outlook Meetings Scheduler MCP Server/list-events",
+             "Outlook Calendar MCP Tool/list_events", "DAV MCP Server/get_calendar_events")
+UPDATE = named("Google Workspace MCP Server/update_event", "Outlook Meetings Scheduler MCP Server/update-event",
+               "Outlook Calendar MCP Tool/update_event")
+# Who is invited: the tools that change an event's attendees.
+ATTENDEES = named("Outlook Meetings Scheduler MCP Server/update-event-attendees", "Google Workspace MCP Server/update_event",
+                  "Outlook Meetings Scheduler MCP Server/update-event")
+DELETE = named("Google Workspace MCP Server/delete_event", "Google MCP Tools/google_calendar_delete_event",
+               "Outlook Meetings Scheduler MCP Server/delete-event", "Outlook Calendar MCP Tool/delete_event")
+CALENDARS = named("Google MCP Tools/google_calendar_list_calendars", "DAV MCP Server/get_my_calendars",
+                  "Outlook Calendar MCP Tool/get_calendars")
+ONE = named("Outlook Meetings Scheduler MCP Server/get-event")
+Q = [
+    ("Put a dentist appointment in my calendar for Tuesday at 3pm", [CREATE]),
+    ("Book a 30-minute call with dana@example.com on Thursday at 10", [CREATE]),
+    ("Block two hours on Wednesday morning for deep work", [CREATE]),
+    ("Set up a team lunch next Friday at noon and invite lee@example.com and sam@example.com", [CREATE]),
+    ("Am I free on Friday afternoon?", [LIST]),
+    ("What does my week look like?", [LIST]),
+    ("What's on my calendar tomorrow?", [LIST]),
+    ("When is my next meeting with the design team?", [LIST]),
+    ("Push my 2pm meeting to 4pm", [UPDATE]),
+    ("Move the standup (event ev-42) to 9:30", [UPDATE]),
+    ("Rename tomorrow's 'sync' to 'Roadmap review'", [UPDATE]),
+    ("Add sam@example.com to the design review invite", [ATTENDEES]),
+    ("Take alex@example.com off tomorrow's planning meeting", [ATTENDEES]),
+    ("Cancel my dentist appointment, event ev-9", [DELETE]),
+    ("The offsite (event ev-77) is called off, take it out of my calendar", [DELETE]),
+    ("Which calendars do I have?", [CALENDARS]),
+    ("Pull up the details of meeting ev-12", [ONE]),
+    ("Check whether I have anything on Thursday evening and book dinner with lee@example.com at 7", [LIST, CREATE]),
+]
+write("etom-calendar.jsonl", "CL", Q)
