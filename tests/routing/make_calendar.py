@@ -3,6 +3,8 @@
 # round) and committed before it was measured: one's calendar in everyday words ("am I free …",
 # "push my 2pm", "block two hours", "drop Alex from …"), each step with one group: every calendar
 # tool of the catalog (Google Workspace, Google Tools, the two Outlook servers, DAV) that does it.
+# One fix after the first measurement, before any rule: Outlook's find_free_slots, missed when the
+# set was written, answers "am I free …" too and joined those two groups (it was CL-005's first).
 from set_writer import named, write
 CREATE = named("Google Workspace MCP Server/create_event", "Outlook Meetings Scheduler MCP Server/create-event",
                "Outlook Meetings Scheduler MCP Server/create-event-with-attendees", "Outlook Calendar MCP Tool/create_event")
@@ -15,6 +17,8 @@ ATTENDEES = named("Outlook Meetings Scheduler MCP Server/update-event-attendees"
                   "Outlook Meetings Scheduler MCP Server/update-event")
 DELETE = named("Google Workspace MCP Server/delete_event", "Google MCP Tools/google_calendar_delete_event",
                "Outlook Meetings Scheduler MCP Server/delete-event", "Outlook Calendar MCP Tool/delete_event")
+# Whether one is free: the events of the time asked about, or the free slots in it.
+FREE = LIST + named("Outlook Calendar MCP Tool/find_free_slots")
 CALENDARS = named("Google MCP Tools/google_calendar_list_calendars", "DAV MCP Server/get_my_calendars",
                   "Outlook Calendar MCP Tool/get_calendars")
 ONE = named("Outlook Meetings Scheduler MCP Server/get-event")
@@ -23,7 +27,7 @@ Q = [
     ("Book a 30-minute call with dana@example.com on Thursday at 10", [CREATE]),
     ("Block two hours on Wednesday morning for deep work", [CREATE]),
     ("Set up a team lunch next Friday at noon and invite lee@example.com and sam@example.com", [CREATE]),
-    ("Am I free on Friday afternoon?", [LIST]),
+    ("Am I free on Friday afternoon?", [FREE]),
     ("What does my week look like?", [LIST]),
     ("What's on my calendar tomorrow?", [LIST]),
     ("When is my next meeting with the design team?", [LIST]),
@@ -36,6 +40,6 @@ Q = [
     ("The offsite (event ev-77) is called off, take it out of my calendar", [DELETE]),
     ("Which calendars do I have?", [CALENDARS]),
     ("Pull up the details of meeting ev-12", [ONE]),
-    ("Check whether I have anything on Thursday evening and book dinner with lee@example.com at 7", [LIST, CREATE]),
+    ("Check whether I have anything on Thursday evening and book dinner with lee@example.com at 7", [FREE, CREATE]),
 ]
 write("etom-calendar.jsonl", "CL", Q)
