@@ -4,6 +4,7 @@
 
 mod action;
 mod ann;
+mod calendar;
 mod command;
 pub mod embedder;
 pub mod eval;

@@ -16,6 +16,7 @@
 
 use std::borrow::Cow;
 
+use super::calendar::as_calendar;
 use super::command::{as_running, Code};
 use super::memory::as_memory;
 use super::sentences::words_at;
@@ -442,7 +443,10 @@ fn reading(request: &str) -> Cow<'_, str> {
     if let Some(running) = as_running(&read, &code_spans(&read)) {
         read = Cow::Owned(running);
     }
-    if let Some(memory) = as_memory(&read) {
+    // A request to a memory ("remember that the review moved to 3pm") is none to a calendar.
+    if let Some(memory) =
+        as_memory(&read).or_else(|| as_calendar(&read, &replace_quoted(&read, |_| None)))
+    {
         read = Cow::Owned(memory);
     }
     if let Some(writing) = as_writing(&read) {

@@ -608,6 +608,45 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     let (_, r) = route(json!({"query": "Show me my open to-dos", "k": 1})).await;
     assert_eq!(tool_names(&r["tools"]), ["fx__list_todos"], "{r}");
 
+    // One's calendar in everyday words is read in the words calendar tools use ("Schedule a
+    // calendar event: …"): a call, a team, a phone tool came first before.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            (
+                "start_call",
+                "Start a phone call to a number and speak a message.",
+            ),
+            (
+                "list_teams",
+                "List the teams of the organisation and their members.",
+            ),
+            ("delete_event", "Remove a calendar event by its event ID."),
+            (
+                "list_events",
+                "Retrieve calendar events within a time range.",
+            ),
+            (
+                "create_event",
+                "Schedule a new calendar event with title, start and end times and attendees.",
+            ),
+        ],
+        "schedule a new calendar event with title and attendees",
+    )
+    .await;
+    for (query, tool) in [
+        (
+            "Book a 30-minute call with dana@example.com on Thursday at 10",
+            "fx__create_event",
+        ),
+        ("Am I free on Friday afternoon?", "fx__list_events"),
+        ("Can we cancel tomorrow's team huddle?", "fx__delete_event"),
+    ] {
+        let (_, r) = route(json!({"query": query, "k": 1})).await;
+        assert_eq!(tool_names(&r["tools"]), [tool], "{query}: {r}");
+    }
+
     // A phrase that names a shell command is a step of running it, which a tool that runs
     // commands serves: "using the date command" was no step, and the time tools took every
     // place.
