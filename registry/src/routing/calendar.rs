@@ -64,7 +64,6 @@ const MEALS: &[&str] = &["breakfast", "coffee", "dinner", "drinks", "lunch"];
 const NOT_THE_CALENDAR: &[&str] = &[
     "bot",
     "bots",
-    "minutes",
     "recording",
     "recordings",
     "transcript",
@@ -90,7 +89,7 @@ const HINTS: &[&str] = &[
 const CONTENT: &[&str] = &["about", "saying", "that"];
 /// Nouns after an event word that make the pair another thing ("standup reports").
 const NAMED_AFTER: &[&str] = &[
-    "id", "link", "notes", "report", "reports", "room", "rooms", "summary", "template",
+    "id", "link", "minutes", "notes", "report", "reports", "room", "rooms", "summary", "template",
 ];
 /// Words of a time of the day or week ("Friday", "tomorrow", "afternoon").
 const TIMES: &[&str] = &[
@@ -135,7 +134,8 @@ const UPDATE: &[&str] = &[
     "reschedule",
     "shift",
 ];
-const DELETE: &[&str] = &["cancel", "called", "delete", "drop", "remove", "scrap"];
+/// Verbs of cancelling one ("call off" is read on its own).
+const DELETE: &[&str] = &["cancel", "delete", "drop", "remove", "scrap"];
 /// Verbs of who is invited, each with the word before the event: "add Sam to the meeting",
 /// "take Alex off the standup", "remove Bob from the sync".
 const ATTENDEES: &[(&str, &str)] = &[
@@ -366,9 +366,9 @@ fn ask(unquoted: &str) -> Option<Ask> {
         if UPDATE.contains(&verb) && (acts || my_time) {
             return Some(Ask::Update);
         }
-        // "the offsite is called off": the event before the verb.
-        let called_off = verb == "called" && next == "off" && event;
-        if DELETE.contains(&verb) && (acts && verb != "called" || called_off) {
+        // "call off the offsite", "the offsite is called off" (the event before the verb).
+        let called_off = matches!(verb, "call" | "called") && next == "off" && event;
+        if DELETE.contains(&verb) && acts || called_off {
             return Some(Ask::Delete);
         }
         None
@@ -437,6 +437,11 @@ mod tests {
             ),
             ("Drop the Thursday retro", Ask::Delete),
             ("I can't make the 4pm interview, cancel it", Ask::Delete),
+            ("Call off Saturday's standup", Ask::Delete),
+            (
+                "Can you shift my one-on-one with Raj by thirty minutes?",
+                Ask::Update,
+            ),
             ("Can we nuke tomorrow's team huddle?", Ask::Any),
             ("Any gaps in my diary on the 14th?", Ask::Any),
             ("The offsite is called off", Ask::Delete),
@@ -451,6 +456,7 @@ mod tests {
             "Book a table for two at 7pm",
             "Schedule a LinkedIn post for Monday at 9am",
             "Get the transcript of yesterday's meeting",
+            "Summarize the meeting minutes from Monday",
             "Have the meeting bot say hello in the chat",
             "Move the file to the archive folder",
             "Push the branch to origin",
