@@ -73,9 +73,10 @@ const NOT_THE_CALENDAR: &[&str] = &[
 const CALENDARS: &[&str] = &["agenda", "calendar", "diary", "schedule"];
 /// Words of a question of what is on one's calendar ("what's on …", "anything on …"), or of
 /// blocking a time in it, which no other list here holds: with [`EVENTS`], [`MEALS`],
-/// [`CALENDARS`] and [`UPDATE`] ("push my 2pm"), every request [`ask`] reads names one.
+/// [`CALENDARS`] and [`UPDATE`] ("push my 2pm"), every request [`ask`] reads as one names one.
 const HINTS: &[&str] = &[
     "any",
+    "anything",
     "available",
     "block",
     "busy",
@@ -84,6 +85,7 @@ const HINTS: &[&str] = &[
     "got",
     "invite",
     "what",
+    "whats",
 ];
 /// Words that open what a message says.
 const CONTENT: &[&str] = &["about", "saying", "that"];
@@ -314,15 +316,6 @@ impl<'a> Words<'a> {
 /// `unquoted` is `text` without its quoted values, which name things and say nothing of what to
 /// do ("add a time entry 'Meeting with John'").
 fn ask(unquoted: &str) -> Option<Ask> {
-    // Most requests name nothing of a calendar: told before their words are read one by one.
-    let lower = unquoted.to_lowercase();
-    let named = |w: &&str| lower.contains(*w);
-    let mentions = [EVENTS, MEALS, CALENDARS, HINTS, UPDATE]
-        .iter()
-        .any(|list| list.iter().any(named));
-    if !mentions {
-        return None;
-    }
     let words = Words::new(unquoted);
     let n = words.plain.len();
     if words
@@ -383,9 +376,27 @@ fn ask(unquoted: &str) -> Option<Ask> {
 
 /// What the model and BM25 read for `text` when it asks something of one's calendar: the request
 /// after what it asks ("Schedule a calendar event: book a call with …"). `None`: it asks nothing
-/// of one. `unquoted`: as in [`ask`].
-pub(crate) fn as_calendar(text: &str, unquoted: &str) -> Option<String> {
-    ask(unquoted).map(|a| format!("{} {text}", a.phrase()))
+/// of one. `unquote` takes `text`'s quoted values out (as [`ask`] reads it).
+pub(crate) fn as_calendar(text: &str, unquote: impl FnOnce(&str) -> String) -> Option<String> {
+    // Most requests name nothing of a calendar: told before their quotes are taken out and their
+    // words read one by one.
+    // Compared word by word without a lowercase copy ("sync" is no word of "async").
+    let mentions = text.split_whitespace().any(|w| {
+        let w = w
+            .trim_matches(|c: char| c.is_ascii_punctuation() && c != ':')
+            .trim_end_matches(':');
+        let w = ["'s", "\u{2019}s"]
+            .iter()
+            .find_map(|s| w.strip_suffix(s))
+            .unwrap_or(w);
+        [EVENTS, MEALS, CALENDARS, HINTS, UPDATE]
+            .iter()
+            .any(|list| list.iter().any(|k| k.eq_ignore_ascii_case(w)))
+    });
+    if !mentions {
+        return None;
+    }
+    ask(&unquote(text)).map(|a| format!("{} {text}", a.phrase()))
 }
 
 #[cfg(test)]
@@ -514,10 +525,10 @@ mod tests {
             "take off",
             "k❤️:",
         ] {
-            let _ = as_calendar(text, text);
+            let _ = as_calendar(text, str::to_string);
         }
         assert_eq!(
-            as_calendar("cancel the standup", "cancel the standup").as_deref(),
+            as_calendar("cancel the standup", str::to_string).as_deref(),
             Some("Delete a calendar event: cancel the standup")
         );
     }

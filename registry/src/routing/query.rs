@@ -444,9 +444,8 @@ fn reading(request: &str) -> Cow<'_, str> {
         read = Cow::Owned(running);
     }
     // A request to a memory ("remember that the review moved to 3pm") is none to a calendar.
-    if let Some(memory) =
-        as_memory(&read).or_else(|| as_calendar(&read, &replace_quoted(&read, |_| None)))
-    {
+    let unquoted = |text: &str| replace_quoted(text, |_| None);
+    if let Some(memory) = as_memory(&read).or_else(|| as_calendar(&read, unquoted)) {
         read = Cow::Owned(memory);
     }
     if let Some(writing) = as_writing(&read) {
