@@ -163,7 +163,7 @@ fn plain(word: &str) -> String {
 }
 
 /// Whether `word` is a time: a word of [`TIMES`], "9:30", "2pm", "10am".
-fn is_time(word: &str) -> bool {
+pub(crate) fn is_time(word: &str) -> bool {
     if TIMES.contains(&word) || TIMES.iter().any(|t| word.strip_suffix('s') == Some(t)) {
         return true;
     }

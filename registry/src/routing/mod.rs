@@ -12,6 +12,7 @@ mod index;
 mod lexical;
 mod memory;
 mod query;
+mod reminder;
 mod sentences;
 mod split;
 mod text;

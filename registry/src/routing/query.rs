@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use super::calendar::as_calendar;
 use super::command::{as_running, Code};
 use super::memory::as_memory;
+use super::reminder::as_reminder;
 use super::sentences::words_at;
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
@@ -443,10 +444,15 @@ fn reading(request: &str) -> Cow<'_, str> {
     if let Some(running) = as_running(&read, &code_spans(&read)) {
         read = Cow::Owned(running);
     }
-    // A request to a memory ("remember that the review moved to 3pm") is none to a calendar.
+    // The first that reads it: a request to be reminded ("don't let me forget to …") is none to
+    // a memory or a calendar, one to a memory ("remember that the review moved to 3pm") none to
+    // a calendar.
     let unquoted = |text: &str| replace_quoted(text, |_| None);
-    if let Some(memory) = as_memory(&read).or_else(|| as_calendar(&read, unquoted)) {
-        read = Cow::Owned(memory);
+    let asked = as_reminder(&read)
+        .or_else(|| as_memory(&read))
+        .or_else(|| as_calendar(&read, unquoted));
+    if let Some(asked) = asked {
+        read = Cow::Owned(asked);
     }
     if let Some(writing) = as_writing(&read) {
         read = Cow::Owned(writing);

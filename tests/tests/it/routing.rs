@@ -647,6 +647,24 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         assert_eq!(tool_names(&r["tools"]), [tool], "{query}: {r}");
     }
 
+    // A request to be reminded is read as a to-do with a reminder: the invoice sender came
+    // first for "nudge me on Friday to send the invoices".
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            ("send_invoice", "Send an invoice to a client by email."),
+            (
+                "create_todo",
+                "Create a todo task with a title, a due date and a reminder.",
+            ),
+        ],
+        "create a todo task with a title and a due date",
+    )
+    .await;
+    let (_, r) = route(json!({"query": "Nudge me on Friday to send the invoices", "k": 1})).await;
+    assert_eq!(tool_names(&r["tools"]), ["fx__create_todo"], "{r}");
+
     // A phrase that names a shell command is a step of running it, which a tool that runs
     // commands serves: "using the date command" was no step, and the time tools took every
     // place.
