@@ -98,7 +98,8 @@ pub(crate) fn as_reminder(text: &str) -> Option<String> {
 
 /// Whether `word` is a clock time ("11pm", "7:00", "9am"), not a day.
 fn is_clock(word: &str) -> bool {
-    word.starts_with(|c: char| c.is_ascii_digit()) && is_time(word)
+    let clock = word.contains(':') || word.ends_with("am") || word.ends_with("pm");
+    clock && word.starts_with(|c: char| c.is_ascii_digit()) && is_time(word)
 }
 
 #[cfg(test)]
@@ -139,6 +140,16 @@ mod tests {
             "I forgot all the API tokens, can you remind me of them?",
         ] {
             assert!(!asks(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn clocks_are_times_of_day() {
+        for w in ["11pm", "7:00", "9am"] {
+            assert!(is_clock(w), "{w}");
+        }
+        for w in ["30th", "tomorrow", "friday", "12"] {
+            assert!(!is_clock(w), "{w}");
         }
     }
 
