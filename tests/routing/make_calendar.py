@@ -5,23 +5,8 @@
 # tool of the catalog (Google Workspace, Google Tools, the two Outlook servers, DAV) that does it.
 # One fix after the first measurement, before any rule: Outlook's find_free_slots, missed when the
 # set was written, answers "am I free …" too and joined those two groups (it was CL-005's first).
-from set_writer import named, write
-CREATE = named("Google Workspace MCP Server/create_event", "Outlook Meetings Scheduler MCP Server/create-event",
-               "Outlook Meetings Scheduler MCP Server/create-event-with-attendees", "Outlook Calendar MCP Tool/create_event")
-LIST = named("Google Workspace MCP Server/list_events", "Outlook Meetings Scheduler MCP Server/list-events",
-             "Outlook Calendar MCP Tool/list_events", "DAV MCP Server/get_calendar_events")
-UPDATE = named("Google Workspace MCP Server/update_event", "Outlook Meetings Scheduler MCP Server/update-event",
-               "Outlook Calendar MCP Tool/update_event")
-# Who is invited: the tools that change an event's attendees.
-ATTENDEES = named("Outlook Meetings Scheduler MCP Server/update-event-attendees", "Google Workspace MCP Server/update_event",
-                  "Outlook Meetings Scheduler MCP Server/update-event")
-DELETE = named("Google Workspace MCP Server/delete_event", "Google MCP Tools/google_calendar_delete_event",
-               "Outlook Meetings Scheduler MCP Server/delete-event", "Outlook Calendar MCP Tool/delete_event")
-# Whether one is free: the events of the time asked about, or the free slots in it.
-FREE = LIST + named("Outlook Calendar MCP Tool/find_free_slots")
-CALENDARS = named("Google MCP Tools/google_calendar_list_calendars", "DAV MCP Server/get_my_calendars",
-                  "Outlook Calendar MCP Tool/get_calendars")
-ONE = named("Outlook Meetings Scheduler MCP Server/get-event")
+from calendar_groups import CREATE, LIST, FREE, UPDATE, ATTENDEES, DELETE, CALENDARS, ONE
+from set_writer import write
 Q = [
     ("Put a dentist appointment in my calendar for Tuesday at 3pm", [CREATE]),
     ("Book a 30-minute call with dana@example.com on Thursday at 10", [CREATE]),

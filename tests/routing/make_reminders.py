@@ -4,9 +4,8 @@
 # …", "don't let me forget to …", "ping me on Friday about …"), each with one group: every tool of
 # the catalog's general to-do servers that adds a to-do (Todoist's quick add takes reminders), as
 # in make_tasks.py.
-from set_writer import named, write
-ADD = named("Enhanced Todoist MCP Server Extended/todoist_create_task", "Enhanced Todoist MCP Server Extended/todoist_quick_add_task",
-            "Todo List MCP Server/create-todo", "DeltaTask - Advanced Task Management System/create_task")
+from catalog_groups import TODO_ADD as ADD
+from set_writer import write
 Q = [
     ("Nudge me on Friday to send the invoices", [ADD]),
     ("Don't let me forget to water the plants tonight", [ADD]),

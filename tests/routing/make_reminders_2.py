@@ -3,9 +3,8 @@
 # (twelfth round) after the reminder reading (registry/src/routing/reminder.rs) was built on the
 # first reminder set, and committed before it was measured: other words for asking to be
 # reminded. Group as in make_reminders.py.
-from set_writer import named, write
-ADD = named("Enhanced Todoist MCP Server Extended/todoist_create_task", "Enhanced Todoist MCP Server Extended/todoist_quick_add_task",
-            "Todo List MCP Server/create-todo", "DeltaTask - Advanced Task Management System/create_task")
+from catalog_groups import TODO_ADD as ADD
+from set_writer import write
 Q = [
     ("Remind me on Tuesday to follow up with the recruiter", [ADD]),
     ("Could you remind me at 5pm to leave for the airport?", [ADD]),

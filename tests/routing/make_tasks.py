@@ -5,7 +5,7 @@
 # the catalog's general to-do servers (Todoist, the Todo List server, DeltaTask) that does it.
 from set_writer import t, write
 def tools(*pairs): return [t(s,n) for s,n in pairs]
-ADD=tools(("Enhanced Todoist MCP Server Extended","todoist_create_task"),("Enhanced Todoist MCP Server Extended","todoist_quick_add_task"),("Todo List MCP Server","create-todo"),("DeltaTask - Advanced Task Management System","create_task"))
+from catalog_groups import TODO_ADD as ADD
 LIST=tools(("Enhanced Todoist MCP Server Extended","todoist_get_tasks"),("Todo List MCP Server","list-todos"),("Todo List MCP Server","list-active-todos"))
 DONE=tools(("Enhanced Todoist MCP Server Extended","todoist_complete_task"),("Todo List MCP Server","complete-todo"))
 Q=[
