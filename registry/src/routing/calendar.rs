@@ -150,16 +150,21 @@ const ATTENDEES: &[(&str, &str)] = &[
     ("uninvite", "from"),
 ];
 
-/// `word` lowercased, without the punctuation around it and without a possessive "'s".
-fn plain(word: &str) -> String {
+/// `word` without the punctuation around it (a colon inside stays: "1:1") and without a
+/// possessive "'s".
+fn bare(word: &str) -> &str {
     let w = word
         .trim_matches(|c: char| c.is_ascii_punctuation() && c != ':')
-        .trim_end_matches(':')
-        .to_lowercase();
-    match w.strip_suffix("'s").or_else(|| w.strip_suffix("\u{2019}s")) {
-        Some(stem) => stem.to_string(),
-        None => w,
-    }
+        .trim_end_matches(':');
+    ["'", "\u{2019}"]
+        .iter()
+        .find_map(|apostrophe| w.strip_suffix(['s', 'S'])?.strip_suffix(apostrophe))
+        .unwrap_or(w)
+}
+
+/// `word` [`bare`] and lowercased.
+fn plain(word: &str) -> String {
+    bare(word).to_lowercase()
 }
 
 /// Whether `word` is a time: a word of [`TIMES`], "9:30", "2pm", "10am".
@@ -186,17 +191,27 @@ pub(crate) fn is_time(word: &str) -> bool {
     }
 }
 
-/// A request's words: as written, and [`plain`].
+/// A request's words: as written, [`plain`], and whether each names something in one's calendar.
 struct Words<'a> {
     written: Vec<&'a str>,
     plain: Vec<String>,
+    events: Vec<bool>,
 }
 
 impl<'a> Words<'a> {
     fn new(text: &'a str) -> Self {
         let written: Vec<&str> = text.split_whitespace().collect();
         let plain = written.iter().map(|w| plain(w)).collect();
-        Words { written, plain }
+        let mut words = Words {
+            written,
+            plain,
+            events: Vec::new(),
+        };
+        // Read once: the verbs' windows and the attendee rule ask of the same words again.
+        words.events = (0..words.plain.len())
+            .map(|i| words.names_event(i))
+            .collect();
+        words
     }
 
     /// The plain word at `i`, "" past the end.
@@ -204,8 +219,13 @@ impl<'a> Words<'a> {
         self.plain.get(i).map_or("", String::as_str)
     }
 
-    /// Whether the word at `i` names something in one's calendar.
+    /// Whether the word at `i` names something in one's calendar (read once, in [`Words::new`]).
     fn is_event(&self, i: usize) -> bool {
+        self.events.get(i).copied().unwrap_or(false)
+    }
+
+    /// Whether the word at `i` names something in one's calendar, read from its words around.
+    fn names_event(&self, i: usize) -> bool {
         let (word, next) = (self.at(i), self.at(i + 1));
         let prev = i.checked_sub(1).map(|j| self.at(j));
         // "a PowerPoint for Monday's meeting", "notes for the standup": what something else is
@@ -382,13 +402,7 @@ pub(crate) fn as_calendar(text: &str, unquote: impl FnOnce(&str) -> String) -> O
     // words read one by one.
     // Compared word by word without a lowercase copy ("sync" is no word of "async").
     let mentions = text.split_whitespace().any(|w| {
-        let w = w
-            .trim_matches(|c: char| c.is_ascii_punctuation() && c != ':')
-            .trim_end_matches(':');
-        let w = ["'s", "\u{2019}s"]
-            .iter()
-            .find_map(|s| w.strip_suffix(s))
-            .unwrap_or(w);
+        let w = bare(w);
         [EVENTS, MEALS, CALENDARS, HINTS, UPDATE]
             .iter()
             .any(|list| list.iter().any(|k| k.eq_ignore_ascii_case(w)))

@@ -5,6 +5,8 @@
 //! not in the top 5 for four of five. Read as "Add to memory: …", "Delete from memory: …",
 //! "Search memory: …", they come first (docs/routing.md, "Words for memory").
 
+use super::sentences::opens_with_any;
+
 /// What a request asks of a memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ask {
@@ -37,16 +39,8 @@ const ASKED: &[&str] = &["u", "you"];
 /// that …" and "don't forget that …" add, "do you remember …" and "recall …" search, "forget …"
 /// deletes. "Remember to call Bob" and "don't forget to …" ask for a reminder, not a memory.
 fn ask(text: &str) -> Option<Ask> {
-    // Most requests name no verb of memory: told without making a lowercase copy of each word.
-    let stem = |w: &str| {
-        ["forget", "keep", "memori", "recall", "remember"]
-            .iter()
-            .any(|v| w.get(..v.len()).is_some_and(|p| p.eq_ignore_ascii_case(v)))
-    };
-    if !text
-        .split_whitespace()
-        .any(|w| stem(w.trim_start_matches(|c: char| c.is_ascii_punctuation())))
-    {
+    // Most requests name no verb of memory: told before each word is read.
+    if !opens_with_any(text, &["forget", "keep", "memori", "recall", "remember"]) {
         return None;
     }
     let words: Vec<String> = text

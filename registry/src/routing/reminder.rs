@@ -6,6 +6,7 @@
 //! a reminder: …", they find the to-do tools.
 
 use super::calendar::is_time;
+use super::sentences::opens_with_any;
 
 /// What the model and BM25 read before such a request, in the words to-do tools use.
 const PHRASE: &str = "Create a todo task with a due date and a reminder";
@@ -30,23 +31,9 @@ fn plain(word: &str) -> String {
         .to_lowercase()
 }
 
-/// Whether `text` asks to be reminded of something.
-fn asks(text: &str) -> bool {
-    // Most requests name no word of reminding: told without a lowercase copy of each word.
-    let hint = |w: &str| {
-        let w = w.trim_start_matches(|c: char| c.is_ascii_punctuation());
-        [
-            "remind", "nudge", "ping", "poke", "prod", "heads-up", "jog", "remember", "forget",
-            "note",
-        ]
-        .iter()
-        .any(|h| w.get(..h.len()).is_some_and(|p| p.eq_ignore_ascii_case(h)))
-    };
-    if !text.split_whitespace().any(hint) {
-        return false;
-    }
-    let written: Vec<&str> = text.split_whitespace().collect();
-    let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
+/// Whether the request of `written` words (and their [`plain`] `words`) asks to be reminded of
+/// something.
+fn asks(written: &[&str], words: &[String]) -> bool {
     // "play Remind Me by Carrie Underwood": a capital inside a sentence names a title.
     let titled = |i: usize| {
         i > 0
@@ -81,11 +68,19 @@ fn asks(text: &str) -> bool {
 /// a to-do tool does ("Create a todo task with a due date and a reminder: nudge me …"). `None`:
 /// it asks for no reminder.
 pub(crate) fn as_reminder(text: &str) -> Option<String> {
-    if !asks(text) {
+    // Most requests name no word of reminding: told before each word is read.
+    let hints = [
+        "remind", "nudge", "ping", "poke", "prod", "heads-up", "jog", "remember", "forget", "note",
+    ];
+    if !opens_with_any(text, &hints) {
+        return None;
+    }
+    let written: Vec<&str> = text.split_whitespace().collect();
+    let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
+    if !asks(&written, &words) {
         return None;
     }
     // A reminder at a clock time ("at 11PM", "for 7:00 AM") is also what an alarm does.
-    let words: Vec<String> = text.split_whitespace().map(plain).collect();
     let clock = words.iter().enumerate().any(|(i, w)| {
         is_clock(w)
             || ["am", "pm"].contains(&w.as_str())
@@ -120,7 +115,7 @@ mod tests {
             "Don't let me forget to water the plants",
             "Make a note to myself: pick up the dry cleaning",
         ] {
-            assert!(asks(text), "{text}");
+            assert!(as_reminder(text).is_some(), "{text}");
         }
     }
 
@@ -139,7 +134,7 @@ mod tests {
             "I need to mark my reminders as completed",
             "I forgot all the API tokens, can you remind me of them?",
         ] {
-            assert!(!asks(text), "{text}");
+            assert!(as_reminder(text).is_none(), "{text}");
         }
     }
 

@@ -122,6 +122,18 @@ pub(super) fn words_at(text: &str) -> Vec<(usize, &str)> {
         .collect()
 }
 
+/// Whether a word of `text` opens with one of `stems`, whatever its case and the punctuation
+/// before it ("Remember", "(forget"): the readings' test of whether a request names a word they
+/// read at all, made without a lowercase copy of each word.
+pub(super) fn opens_with_any(text: &str, stems: &[&str]) -> bool {
+    text.split_whitespace().any(|w| {
+        let w = w.trim_start_matches(|c: char| c.is_ascii_punctuation());
+        stems
+            .iter()
+            .any(|s| w.get(..s.len()).is_some_and(|p| p.eq_ignore_ascii_case(s)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
