@@ -11,6 +11,7 @@ pub mod eval;
 mod index;
 mod lexical;
 mod memory;
+mod notes;
 mod query;
 mod reminder;
 mod sentences;

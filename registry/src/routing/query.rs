@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use super::calendar::as_calendar;
 use super::command::{as_running, Code};
 use super::memory::as_memory;
+use super::notes::as_note;
 use super::reminder::as_reminder;
 use super::sentences::words_at;
 
@@ -445,11 +446,12 @@ fn reading(request: &str) -> Cow<'_, str> {
         read = Cow::Owned(running);
     }
     // The first that reads it: a request to be reminded ("don't let me forget to …") is none to
-    // a memory or a calendar, one to a memory ("remember that the review moved to 3pm") none to
-    // a calendar.
+    // a memory, a note or a calendar, one to a memory ("remember that the review moved to 3pm")
+    // none to a calendar, and a note ("jot down: dentist on Friday at 3") none to a calendar.
     let unquoted = |text: &str| replace_quoted(text, |_| None);
     let asked = as_reminder(&read)
         .or_else(|| as_memory(&read))
+        .or_else(|| as_note(&read, unquoted))
         .or_else(|| as_calendar(&read, unquoted));
     if let Some(asked) = asked {
         read = Cow::Owned(asked);

@@ -6,7 +6,7 @@
 //! a reminder: …", they find the to-do tools.
 
 use super::calendar::is_time;
-use super::sentences::opens_with_any;
+use super::sentences::{opens_with_any, plain_word as plain};
 
 /// What the model and BM25 read before such a request, in the words to-do tools use.
 const PHRASE: &str = "Create a todo task with a due date and a reminder";
@@ -25,13 +25,7 @@ const OWN: &[&str] = &["add", "create", "new", "set"];
 /// "remind me what it was").
 const TELL: &[&str] = &["how", "of", "what", "when", "where", "which", "who", "why"];
 
-/// `word` lowercased, without the punctuation around it.
-fn plain(word: &str) -> String {
-    word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '\'' && c != '-')
-        .to_lowercase()
-}
-
-/// Whether the request of `written` words (and their [`plain`] `words`) asks to be reminded of
+/// Whether the request of `written` words (and their plain `words`) asks to be reminded of
 /// something.
 fn asks(written: &[&str], words: &[String]) -> bool {
     // "play Remind Me by Carrie Underwood": a capital inside a sentence names a title.

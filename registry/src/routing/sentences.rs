@@ -134,6 +134,13 @@ pub(super) fn opens_with_any(text: &str, stems: &[&str]) -> bool {
     })
 }
 
+/// `word` lowercased, without the punctuation around it but with its apostrophes and hyphens
+/// ("Don't" → "don't", "heads-up," → "heads-up"): how the reminder and note readings see a word.
+pub(super) fn plain_word(word: &str) -> String {
+    word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '\'' && c != '-')
+        .to_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

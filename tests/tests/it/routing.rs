@@ -665,6 +665,35 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     let (_, r) = route(json!({"query": "Nudge me on Friday to send the invoices", "k": 1})).await;
     assert_eq!(tool_names(&r["tools"]), ["fx__create_todo"], "{r}");
 
+    // Putting something in one's notes is read as making a note: a password store, a mind map
+    // and a log reader came first for these.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            ("get_password", "Retrieve a stored password by its name."),
+            (
+                "markdown_to_mindmap",
+                "Turn an idea outline in markdown into an interactive mind map.",
+            ),
+            ("get_logs", "Retrieve application logs for a time range."),
+            (
+                "create_note",
+                "Create and save a new note with a title and content.",
+            ),
+        ],
+        "create and save a new note with a title",
+    )
+    .await;
+    for query in [
+        "Jot down: the wifi password at the cabin is 'pinecone42'",
+        "Stash this idea somewhere: a podcast about old maps",
+        "Log today's reading: finished chapter 4 of Dune",
+    ] {
+        let (_, r) = route(json!({"query": query, "k": 1})).await;
+        assert_eq!(tool_names(&r["tools"]), ["fx__create_note"], "{query}: {r}");
+    }
+
     // A phrase that names a shell command is a step of running it, which a tool that runs
     // commands serves: "using the date command" was no step, and the time tools took every
     // place.
