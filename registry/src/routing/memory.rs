@@ -5,7 +5,7 @@
 //! not in the top 5 for four of five. Read as "Add to memory: …", "Delete from memory: …",
 //! "Search memory: …", they come first (docs/routing.md, "Words for memory").
 
-use super::sentences::opens_with_any;
+use super::sentences::{opens_with_any, plain_word};
 
 /// What a request asks of a memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,13 +43,7 @@ fn ask(text: &str) -> Option<Ask> {
     if !opens_with_any(text, &["forget", "keep", "memori", "recall", "remember"]) {
         return None;
     }
-    let words: Vec<String> = text
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '\'')
-                .to_ascii_lowercase()
-        })
-        .collect();
+    let words: Vec<String> = text.split_whitespace().map(plain_word).collect();
     words.iter().enumerate().find_map(|(i, word)| {
         let next = words.get(i + 1).map(String::as_str);
         let prev = i.checked_sub(1).map(|j| words[j].as_str());
