@@ -139,6 +139,9 @@ const SUBORDINATORS: &[&str] = &[
 /// Words that open a step of saving what came before ("… saved at /root/ai.html").
 const SAVING: &[&str] = &["saved at ", "saved to ", "saved in ", "saved as "];
 
+/// Subjects before "saved" that make it a verb of its own clause, not the start of a step.
+const SUBJECTS: &[&str] = &["he", "i", "she", "they", "we", "you"];
+
 /// Parts with fewer words are not a step of their own ("Thanks!", "the next 5 days"): they
 /// stay with the part before them.
 const MIN_WORDS: usize = 4;
@@ -468,7 +471,10 @@ fn starts_with_word(text: &str, words: &str) -> bool {
 fn opens_action(lower: &str, i: usize) -> bool {
     let rest = &lower[i..];
     if SAVING.iter().any(|m| rest.starts_with(m)) {
-        return true;
+        // "what I saved in Bear": after a subject "saved" tells what someone did, in the
+        // request's own step; only a participle ("… saved at /root/ai.html") opens a step.
+        let subject = lower[..i].split_whitespace().next_back();
+        return !subject.is_some_and(|w| SUBJECTS.contains(&w));
     }
     let Some(verb_at) = rest.strip_prefix("and ") else {
         return false;
@@ -526,6 +532,14 @@ mod tests {
                 "then, find the token details for OSMO",
                 "and finally, give me the average price of OSMO/USDT on Binance",
             ]
+        );
+    }
+
+    #[test]
+    fn what_someone_saved_is_no_step_of_saving() {
+        assert_eq!(
+            split_request("Show me what I saved in Bear about sourdough"),
+            ["Show me what I saved in Bear about sourdough"]
         );
     }
 
