@@ -693,6 +693,29 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         let (_, r) = route(json!({"query": query, "k": 1})).await;
         assert_eq!(tool_names(&r["tools"]), ["fx__create_note"], "{query}: {r}");
     }
+    // Looking something up in one's notes shares note-taking's verbs, and is read as a search of
+    // them: "what did I jot down" is no new note.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[(
+            "search_notes",
+            "Search notes by a query and read the notes found.",
+        )],
+        "search notes by a query and read them",
+    )
+    .await;
+    for query in [
+        "What did I jot down about the lease renewal?",
+        "Find the idea I stashed about old maps",
+    ] {
+        let (_, r) = route(json!({"query": query, "k": 1})).await;
+        assert_eq!(
+            tool_names(&r["tools"]),
+            ["fx__search_notes"],
+            "{query}: {r}"
+        );
+    }
 
     // A phrase that names a shell command is a step of running it, which a tool that runs
     // commands serves: "using the date command" was no step, and the time tools took every
