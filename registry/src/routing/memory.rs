@@ -39,11 +39,20 @@ const ASKED: &[&str] = &["u", "you"];
 /// that …" and "don't forget that …" add, "do you remember …" and "recall …" search, "forget …"
 /// deletes. "Remember to call Bob" and "don't forget to …" ask for a reminder, not a memory.
 fn ask(text: &str) -> Option<Ask> {
-    // Most requests name no verb of memory: told before each word is read.
-    if !opens_with_any(text, &["forget", "keep", "memori", "recall", "remember"]) {
+    // Most requests name no word of memory: told before each word is read.
+    let verbs = opens_with_any(text, &["forget", "keep", "memori", "recall", "remember"]);
+    if !verbs && !opens_with_any(text, EVERYDAY_HINTS) {
         return None;
     }
-    let words: Vec<String> = text.split_whitespace().map(plain_word).collect();
+    let written: Vec<&str> = text.split_whitespace().collect();
+    let words: Vec<String> = written.iter().map(|w| plain_word(w)).collect();
+    let asked = if verbs { verb_ask(&words) } else { None };
+    asked.or_else(|| everyday_ask(&written, &words))
+}
+
+/// What the first verb of memory ("remember", "recall", "forget", "keep in mind") of the plain
+/// `words` of a request asks, if one does.
+fn verb_ask(words: &[String]) -> Option<Ask> {
     words.iter().enumerate().find_map(|(i, word)| {
         let next = words.get(i + 1).map(String::as_str);
         let prev = i.checked_sub(1).map(|j| words[j].as_str());
@@ -79,6 +88,73 @@ fn ask(text: &str) -> Option<Ask> {
     })
 }
 
+/// What [`everyday_ask`] reads, told before a request's words are: the words its phrases open
+/// with.
+const EVERYDAY_HINTS: &[&str] = &[
+    "bear", "clear", "delete", "drop", "erase", "had", "have", "did", "know", "learn", "mental",
+    "purge", "remove", "wipe",
+];
+/// Verbs of telling the assistant something: asked after "did I" or "have I" ("what did I tell
+/// you about …", "have I mentioned …"), they search what it was told.
+const TOLD: &[&str] = &["mention", "mentioned", "say", "said", "tell", "told"];
+/// Auxiliaries that make "I told" a question ("did I tell", "have I mentioned").
+const AUXILIARIES: &[&str] = &["did", "had", "have"];
+/// Other places one says things: "what did I say in my last email?" asks of the mail.
+const CHANNELS: &[&str] = &[
+    "call", "chat", "comment", "e-mail", "email", "mail", "meeting", "message", "messages", "post",
+    "slack", "thread", "tweet",
+];
+/// Verbs that take something out: of what the assistant knows, out of its memory.
+const REMOVING: &[&str] = &[
+    "clear", "delete", "drop", "erase", "purge", "remove", "wipe",
+];
+/// Verbs that, as a command with "that" after them, tell the assistant a fact ("learn that my
+/// manager is Ingrid", "from now on, know that …"); not "I know that …".
+const TAKE_IN: &[&str] = &["know", "learn"];
+
+/// What a request in other everyday words of memory asks, if it does: "make a mental note that
+/// …", "bear in mind that …", "learn that …" add; "what did I tell you about …", "have I
+/// mentioned … before?" search; "drop … from memory", "wipe what you know about …" delete. From
+/// the misses of a second memory set (docs/routing.md, "Words for memory").
+fn everyday_ask(written: &[&str], words: &[String]) -> Option<Ask> {
+    let at = |i: usize| words.get(i).map_or("", String::as_str);
+    let channel = words.iter().any(|w| CHANNELS.contains(&w.as_str()));
+    (0..words.len()).find_map(|i| {
+        let (word, next) = (at(i), at(i + 1));
+        let prev = i.checked_sub(1).map_or("", at);
+        // A command opens its clause: "learn that …", "from now on, know that …".
+        let opens_clause =
+            i == 0 || written[i - 1].ends_with([',', ':', ';', '.']) || prev == "please";
+        let add = word == "mental" && next == "note"
+            || word == "bear" && next == "in" && at(i + 2) == "mind"
+            || TAKE_IN.contains(&word) && next == "that" && opens_clause;
+        if add {
+            return Some(Ask::Add);
+        }
+        let asked = TOLD.contains(&word)
+            && matches!(prev, "i" | "we")
+            && i >= 2
+            && AUXILIARIES.contains(&at(i - 2));
+        if asked && !channel {
+            return Some(Ask::Search);
+        }
+        (REMOVING.contains(&word) && of_memory(words, i)).then_some(Ask::Delete)
+    })
+}
+
+/// Whether what the removal verb at `i` of the plain `words` takes out is the assistant's memory:
+/// "… from (your) memory", "what you know / remember about …".
+fn of_memory(words: &[String], i: usize) -> bool {
+    let rest = &words[i + 1..];
+    rest.windows(2)
+        .any(|w| w[0] == "from" && matches!(w[1].as_str(), "memory" | "your"))
+        || rest.windows(3).any(|w| {
+            matches!(w[0].as_str(), "what" | "everything" | "all")
+                && w[1] == "you"
+                && matches!(w[2].as_str(), "know" | "remember")
+        })
+}
+
 /// What the model and BM25 read for `text` when it asks something of a memory: the request
 /// after what it asks ("Add to memory: remember that …"). `None`: it asks nothing of one.
 pub(crate) fn as_memory(text: &str) -> Option<String> {
@@ -110,6 +186,38 @@ mod tests {
             Some(Ask::Add)
         );
         assert_eq!(ask("Don't forget that the review moved"), Some(Ask::Add));
+    }
+
+    #[test]
+    fn other_everyday_words_of_memory() {
+        for (text, want) in [
+            ("Make a mental note that Priya is vegetarian", Ask::Add),
+            ("Bear in mind that the office closes early", Ask::Add),
+            ("From now on, know that I go by Sam", Ask::Add),
+            ("Learn that my manager is called Ingrid", Ask::Add),
+            ("What did I tell you about the boiler?", Ask::Search),
+            (
+                "Have I mentioned my peanut allergy to you before?",
+                Ask::Search,
+            ),
+            ("Where did I say I parked last time?", Ask::Search),
+            (
+                "You can drop the stuff about my landlord from memory",
+                Ask::Delete,
+            ),
+            ("Wipe what you know about my old job", Ask::Delete),
+        ] {
+            assert_eq!(ask(text), Some(want), "{text}");
+        }
+        for text in [
+            "I know that the build is flaky, fix it",
+            "What did I say in my last email to Bob?",
+            "Drop the users table",
+            "Show me bears in Yellowstone",
+            "Did I pass the exam?",
+        ] {
+            assert_eq!(ask(text), None, "{text}");
+        }
     }
 
     #[test]
