@@ -335,6 +335,26 @@ async fn search_tools_then_call_tool_with_a_real_client() {
     )
     .await;
     assert!(r["steps"].as_array().is_none_or(|s| s.len() < 2), "{r}");
+    // Everyday words to a memory other than "remember" are read as what they ask of it: the
+    // memory server's tools did not come first for these.
+    for (query, tools) in [
+        (
+            "What did I tell you about the boiler?",
+            &[
+                "memory__search_nodes",
+                "memory__open_nodes",
+                "memory__read_graph",
+            ][..],
+        ),
+        (
+            "Make a mental note that Priya is vegetarian",
+            &["memory__add_observations", "memory__create_entities"][..],
+        ),
+    ] {
+        let (_, r) = route(json!({"query": query, "k": 1})).await;
+        let first = tool_names(&r["tools"]);
+        assert!(tools.contains(&first[0].as_str()), "{query}: {r}");
+    }
     // A step's action picks among one provider's look-alikes: "drop the relation" is
     // `delete_relations`, though `create_relations` shares its other words.
     let step = "then drop the relation between Alice and Bob.";
