@@ -67,11 +67,17 @@ fn verb_ask(words: &[String]) -> Option<Ask> {
         if in_mind {
             return Some(Ask::Add);
         }
+        // "stop remembering my schedule".
+        if word == "remembering" && prev == Some("stop") {
+            return Some(Ask::Delete);
+        }
         if KEEP.contains(&word.as_str()) {
-            Some(if prev.is_some_and(|p| ASKED.contains(&p)) {
-                Ask::Search
-            } else {
-                Ask::Add
+            // "erase everything you remember about …": what a removal takes out.
+            let removed = (i.saturating_sub(4)..i).any(|j| REMOVING.contains(&words[j].as_str()));
+            Some(match prev.is_some_and(|p| ASKED.contains(&p)) {
+                true if removed => Ask::Delete,
+                true => Ask::Search,
+                false => Ask::Add,
             })
         } else if word == "recall" {
             Some(Ask::Search)
@@ -91,9 +97,11 @@ fn verb_ask(words: &[String]) -> Option<Ask> {
 /// What [`everyday_ask`] reads, told before a request's words are: the words its phrases open
 /// with.
 const EVERYDAY_HINTS: &[&str] = &[
-    "bear", "clear", "delete", "drop", "erase", "had", "have", "did", "know", "learn", "mental",
-    "purge", "remove", "wipe",
+    "bear", "clear", "delete", "did", "drop", "erase", "for", "had", "have", "just", "know",
+    "learn", "mental", "purge", "remove", "so", "take", "wipe",
 ];
+/// Words between "did I" and a verb of telling ("did I ever tell you …").
+const ADVERBS: &[&str] = &["already", "ever", "just", "once", "previously"];
 /// Verbs of telling the assistant something: asked after "did I" or "have I" ("what did I tell
 /// you about …", "have I mentioned …"), they search what it was told.
 const TOLD: &[&str] = &["mention", "mentioned", "say", "said", "tell", "told"];
@@ -122,20 +130,41 @@ fn everyday_ask(written: &[&str], words: &[String]) -> Option<Ask> {
     (0..words.len()).find_map(|i| {
         let (word, next) = (at(i), at(i + 1));
         let prev = i.checked_sub(1).map_or("", at);
-        // A command opens its clause: "learn that …", "from now on, know that …".
-        let opens_clause =
-            i == 0 || written[i - 1].ends_with([',', ':', ';', '.']) || prev == "please";
+        // A command opens its clause: "learn that …", "from now on, know that …"; so does an
+        // aside that tells a fact ("for future reference, …"), which at a clause's end says what
+        // something is kept for ("log the error to the knowledge base for future reference").
+        let opens = |k: usize| {
+            k == 0 || written[k - 1].ends_with([',', ':', ';', '.']) || at(k - 1) == "please"
+        };
+        let opens_clause = opens(i);
         let add = word == "mental" && next == "note"
             || word == "bear" && next == "in" && at(i + 2) == "mind"
-            || TAKE_IN.contains(&word) && next == "that" && opens_clause;
+            || TAKE_IN.contains(&word) && next == "that" && opens_clause
+            // "for future reference, …", "just so you know, …", "take note: …".
+            || word == "future" && next == "reference" && prev == "for" && opens(i - 1)
+            || word == "so"
+                && next == "you"
+                && at(i + 2) == "know"
+                && (opens(i) || prev == "just" && opens(i - 1))
+            || word == "take" && next == "note" && opens_clause;
         if add {
             return Some(Ask::Add);
         }
+        // "did I tell you …", "did I ever tell you …".
+        let subject = if ADVERBS.contains(&prev) {
+            i.checked_sub(2)
+        } else {
+            i.checked_sub(1)
+        };
         let asked = TOLD.contains(&word)
-            && matches!(prev, "i" | "we")
-            && i >= 2
-            && AUXILIARIES.contains(&at(i - 2));
-        if asked && !channel {
+            && subject.is_some_and(|s| {
+                matches!(at(s), "i" | "we") && s >= 1 && AUXILIARIES.contains(&at(s - 1))
+            });
+        // "do you (still) have my old address on file?"
+        let on_file = word == "on"
+            && next == "file"
+            && (0..i).any(|j| at(j) == "you" && matches!(at(j + 1), "have" | "still"));
+        if asked && !channel || on_file {
             return Some(Ask::Search);
         }
         (REMOVING.contains(&word) && of_memory(words, i)).then_some(Ask::Delete)
@@ -206,6 +235,16 @@ mod tests {
                 Ask::Delete,
             ),
             ("Wipe what you know about my old job", Ask::Delete),
+            ("Did I ever tell you my wife's name?", Ask::Search),
+            ("Do you still have my old address on file?", Ask::Search),
+            (
+                "Erase everything you remember about the Zephyr deal",
+                Ask::Delete,
+            ),
+            ("Stop remembering my work schedule", Ask::Delete),
+            ("For future reference, my shoe size is 44", Ask::Add),
+            ("Just so you know, I'm allergic to penicillin", Ask::Add),
+            ("Please take note: the school starts at 8:15", Ask::Add),
         ] {
             assert_eq!(ask(text), Some(want), "{text}");
         }
@@ -215,6 +254,9 @@ mod tests {
             "Drop the users table",
             "Show me bears in Yellowstone",
             "Did I pass the exam?",
+            "Take notes during the meeting",
+            "Finally, log the error to the knowledge base for future reference.",
+            "Store the file on file server 2",
         ] {
             assert_eq!(ask(text), None, "{text}");
         }
