@@ -11,3 +11,13 @@ SMS=[t("ClickSend MCP Server","send_sms"),t("Mac Messages MCP","tool_send_messag
 # Every tool of the general to-do servers (Todoist, the Todo List server, DeltaTask) that adds a
 # to-do (Todoist's quick add takes reminders).
 TODO_ADD=[t(s,n) for s,n in [("Enhanced Todoist MCP Server Extended","todoist_create_task"),("Enhanced Todoist MCP Server Extended","todoist_quick_add_task"),("Todo List MCP Server","create-todo"),("DeltaTask - Advanced Task Management System","create_task")]]
+# Every tool of the catalog's note apps that makes a note (HackMD, NotePlan, Bear, Obsidian, Basic
+# Memory's write_note), and every one that finds or reads a note by its words or title.
+NOTE_MAKE=[t(s,n) for s,n in [("HackMD MCP Server","create_note"),("NotePlan MCP Server","create_note"),("Bear MCP Server","create_note"),("Obsidian Local REST API MCP Server","create_note"),("Basic Memory","write_note")]]
+NOTE_FIND=[t(s,n) for s,n in [("NotePlan MCP Server","search_notes"),("NotePlan MCP Server","get_notes"),("Obsidian MCP Server","search_vault"),("Obsidian MCP Server","get_note_content"),("Obsidian Local REST API MCP Server","get_note"),("Obsidian Local REST API MCP Server","list_notes"),("Bear MCP Server","get_note"),("HackMD MCP Server","get_note"),("Basic Memory","search"),("Basic Memory","read_note")]]
+# The named note apps' tools that find or read a note.
+OBSIDIAN_FIND=[t(s,n) for s,n in [("Obsidian MCP Server","search_vault"),("Obsidian MCP Server","get_note_content"),("Obsidian Local REST API MCP Server","get_note"),("Obsidian Local REST API MCP Server","list_notes")]]
+# Every tool of the catalog's seven memory servers that adds, searches or deletes a memory.
+MEMORY_ADD=[t(s,n) for s,n in [("mem0 Memory System","add_memory"),("Letta MCP Server","create_memory_block"),("mcp-memory-libsql","create_entities"),("Knowledge Graph Memory Server","add_observations"),("Memory Box MCP Server","save_memory")]]
+MEMORY_SEARCH=[t(s,n) for s,n in [("mem0 Memory System","search_memory"),("mcp-memory-libsql","search_nodes"),("Knowledge Graph Memory Server","search_nodes"),("Knowledge Graph Memory Server","open_nodes"),("Memory Box MCP Server","search_memories"),("Basic Memory","search"),("cognee MCP server","search")]]
+MEMORY_DELETE=[t(s,n) for s,n in [("mem0 Memory System","delete_memory"),("mcp-memory-libsql","delete_entity"),("Knowledge Graph Memory Server","delete_entities"),("Knowledge Graph Memory Server","delete_observations"),("Basic Memory","delete_note")]]

@@ -5,11 +5,8 @@
 # carries to the ETOM catalog's seven memory servers, whose tools speak of memories, memory
 # blocks, notes and knowledge graphs, and to words it does not list ("keep in mind", "what did I
 # tell you").
-from set_writer import t, write
-def tools(*pairs): return [t(s,n) for s,n in pairs]
-ADD=tools(("mem0 Memory System","add_memory"),("Letta MCP Server","create_memory_block"),("mcp-memory-libsql","create_entities"),("Knowledge Graph Memory Server","add_observations"),("Memory Box MCP Server","save_memory"))
-SEARCH=tools(("mem0 Memory System","search_memory"),("mcp-memory-libsql","search_nodes"),("Knowledge Graph Memory Server","search_nodes"),("Knowledge Graph Memory Server","open_nodes"),("Memory Box MCP Server","search_memories"),("Basic Memory","search"),("cognee MCP server","search"))
-DELETE=tools(("mem0 Memory System","delete_memory"),("mcp-memory-libsql","delete_entity"),("Knowledge Graph Memory Server","delete_entities"),("Knowledge Graph Memory Server","delete_observations"),("Basic Memory","delete_note"))
+from catalog_groups import MEMORY_ADD as ADD, MEMORY_DELETE as DELETE, MEMORY_SEARCH as SEARCH
+from set_writer import write
 Q=[
  ("Remember that my sister's birthday is on the 14th of May", ADD),
  ("Please memorize: our staging server is staging-2.internal", ADD),

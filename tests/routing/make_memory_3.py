@@ -2,11 +2,8 @@
 # tool named exists in the ETOM catalog given as the first argument. Written 2026-11-28 (thirteenth
 # round) after the memory reading was widened on etom-memory-2.jsonl, and committed before it was
 # measured: its figure on words no form was built on. Groups as in make_memory.py.
-from set_writer import t, write
-def tools(*pairs): return [t(s,n) for s,n in pairs]
-ADD=tools(("mem0 Memory System","add_memory"),("Letta MCP Server","create_memory_block"),("mcp-memory-libsql","create_entities"),("Knowledge Graph Memory Server","add_observations"),("Memory Box MCP Server","save_memory"))
-SEARCH=tools(("mem0 Memory System","search_memory"),("mcp-memory-libsql","search_nodes"),("Knowledge Graph Memory Server","search_nodes"),("Knowledge Graph Memory Server","open_nodes"),("Memory Box MCP Server","search_memories"),("Basic Memory","search"),("cognee MCP server","search"))
-DELETE=tools(("mem0 Memory System","delete_memory"),("mcp-memory-libsql","delete_entity"),("Knowledge Graph Memory Server","delete_entities"),("Knowledge Graph Memory Server","delete_observations"),("Basic Memory","delete_note"))
+from catalog_groups import MEMORY_ADD as ADD, MEMORY_DELETE as DELETE, MEMORY_SEARCH as SEARCH
+from set_writer import write
 Q=[
  ("For future reference, my shoe size is 44", ADD),
  ("Please take note: the kids' school starts at 8:15", ADD),

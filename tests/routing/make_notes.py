@@ -4,9 +4,8 @@
 # putting something in one's notes in everyday words ("jot down", "write this up", "stash this
 # idea"), each with one group: every tool of the catalog's note apps that makes a note (HackMD,
 # NotePlan, Bear, Obsidian, Basic Memory's write_note), or the named app's where one is named.
+from catalog_groups import NOTE_MAKE as NOTE
 from set_writer import named, write
-NOTE = named("HackMD MCP Server/create_note", "NotePlan MCP Server/create_note", "Bear MCP Server/create_note",
-             "Obsidian Local REST API MCP Server/create_note", "Basic Memory/write_note")
 BEAR = named("Bear MCP Server/create_note")
 OBSIDIAN = named("Obsidian Local REST API MCP Server/create_note")
 Q = [

@@ -3,9 +3,8 @@
 # round) before any note-taking reading was built, and committed before it was measured: the
 # measure of that reading on words it was not built on (the reading is built on etom-notes.jsonl
 # only). Groups as in make_notes.py.
+from catalog_groups import NOTE_MAKE as NOTE
 from set_writer import named, write
-NOTE = named("HackMD MCP Server/create_note", "NotePlan MCP Server/create_note", "Bear MCP Server/create_note",
-             "Obsidian Local REST API MCP Server/create_note", "Basic Memory/write_note")
 BEAR = named("Bear MCP Server/create_note")
 NOTEPLAN = named("NotePlan MCP Server/create_note")
 HACKMD = named("HackMD MCP Server/create_note")

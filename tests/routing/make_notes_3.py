@@ -5,15 +5,9 @@
 # down about …", "pull up my notes on …"), the other half of note-taking, which shares its verbs.
 # Each has one group: every tool of the catalog's note apps that finds or reads a note by its
 # words or its title, or the named app's.
+from catalog_groups import NOTE_FIND as FIND, OBSIDIAN_FIND as OBSIDIAN
 from set_writer import named, write
-FIND = named("NotePlan MCP Server/search_notes", "NotePlan MCP Server/get_notes",
-             "Obsidian MCP Server/search_vault", "Obsidian MCP Server/get_note_content",
-             "Obsidian Local REST API MCP Server/get_note", "Obsidian Local REST API MCP Server/list_notes",
-             "Bear MCP Server/get_note", "HackMD MCP Server/get_note",
-             "Basic Memory/search", "Basic Memory/read_note")
 BEAR = named("Bear MCP Server/get_note")
-OBSIDIAN = named("Obsidian MCP Server/search_vault", "Obsidian MCP Server/get_note_content",
-                 "Obsidian Local REST API MCP Server/get_note", "Obsidian Local REST API MCP Server/list_notes")
 NOTEPLAN = named("NotePlan MCP Server/search_notes", "NotePlan MCP Server/get_notes",
                  "NotePlan MCP Server/get_note_by_id")
 Q = [

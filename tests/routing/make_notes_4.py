@@ -3,16 +3,8 @@
 # round) after the note reading's last form (making a note, and looking one up) and committed
 # before it was measured: both halves in other words. Groups as in make_notes.py (making a note)
 # and make_notes_3.py (looking one up).
-from set_writer import named, write
-NOTE = named("HackMD MCP Server/create_note", "NotePlan MCP Server/create_note", "Bear MCP Server/create_note",
-             "Obsidian Local REST API MCP Server/create_note", "Basic Memory/write_note")
-FIND = named("NotePlan MCP Server/search_notes", "NotePlan MCP Server/get_notes",
-             "Obsidian MCP Server/search_vault", "Obsidian MCP Server/get_note_content",
-             "Obsidian Local REST API MCP Server/get_note", "Obsidian Local REST API MCP Server/list_notes",
-             "Bear MCP Server/get_note", "HackMD MCP Server/get_note",
-             "Basic Memory/search", "Basic Memory/read_note")
-OBSIDIAN = named("Obsidian MCP Server/search_vault", "Obsidian MCP Server/get_note_content",
-                 "Obsidian Local REST API MCP Server/get_note", "Obsidian Local REST API MCP Server/list_notes")
+from catalog_groups import NOTE_FIND as FIND, NOTE_MAKE as NOTE, OBSIDIAN_FIND as OBSIDIAN
+from set_writer import write
 Q = [
     ("Could you find what I jotted about the boiler service?", [FIND]),
     ("Note this down: the locker combination is 12-34-08", [NOTE]),

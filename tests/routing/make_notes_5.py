@@ -2,14 +2,8 @@
 # tool named exists in the ETOM catalog given as the first argument. Written 2026-11-28 (thirteenth
 # round) after the note reading's final form and committed before it was measured: the figure of
 # that form on words no form was built on. Groups as in make_notes_4.py.
+from catalog_groups import NOTE_FIND as FIND, NOTE_MAKE as NOTE
 from set_writer import named, write
-NOTE = named("HackMD MCP Server/create_note", "NotePlan MCP Server/create_note", "Bear MCP Server/create_note",
-             "Obsidian Local REST API MCP Server/create_note", "Basic Memory/write_note")
-FIND = named("NotePlan MCP Server/search_notes", "NotePlan MCP Server/get_notes",
-             "Obsidian MCP Server/search_vault", "Obsidian MCP Server/get_note_content",
-             "Obsidian Local REST API MCP Server/get_note", "Obsidian Local REST API MCP Server/list_notes",
-             "Bear MCP Server/get_note", "HackMD MCP Server/get_note",
-             "Basic Memory/search", "Basic Memory/read_note")
 BEAR = named("Bear MCP Server/create_note")
 Q = [
     ("Write this up for me somewhere I can find it later: the boiler was serviced on the 4th", [NOTE]),
