@@ -282,6 +282,13 @@ mod tests {
             "keep in",
             "Recall…",
             "日本 remember",
+            "for future",
+            "so you",
+            "did I",
+            "I ever told",
+            "wipe",
+            "on file",
+            "take",
         ] {
             let _ = as_memory(text);
         }

@@ -301,6 +301,27 @@ mod tests {
     }
 
     #[test]
+    fn any_text_is_read_whole() {
+        for text in [
+            "",
+            "jot",
+            "down",
+            "written record",
+            "log",
+            "in Bear",
+            "Bear",
+            "I jotted",
+            "did I",
+            "“jot” ❤️ dówn",
+            "日本 jot down 東京",
+            "what I saved in",
+        ] {
+            let _ = note(text);
+        }
+        assert!(note("日本 jot down 東京").is_some());
+    }
+
+    #[test]
     fn quoted_words_ask_nothing() {
         let unquote = |t: &str| t.replace("'Write It Down'", " ");
         assert!(as_note("Play the song 'Write It Down' by Ella", unquote).is_none());
