@@ -123,7 +123,7 @@ const TAKE_IN: &[&str] = &["know", "learn"];
 /// What a request in other everyday words of memory asks, if it does: "make a mental note that
 /// …", "bear in mind that …", "learn that …" add; "what did I tell you about …", "have I
 /// mentioned … before?" search; "drop … from memory", "wipe what you know about …" delete. From
-/// the misses of a second memory set (docs/routing.md, "Words for memory").
+/// the misses of our second and third memory sets (docs/routing.md, "Words for memory").
 fn everyday_ask(written: &[&str], words: &[String]) -> Option<Ask> {
     let at = |i: usize| words.get(i).map_or("", String::as_str);
     let channel = words.iter().any(|w| CHANNELS.contains(&w.as_str()));
@@ -174,14 +174,16 @@ fn everyday_ask(written: &[&str], words: &[String]) -> Option<Ask> {
 /// Whether what the removal verb at `i` of the plain `words` takes out is the assistant's memory:
 /// "… from (your) memory", "what you know / remember about …".
 fn of_memory(words: &[String], i: usize) -> bool {
-    let rest = &words[i + 1..];
-    rest.windows(2)
-        .any(|w| w[0] == "from" && matches!(w[1].as_str(), "memory" | "your"))
-        || rest.windows(3).any(|w| {
-            matches!(w[0].as_str(), "what" | "everything" | "all")
-                && w[1] == "you"
-                && matches!(w[2].as_str(), "know" | "remember")
-        })
+    let at = |k: usize| words.get(k).map_or("", String::as_str);
+    (i + 1..words.len()).any(|k| {
+        // "from (your) memory", not "from your calendar".
+        let from_memory = at(k) == "from"
+            && (at(k + 1) == "memory" || at(k + 1) == "your" && at(k + 2) == "memory");
+        let what_you_know = matches!(at(k), "what" | "everything" | "all")
+            && at(k + 1) == "you"
+            && matches!(at(k + 2), "know" | "remember");
+        from_memory || what_you_know
+    })
 }
 
 /// What the model and BM25 read for `text` when it asks something of a memory: the request
@@ -234,6 +236,8 @@ mod tests {
                 "You can drop the stuff about my landlord from memory",
                 Ask::Delete,
             ),
+            ("Remove my address from your memory", Ask::Delete),
+            ("Drop it from memory now", Ask::Delete),
             ("Wipe what you know about my old job", Ask::Delete),
             ("Did I ever tell you my wife's name?", Ask::Search),
             ("Do you still have my old address on file?", Ask::Search),
@@ -252,6 +256,8 @@ mod tests {
             "I know that the build is flaky, fix it",
             "What did I say in my last email to Bob?",
             "Drop the users table",
+            "Delete the standup from your calendar",
+            "Remove the file from memory-dumps",
             "Show me bears in Yellowstone",
             "Did I pass the exam?",
             "Take notes during the meeting",

@@ -2,10 +2,10 @@
 //! somewhere: …", "capture these takeaways in Bear: …", "keep a written record of …", "log
 //! today's reading: …". Note apps describe their tools as making notes, and the model read such
 //! requests by their other words: a password, mind maps, meeting bots, database records and log
-//! tools came first for 5 of 10 (docs/routing.md, "Putting something in one's notes"). Read as
-//! "Create and save a new note: …", they find the note apps' tools. Looking something up in
-//! one's notes shares the verbs ("what did I jot down about …", "the idea I stashed about …"):
-//! read as "Search my notes and read a note: …".
+//! tools came first for 5 of 10 (docs/routing.md, "Putting something in one's notes, and looking
+//! it up"). Read as "Create and save a new note: …", they find the note apps' tools. Looking
+//! something up in one's notes shares the verbs ("what did I jot down about …", "the idea I
+//! stashed about …"): read as "Search my notes and read a note: …".
 
 use super::sentences::{opens_with_any, plain_word as plain};
 
@@ -58,7 +58,7 @@ const INTO: &[&str] = &["in", "into", "on", "to"];
 /// Words after "log" that make it one's own day ("log today's reading"); not "log my thought
 /// process", which thinking tools keep.
 const OWN_DAY: &[&str] = &["today's", "tonight's", "yesterday's"];
-/// What time trackers log, not notes ("log my hours").
+/// What time trackers log, not notes ("log today's hours").
 const HOURS: &[&str] = &["hours", "shift", "time", "work"];
 /// Words that may stand before a request's first verb ("please log …", "and then jot …").
 const OPENERS: &[&str] = &["and", "can", "please", "then", "you"];
@@ -94,9 +94,9 @@ const FINDING: &[&str] = &[
 /// record", "capture" of "capture … in Bear", "I" of "what I jotted down").
 fn note_taking(written: &[&str], words: &[String]) -> Option<(Ask, usize)> {
     let at = |i: usize| words.get(i).map_or("", String::as_str);
-    let down_after = |i: usize| (i + 1..=i + 4).any(|j| at(j) == "down");
     let names = (0..words.len()).any(|i| {
-        TODOS.contains(&at(i)) || NOTES.contains(&at(i)) && !(at(i) == "note" && down_after(i))
+        TODOS.contains(&at(i))
+            || NOTES.contains(&at(i)) && !(at(i) == "note" && down_after(words, i))
     });
     if names {
         return None;
@@ -139,7 +139,7 @@ fn taking_at(written: &[&str], words: &[String], i: usize) -> Option<usize> {
     match word {
         // "jot down: …", "write this down", "scribble down these ideas".
         "jot" | "scribble" => Some(i),
-        _ if DOWN.contains(&word) => (i + 1..=i + 4).any(|j| at(j) == "down").then_some(i),
+        _ if DOWN.contains(&word) => down_after(words, i).then_some(i),
         // "keep a written record of …", "make a log of …".
         "record" | "log" if prev == "written" => Some(i - 1),
         "record" | "log" => find(3, &|w| matches!(w, "keep" | "make")).or_else(|| {
@@ -158,6 +158,11 @@ fn taking_at(written: &[&str], words: &[String], i: usize) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// Whether "down" follows the `i`th of the plain `words` within a few words ("write this down").
+fn down_after(words: &[String], i: usize) -> bool {
+    words.iter().skip(i + 1).take(4).any(|w| w == "down")
 }
 
 /// Whether the request of `written` words (and their plain `words`) asks first of all something
@@ -189,8 +194,8 @@ fn names_app(written: &[&str], words: &[String], i: usize) -> bool {
 
 /// What the model and BM25 read for `text` when it asks to put something in one's notes or to
 /// look something up in them: the request after what a note app does ("Create and save a new
-/// note: jot down …"). `None`: it asks nothing of one's notes. `unquote` takes `text`'s quoted values out, so that a quoted title ("the
-/// song 'Write It Down'") asks nothing.
+/// note: jot down …"). `None`: it asks nothing of one's notes. `unquote` takes `text`'s quoted
+/// values out, so that a quoted title ("the song 'Write It Down'") asks nothing.
 pub(crate) fn as_note(text: &str, unquote: impl FnOnce(&str) -> String) -> Option<String> {
     // Most requests name no word of note-taking: told before their quotes are taken out and their
     // words read one by one.
