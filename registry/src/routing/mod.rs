@@ -8,6 +8,7 @@ mod calendar;
 mod command;
 pub mod embedder;
 pub mod eval;
+mod files;
 mod index;
 mod lexical;
 mod memory;

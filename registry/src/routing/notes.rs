@@ -7,7 +7,7 @@
 //! something up in one's notes shares the verbs ("what did I jot down about …", "the idea I
 //! stashed about …"): read as "Search my notes and read a note: …".
 
-use super::sentences::{opens_with_any, plain_word as plain};
+use super::sentences::{first_ask, opens_with_any, plain_word as plain};
 
 /// What a request asks of one's notes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,11 +171,7 @@ fn down_after(words: &[String], i: usize) -> bool {
 /// tools above the price tool.
 fn ask(written: &[&str], words: &[String]) -> Option<Ask> {
     let (ask, start) = note_taking(written, words)?;
-    let joined = (1..start).any(|j| matches!(words[j].as_str(), "and" | "then"));
-    let ended = written[..start]
-        .iter()
-        .any(|w| w.ends_with(['.', '?', '!', ';']));
-    (!joined && !ended).then_some(ask)
+    first_ask(written, words, start).then_some(ask)
 }
 
 /// Whether the `i`th of `written` words (plain: `words`) names a note app a request puts

@@ -18,6 +18,7 @@ use std::borrow::Cow;
 
 use super::calendar::as_calendar;
 use super::command::{as_running, Code};
+use super::files::as_file_operation;
 use super::memory::as_memory;
 use super::notes::as_note;
 use super::reminder::as_reminder;
@@ -50,7 +51,7 @@ const FILE_EXTENSIONS: &[&str] = &[
 
 /// What kind of thing `value` names, when it is a file, a URL or an e-mail address: the kind is
 /// what a tool is chosen by, the value only what it acts on.
-fn kind_of(value: &str) -> Option<&'static str> {
+pub(super) fn kind_of(value: &str) -> Option<&'static str> {
     if value.is_empty() || value.contains(char::is_whitespace) {
         return None;
     }
@@ -242,7 +243,7 @@ fn as_writing(text: &str) -> Option<String> {
 }
 
 /// `word` as what opens it (brackets), its core, and what closes it (brackets, punctuation).
-fn around(word: &str) -> (&str, &str, &str) {
+pub(super) fn around(word: &str) -> (&str, &str, &str) {
     let core = word.trim_start_matches(['(', '[', '<']);
     let lead = &word[..word.len() - core.len()];
     let core = core.trim_end_matches(['.', ',', ';', ':', '?', '!', ')', ']', '>']);
@@ -452,7 +453,8 @@ fn reading(request: &str) -> Cow<'_, str> {
     let asked = as_reminder(&read)
         .or_else(|| as_memory(&read))
         .or_else(|| as_note(&read, unquoted))
-        .or_else(|| as_calendar(&read, unquoted));
+        .or_else(|| as_calendar(&read, unquoted))
+        .or_else(|| as_file_operation(&read));
     if let Some(asked) = asked {
         read = Cow::Owned(asked);
     }

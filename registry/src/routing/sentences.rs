@@ -134,6 +134,17 @@ pub(super) fn opens_with_any(text: &str, stems: &[&str]) -> bool {
     })
 }
 
+/// Whether the word at `start` of a request (`written`, and its plain `words`) opens the
+/// request's first ask: no "and" or "then" and no sentence's end before it. A later step's ask
+/// ("fetch the price of ARB and jot it down in Bear") is that step's to read, not the whole's.
+pub(super) fn first_ask(written: &[&str], words: &[String], start: usize) -> bool {
+    let joined = (1..start).any(|j| matches!(words[j].as_str(), "and" | "then"));
+    let ended = written[..start]
+        .iter()
+        .any(|w| w.ends_with(['.', '?', '!', ';']));
+    !joined && !ended
+}
+
 /// `word` lowercased, without the punctuation around it but with its apostrophes and hyphens
 /// ("Don't" → "don't", "heads-up," → "heads-up"): how the reminder and note readings see a word.
 pub(super) fn plain_word(word: &str) -> String {
