@@ -713,6 +713,38 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         let (_, r) = route(json!({"query": query, "k": 1})).await;
         assert_eq!(tool_names(&r["tools"]), ["fx__create_note"], "{query}: {r}");
     }
+    // A file acted on as a whole is read after the operation, not the file's kind: a sheet copier
+    // and a log reader came first for these.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            (
+                "excel_copy_sheet",
+                "Duplicate a sheet within an Excel file by source and destination sheet names.",
+            ),
+            ("delete_file", "Delete a file or directory at a path."),
+            (
+                "copy_items",
+                "Copy files or directories from source paths to destination paths.",
+            ),
+        ],
+        "copy files or directories from source paths to destination paths",
+    )
+    .await;
+    for (query, tool) in [
+        (
+            "Make a copy of budget.xlsx before I edit it",
+            "fx__copy_items",
+        ),
+        (
+            "Get rid of the old log file at /tmp/app.log",
+            "fx__delete_file",
+        ),
+    ] {
+        let (_, r) = route(json!({"query": query, "k": 1})).await;
+        assert_eq!(tool_names(&r["tools"]), [tool], "{query}: {r}");
+    }
     // Looking something up in one's notes shares note-taking's verbs, and is read as a search of
     // them: "what did I jot down" is no new note.
     add_fixture_tools(
