@@ -24,7 +24,7 @@ impl Op {
             Op::Copy => "Copy files or directories to a destination path",
             Op::Move => "Move or rename files or directories",
             Op::Delete => "Delete a file or directory at a path",
-            Op::Details => "Get file details: size and modification time",
+            Op::Details => "Retrieve file status details and metadata: size, modification time",
         }
     }
 }
