@@ -680,9 +680,10 @@ mod tests {
             semantic_query("Dump the recent liquidations to ~/liq.json"),
             "Dump the recent liquidations to file"
         );
+        // (A move of a file is read as one: files.rs.)
         assert_eq!(
             semantic_query("move /root/a.md to /root/b.md"),
-            "move file to file"
+            "Move or rename files or directories: move file to file"
         );
         assert_eq!(destination_at("move /root/a.md to /root/b.md"), None);
         assert_eq!(
