@@ -5,7 +5,6 @@
 //! Read after the operation in the file tools' words ("Copy files or directories: …"), they find
 //! the file servers' tools.
 
-use super::query::{around, kind_of};
 use super::sentences::{first_ask, opens_with_any, plain_word as plain};
 
 /// What a request does to a file.
@@ -74,15 +73,13 @@ const KEPT: &[&str] = &["keep", "save", "store"];
 /// Words after "when was … last" that ask when a file changed.
 const CHANGED: &[&str] = &["changed", "created", "edited", "modified", "updated"];
 
-/// Whether `word` (as written) names a file: a path or a name with a known extension.
-fn names_file(word: &str) -> bool {
-    let (_, core, _) = around(word);
-    kind_of(core).is_some_and(|kind| kind.ends_with("file") || kind.ends_with("presentation"))
-}
-
 /// The operation on a file that the request of `written` words (and their plain `words`) first
 /// asks for, and the index of the word that opens it.
-fn operation(written: &[&str], words: &[String]) -> Option<(Op, usize)> {
+fn operation(
+    written: &[&str],
+    words: &[String],
+    names_file: &impl Fn(&str) -> bool,
+) -> Option<(Op, usize)> {
     let at = |i: usize| words.get(i).map_or("", String::as_str);
     if words.iter().any(|w| CONTENT.contains(&w.as_str())) {
         return None;
@@ -125,7 +122,8 @@ fn operation(written: &[&str], words: &[String]) -> Option<(Op, usize)> {
 /// What the model and BM25 read for `text` when it acts on a file as a whole: the request after
 /// what a file tool does ("Copy files or directories to a destination path: make a copy of …").
 /// `None`: it names no file, or does something else to one (its content, or a later step's).
-pub(crate) fn as_file_operation(text: &str) -> Option<String> {
+/// `names_file` tells whether a word as written is a path or a file name.
+pub(crate) fn as_file_operation(text: &str, names_file: impl Fn(&str) -> bool) -> Option<String> {
     // Most requests name no verb of these: told before a word is read.
     let hints = [
         "big",
@@ -158,7 +156,7 @@ pub(crate) fn as_file_operation(text: &str) -> Option<String> {
         return None;
     }
     let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
-    let (op, start) = operation(&written, &words)?;
+    let (op, start) = operation(&written, &words, &names_file)?;
     first_ask(&written, &words, start).then(|| format!("{}: {text}", op.phrase()))
 }
 
@@ -166,10 +164,24 @@ pub(crate) fn as_file_operation(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// A stand-in for the gateway's test (query.rs): a path, or a name with an extension.
+    fn names_file(word: &str) -> bool {
+        let w = word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '/' && c != '~');
+        let extension = [
+            "csv", "docx", "json", "log", "mp4", "pdf", "png", "pptx", "xlsx", "zip",
+        ]
+        .iter()
+        .any(|e| w.rsplit_once('.').is_some_and(|(_, x)| x == *e));
+        !w.contains("://")
+            && !w.contains('@')
+            && (w.starts_with('/') || w.starts_with("~/") || extension)
+    }
+
     fn op(text: &str) -> Option<Op> {
         let written: Vec<&str> = text.split_whitespace().collect();
         let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
-        as_file_operation(text).and(operation(&written, &words).map(|(op, _)| op))
+        as_file_operation(text, names_file)
+            .and(operation(&written, &words, &names_file).map(|(op, _)| op))
     }
 
     #[test]
@@ -220,7 +232,7 @@ mod tests {
             "last modified",
             "日本 copy a.txt",
         ] {
-            let _ = as_file_operation(text);
+            let _ = as_file_operation(text, names_file);
         }
     }
 }

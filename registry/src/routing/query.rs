@@ -51,7 +51,7 @@ const FILE_EXTENSIONS: &[&str] = &[
 
 /// What kind of thing `value` names, when it is a file, a URL or an e-mail address: the kind is
 /// what a tool is chosen by, the value only what it acts on.
-pub(super) fn kind_of(value: &str) -> Option<&'static str> {
+fn kind_of(value: &str) -> Option<&'static str> {
     if value.is_empty() || value.contains(char::is_whitespace) {
         return None;
     }
@@ -243,7 +243,7 @@ fn as_writing(text: &str) -> Option<String> {
 }
 
 /// `word` as what opens it (brackets), its core, and what closes it (brackets, punctuation).
-pub(super) fn around(word: &str) -> (&str, &str, &str) {
+fn around(word: &str) -> (&str, &str, &str) {
     let core = word.trim_start_matches(['(', '[', '<']);
     let lead = &word[..word.len() - core.len()];
     let core = core.trim_end_matches(['.', ',', ';', ':', '?', '!', ')', ']', '>']);
@@ -454,7 +454,7 @@ fn reading(request: &str) -> Cow<'_, str> {
         .or_else(|| as_memory(&read))
         .or_else(|| as_note(&read, unquoted))
         .or_else(|| as_calendar(&read, unquoted))
-        .or_else(|| as_file_operation(&read));
+        .or_else(|| as_file_operation(&read, names_file));
     if let Some(asked) = asked {
         read = Cow::Owned(asked);
     }
