@@ -3,12 +3,14 @@
 //! tool is searchable lexically at once and semantically once its vector arrives.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use super::action::{step_action, tool_action, Action};
 use super::ann::Ann;
 use super::lexical::Lexical;
+use super::named::UpstreamNames;
 use super::query::lexical_query;
 
 /// One tool as the index knows it.
@@ -152,6 +154,9 @@ pub struct ToolIndex {
     count: usize,
     lexical: Lexical,
     ann: Option<Ann>,
+    /// The words that name an upstream ([`UpstreamNames`]), read from the catalog when a split
+    /// request first asks after a change.
+    names: OnceLock<UpstreamNames>,
 }
 
 impl ToolIndex {
@@ -191,6 +196,7 @@ impl ToolIndex {
                 doc.gist = String::new();
             }
             self.lexical.upsert(id, &doc.text);
+            self.names = OnceLock::new();
             self.actions[id as usize] = tool_action(&doc.text);
             doc.text = String::new();
             self.text_hashes[id as usize] = text_hash;
@@ -199,6 +205,7 @@ impl ToolIndex {
         }
         let id = self.docs.len() as u32;
         self.lexical.upsert(id, &doc.text);
+        self.names = OnceLock::new();
         self.actions.push(tool_action(&doc.text));
         doc.text = String::new();
         self.ids.insert(key, id);
@@ -232,6 +239,7 @@ impl ToolIndex {
         self.docs[id as usize] = None;
         self.count -= 1;
         self.lexical.remove(id);
+        self.names = OnceLock::new();
         if let Some(ann) = &mut self.ann {
             ann.remove(id);
         }
@@ -271,6 +279,23 @@ impl ToolIndex {
         fusion: &Fusion,
         allow: &dyn Fn(&ToolDoc) -> bool,
     ) -> Vec<Hit> {
+        self.ranked(query, query_vector, k, method, fusion, allow, false)
+    }
+
+    /// [`ToolIndex::search`]; `exact`: the semantic ranking compares the query with every
+    /// allowed vector instead of walking the graph (for a filter that allows a few tools, which
+    /// a graph walk would first look for among all).
+    #[allow(clippy::too_many_arguments)]
+    fn ranked(
+        &self,
+        query: &str,
+        query_vector: Option<&[f32]>,
+        k: usize,
+        method: Method,
+        fusion: &Fusion,
+        allow: &dyn Fn(&ToolDoc) -> bool,
+        exact: bool,
+    ) -> Vec<Hit> {
         if k == 0 {
             return Vec::new();
         }
@@ -283,7 +308,11 @@ impl ToolIndex {
         };
         let semantic: Vec<(u32, f32)> = match (method, query_vector, &self.ann) {
             (Method::Semantic | Method::Hybrid, Some(q), Some(ann)) if q.len() == ann.dim() => {
-                ann.search(q, depth, &allowed)
+                if exact {
+                    ann.exact(q, depth, &allowed)
+                } else {
+                    ann.search(q, depth, &allowed)
+                }
             }
             _ => Vec::new(),
         };
@@ -429,6 +458,28 @@ impl ToolIndex {
         for (hits, (text, _)) in parts.iter_mut().zip(steps) {
             self.favour_action(hits, step_action(text), fusion.action_weight);
         }
+        // A step that names an upstream ("query our Memgraph database …") is served by that
+        // upstream's tool that fits it best, first, however its other words rank others.
+        let named: Vec<Option<Hit>> = steps
+            .iter()
+            .zip(&parts)
+            .map(|((text, vector), hits)| {
+                self.named_best(
+                    text,
+                    vector.as_deref(),
+                    hits,
+                    candidates,
+                    method,
+                    fusion,
+                    allow,
+                )
+            })
+            .collect();
+        for (hits, best) in parts.iter_mut().zip(&named) {
+            if let Some(best) = best {
+                put_first(hits, best);
+            }
+        }
         let chosen: Vec<Option<String>> = parts
             .iter()
             .map(|l| l.first().map(|h| h.upstream.clone()))
@@ -446,12 +497,63 @@ impl ToolIndex {
                 )
                 .collect();
             favour_providers(hits, &others, fusion.provider_weight);
+            if let Some(best) = &named[i] {
+                put_first(hits, best);
+            }
             hits.truncate(k);
             for h in hits.iter_mut() {
                 h.step = Some(i);
             }
         }
         parts
+    }
+
+    /// The best tool, for `text`, of the upstreams it names ([`UpstreamNames`]), if one fits
+    /// it nearly as well as the best of its own ranking (`hits`): a product named as a source
+    /// ("based on the Readwise docs, … generate three images") is no target.
+    #[allow(clippy::too_many_arguments)]
+    fn named_best(
+        &self,
+        text: &str,
+        vector: Option<&[f32]>,
+        hits: &[Hit],
+        candidates: usize,
+        method: Method,
+        fusion: &Fusion,
+        allow: &dyn Fn(&ToolDoc) -> bool,
+    ) -> Option<Hit> {
+        let ups = self.upstream_names().named_by(text);
+        if ups.is_empty() {
+            return None;
+        }
+        let within = |d: &ToolDoc| allow(d) && ups.contains(&d.upstream.as_str());
+        let mut best = self.ranked(text, vector, candidates, method, fusion, &within, true);
+        self.favour_action(&mut best, step_action(text), fusion.action_weight);
+        let floor = closeness_floor(hits);
+        best.into_iter()
+            .next()
+            .filter(|b| b.similarity.is_some_and(|s| s >= floor))
+    }
+
+    /// The words that name an upstream, read once after each change of the catalog.
+    fn upstream_names(&self) -> &UpstreamNames {
+        self.names.get_or_init(|| {
+            let mut upstreams: Vec<&str> = self
+                .docs
+                .iter()
+                .flatten()
+                .map(|d| d.upstream.as_str())
+                .collect();
+            upstreams.sort_unstable();
+            upstreams.dedup();
+            UpstreamNames::new(upstreams, |word, owners| {
+                self.lexical
+                    .holders(word)
+                    .into_iter()
+                    .filter(|&id| self.doc(id).is_some_and(|d| !owners.contains(&d.upstream)))
+                    .count()
+            })
+        })
     }
 
     /// Lowers, in a step's ranking, the score of each tool whose action is known and of
@@ -485,6 +587,21 @@ impl ToolIndex {
         // A stable sort: ties keep the step's own order.
         hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     }
+}
+
+/// Puts `best` first in `hits` (taking it out of its place if it had one), with the list's top
+/// score, so that the provider rules that rank on scores keep it there.
+fn put_first(hits: &mut Vec<Hit>, best: &Hit) {
+    let top = hits.iter().map(|h| h.score).fold(best.score, f32::max);
+    let at = hits
+        .iter()
+        .position(|h| h.upstream == best.upstream && h.name == best.name);
+    let mut hit = match at {
+        Some(i) => hits.remove(i),
+        None => best.clone(),
+    };
+    hit.score = top;
+    hits.insert(0, hit);
 }
 
 /// Reorders a step's ranking with the upstreams the rest of the request chose (`providers`).
@@ -618,6 +735,84 @@ mod tests {
         // A one-step request is an ordinary search.
         let one = ix.search_steps("zzz", Some(&axis(2)), &[], 1, Method::Semantic, &f, &all);
         assert_eq!((one[0].name.as_str(), one[0].step), ("fetch", None));
+    }
+
+    #[test]
+    fn a_step_that_names_its_upstream_gets_that_upstreams_tool_first() {
+        let mut ix = ToolIndex::default();
+        let tools = [
+            (
+                "finance",
+                "top_companies",
+                "top companies. Lists the top investors",
+                [1.0, 0.0, 0.0, 0.0],
+            ),
+            (
+                "finance",
+                "funds",
+                "funds. Lists the top funds",
+                [0.9, 0.1, 0.0, 0.0],
+            ),
+            (
+                "Memgraph",
+                "run_query",
+                "run query. Runs a graph query",
+                [0.8, 0.6, 0.0, 0.0],
+            ),
+            (
+                "Readwise",
+                "highlights",
+                "highlights. Lists your highlights",
+                [0.0, 0.0, 1.0, 0.0],
+            ),
+        ];
+        for (up, name, text, v) in tools {
+            let d = doc(up, name, text);
+            let h = d.hash.clone();
+            ix.upsert(d);
+            ix.set_vector(up, name, &h, v.to_vec());
+        }
+        let all = |_: &ToolDoc| true;
+        let f = Fusion::default();
+        let search = |ix: &ToolIndex, step: &str| {
+            let steps = vec![
+                ("zzz".to_string(), Some(axis(2))),
+                (step.to_string(), Some(axis(0))),
+            ];
+            let hits =
+                ix.search_steps("zzz", Some(&axis(2)), &steps, 4, Method::Semantic, &f, &all);
+            hits.iter()
+                .find(|h| h.step == Some(1))
+                .map(|h| h.name.clone())
+        };
+        // The step's words point at the investors; the product it names has the tool it means.
+        assert_eq!(
+            search(
+                &ix,
+                "then query our Memgraph database for the top investors"
+            )
+            .as_deref(),
+            Some("run_query")
+        );
+        assert_eq!(
+            search(&ix, "then query our database for the top investors").as_deref(),
+            Some("top_companies")
+        );
+        // Named as a source whose tools fit the step far less than its best: no target.
+        assert_eq!(
+            search(&ix, "based on the Readwise notes, list the top investors").as_deref(),
+            Some("top_companies")
+        );
+        // The names follow the catalog: without Memgraph's tool, nobody is named.
+        ix.remove("Memgraph", "run_query");
+        assert_eq!(
+            search(
+                &ix,
+                "then query our Memgraph database for the top investors"
+            )
+            .as_deref(),
+            Some("top_companies")
+        );
     }
 
     #[test]

@@ -122,6 +122,22 @@ impl Lexical {
         }
     }
 
+    /// The documents that hold every term of `word` ("Memgraph": the tools that mention it).
+    pub fn holders(&self, word: &str) -> Vec<u32> {
+        let mut out: Option<Vec<u32>> = None;
+        for t in self.embedder.embed(word).iter() {
+            let docs = self.postings.get(&t.index).map_or(&[][..], Vec::as_slice);
+            out = Some(match out {
+                None => docs.iter().map(|(d, _)| *d).collect(),
+                Some(prev) => prev
+                    .into_iter()
+                    .filter(|d| docs.iter().any(|(x, _)| x == d))
+                    .collect(),
+            });
+        }
+        out.unwrap_or_default()
+    }
+
     /// [`Lexical::search_weighted`] for one text.
     #[cfg(test)]
     pub fn search(&self, query: &str, k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {

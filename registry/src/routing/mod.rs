@@ -12,6 +12,7 @@ mod files;
 mod index;
 mod lexical;
 mod memory;
+mod named;
 mod notes;
 mod query;
 mod reminder;

@@ -953,6 +953,84 @@ async fn virtual_servers_list_by_mode_and_auto_sessions_grow_after_a_search() {
     assert_eq!(list[0]["mode"], "auto");
 }
 
+/// A step that names a product ("… in HackMD") is served by that upstream's tool, though its
+/// other words ("write a summary") fit another upstream's tool better.
+#[tokio::test]
+async fn a_step_that_names_an_upstream_gets_its_tool_first() {
+    let dir = gateway_tests::scratch();
+    let extra = format!(
+        "[[upstreams]]\nname = \"hackmd\"\ntransport = \"stdio\"\ncommand = \"{}\"\n",
+        super::fixture_bin()
+    );
+    let gw = Gateway::start(&fixture_config(&sqlite_url(&dir), &extra)).await;
+    gw.wait_up(&["fx", "hackmd"]).await;
+    let mut c = RawClient::initialize(&gw.mcp, json!({})).await;
+    for (upstream, name, description) in [
+        (
+            "fx",
+            "fetch_page",
+            "Fetch a web page by URL and return its text.",
+        ),
+        (
+            "fx",
+            "write_summary",
+            "Write a summary of a text and save it as a document.",
+        ),
+        ("hackmd", "list_notes", "List the notes of the account."),
+        (
+            "hackmd",
+            "create_note",
+            "Create a note with a title and markdown content.",
+        ),
+    ] {
+        let tool = format!("{upstream}__add_tool");
+        c.request(
+            "tools/call",
+            json!({"name": tool, "arguments": {"name": name, "description": description}}),
+        )
+        .await;
+    }
+    let route = |query: &'static str| {
+        let gw = &gw;
+        async move {
+            let (_, r) = gw
+                .send(
+                    reqwest::Method::POST,
+                    "/v1/route",
+                    None,
+                    &json!({"query": query, "k": 3}),
+                )
+                .await;
+            r
+        }
+    };
+    // Every added tool listed, then indexed with its vector.
+    for _ in 0..100 {
+        let r = route("create a note with a title and markdown content").await;
+        if tool_names(&r["tools"])
+            .iter()
+            .any(|n| n == "hackmd__create_note")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    wait_indexed(&gw, true).await;
+
+    let step = "and write a summary of it in HackMD";
+    let r = route("Get https://example.com/q3 and write a summary of it in HackMD").await;
+    assert_eq!(
+        r["steps"],
+        json!(["Get https://example.com/q3", step]),
+        "{r}"
+    );
+    assert_eq!(
+        tools_serving(&r, step).first().copied(),
+        Some("hackmd__create_note"),
+        "{r}"
+    );
+}
+
 #[tokio::test]
 async fn a_changed_description_is_found_by_its_new_wording_and_embeddings_are_reused() {
     let dir = gateway_tests::scratch();
