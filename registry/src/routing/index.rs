@@ -279,22 +279,19 @@ impl ToolIndex {
         fusion: &Fusion,
         allow: &dyn Fn(&ToolDoc) -> bool,
     ) -> Vec<Hit> {
-        self.ranked(query, query_vector, k, method, fusion, allow, false)
+        self.ranked((method, fusion, false), query, query_vector, allow, k)
     }
 
     /// [`ToolIndex::search`]; `exact`: the semantic ranking compares the query with every
     /// allowed vector instead of walking the graph (for a filter that allows a few tools, which
     /// a graph walk would first look for among all).
-    #[allow(clippy::too_many_arguments)]
     fn ranked(
         &self,
+        (method, fusion, exact): (Method, &Fusion, bool),
         query: &str,
         query_vector: Option<&[f32]>,
-        k: usize,
-        method: Method,
-        fusion: &Fusion,
         allow: &dyn Fn(&ToolDoc) -> bool,
-        exact: bool,
+        k: usize,
     ) -> Vec<Hit> {
         if k == 0 {
             return Vec::new();
@@ -527,7 +524,7 @@ impl ToolIndex {
             return None;
         }
         let within = |d: &ToolDoc| allow(d) && ups.contains(&d.upstream.as_str());
-        let mut best = self.ranked(text, vector, candidates, method, fusion, &within, true);
+        let mut best = self.ranked((method, fusion, true), text, vector, &within, candidates);
         self.favour_action(&mut best, step_action(text), fusion.action_weight);
         let floor = closeness_floor(hits);
         best.into_iter()
@@ -741,32 +738,20 @@ mod tests {
     fn a_step_that_names_its_upstream_gets_that_upstreams_tool_first() {
         let mut ix = ToolIndex::default();
         let tools = [
-            (
-                "finance",
-                "top_companies",
-                "top companies. Lists the top investors",
-                [1.0, 0.0, 0.0, 0.0],
-            ),
-            (
-                "finance",
-                "funds",
-                "funds. Lists the top funds",
-                [0.9, 0.1, 0.0, 0.0],
-            ),
-            (
-                "Memgraph",
-                "run_query",
-                "run query. Runs a graph query",
-                [0.8, 0.6, 0.0, 0.0],
-            ),
-            (
-                "Readwise",
-                "highlights",
-                "highlights. Lists your highlights",
-                [0.0, 0.0, 1.0, 0.0],
-            ),
+            ("finance", "top_companies", "lists the top investors"),
+            ("finance", "funds", "lists the top funds"),
+            ("Memgraph", "run_query", "runs a graph query"),
+            ("Readwise", "highlights", "lists your highlights"),
         ];
-        for (up, name, text, v) in tools {
+        // Close to the investors' step: the finance tools, Memgraph's a little less; Readwise's
+        // not at all.
+        let vectors = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.9, 0.1, 0.0, 0.0],
+            [0.8, 0.6, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ];
+        for ((up, name, text), v) in tools.into_iter().zip(vectors) {
             let d = doc(up, name, text);
             let h = d.hash.clone();
             ix.upsert(d);
