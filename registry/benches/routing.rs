@@ -2,7 +2,8 @@
 //! topic centres, as tool embeddings cluster by kind of task; texts drawn from a 5,000-word
 //! vocabulary): top-10 search after the query embedding (hybrid, semantic,
 //! lexical), one incremental update (a changed tool re-indexed with its new vector), and, printed
-//! once per size, the build time and the memory the index takes. And reading five requests
+//! once per size, the build time and the memory the index takes; a split request of three steps,
+//! one naming an upstream. And reading five requests
 //! (steps, and the texts the model and BM25 read of each) before any search.
 
 use std::hint::black_box;
@@ -14,6 +15,9 @@ use registry::routing::{
 };
 
 const DIM: usize = 384;
+
+/// A step of a split request: its text and vector.
+type Step = (String, Option<Vec<f32>>);
 
 struct Rng(u64, Vec<Vec<f32>>);
 
@@ -151,6 +155,59 @@ fn bench(c: &mut Criterion) {
                 black_box(ix.search(text, Some(v), 10, Method::Hybrid, &fusion, &half))
             })
         });
+        // A request of three steps, one of which names an upstream ("… on Up7"): a search per
+        // step, and the named upstream's tools searched apart for that step.
+        let split: Vec<(String, Vec<Step>)> = (0..64)
+            .map(|j| {
+                let steps = (0..3)
+                    .map(|s| {
+                        let named = if s == 1 {
+                            format!(" on Up{}", j % 50)
+                        } else {
+                            String::new()
+                        };
+                        (format!("{}{named}", rng.words(6)), Some(rng.unit()))
+                    })
+                    .collect();
+                (rng.words(18), steps)
+            })
+            .collect();
+        let whole: Vec<Vec<f32>> = (0..64).map(|_| rng.unit()).collect();
+        // The first split search after a change reads the upstreams' name words again.
+        let started = Instant::now();
+        black_box(ix.search_steps(
+            &split[0].0,
+            Some(&whole[0]),
+            &split[0].1,
+            10,
+            Method::Hybrid,
+            &fusion,
+            &all,
+        ));
+        eprintln!(
+            "routing index of {n} tools: first split search after a change {:.2} ms",
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        let mut q = 0;
+        group.bench_with_input(
+            BenchmarkId::new("top10_split_3_steps_one_named", n),
+            &n,
+            |b, _| {
+                b.iter(|| {
+                    q = (q + 1) % split.len();
+                    let (text, steps) = &split[q];
+                    black_box(ix.search_steps(
+                        text,
+                        Some(&whole[q]),
+                        steps,
+                        10,
+                        Method::Hybrid,
+                        &fusion,
+                        &all,
+                    ))
+                })
+            },
+        );
         let mut i = 0usize;
         group.bench_with_input(BenchmarkId::new("update_one_tool", n), &n, |b, _| {
             b.iter(|| {
