@@ -379,7 +379,9 @@ impl ToolIndex {
     ///
     /// A step is ranked with the rest of the request in mind ([`Fusion::provider_weight`]):
     /// "…, then retrieve its details" names no provider, and alone it finds another product's
-    /// `get_details`; the upstream the other steps chose has the one it means.
+    /// `get_details`; the upstream the other steps chose has the one it means. A step that
+    /// names an upstream ([`UpstreamNames`]: "query our Memgraph database …") gets that
+    /// upstream's tool that fits it best first, when it fits nearly as well as the step's best.
     #[allow(clippy::too_many_arguments)]
     pub fn search_steps(
         &self,
