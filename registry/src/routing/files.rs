@@ -81,7 +81,12 @@ fn operation(
     names_file: &impl Fn(&str) -> bool,
 ) -> Option<(Op, usize)> {
     let at = |i: usize| words.get(i).map_or("", String::as_str);
-    if words.iter().any(|w| CONTENT.contains(&w.as_str())) {
+    // Something named by an ID lives in a service, even at a path ("delete the note with ID
+    // \"n-1\" from the team workspace \"/path/to/team\"" is HackMD's).
+    if words
+        .iter()
+        .any(|w| CONTENT.contains(&w.as_str()) || w == "id" || w == "ids")
+    {
         return None;
     }
     (0..words.len()).find_map(|i| {
@@ -216,6 +221,7 @@ mod tests {
             "Convert notes.docx to PDF",
             "Check the transfer options from Shanghai to Chengdu and save both to out.json",
             "Keep a copy at ~/react-tree.json",
+            "Delete the note with ID \"n-1\" from the team workspace \"/path/to/team\"",
         ] {
             assert_eq!(op(text), None, "{text}");
         }
