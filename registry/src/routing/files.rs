@@ -14,6 +14,7 @@ enum Op {
     Move,
     Delete,
     Details,
+    List,
 }
 
 impl Op {
@@ -24,6 +25,7 @@ impl Op {
             Op::Move => "Move or rename files or directories",
             Op::Delete => "Delete a file or directory at a path",
             Op::Details => "Retrieve file status details and metadata: size, modification time",
+            Op::List => "List files and directories within a directory path",
         }
     }
 }
@@ -68,6 +70,22 @@ const CONTENT: &[&str] = &[
     "text",
     "watermark",
 ];
+/// Words that open a question or a request about what a folder holds ("which files are in …",
+/// "what's stored under …", "list the contents of …", "show me everything inside …").
+const LISTING: &[&str] = &["list", "show", "what", "what's", "which"];
+/// Words between "what"/"which" and the folder that make it a question about files.
+const HELD: &[&str] = &[
+    "directories",
+    "documents",
+    "files",
+    "folders",
+    "kept",
+    "saved",
+    "sitting",
+    "stored",
+];
+/// The prepositions before a folder whose contents are asked for.
+const INSIDE: &[&str] = &["in", "inside", "of", "under", "within"];
 /// Verbs before "a copy" that keep a result rather than copy a file.
 const KEPT: &[&str] = &["keep", "save", "store"];
 /// Words after "when was … last" that ask when a file changed.
@@ -81,6 +99,10 @@ fn operation(
     names_file: &impl Fn(&str) -> bool,
 ) -> Option<(Op, usize)> {
     let at = |i: usize| words.get(i).map_or("", String::as_str);
+    // Asked first: "the contents of ~/projects" are a folder's, not a file's content.
+    if let Some(start) = (0..words.len()).find(|&i| lists_folder(written, words, i)) {
+        return Some((Op::List, start));
+    }
     // Something named by an ID lives in a service, even at a path ("delete the note with ID
     // \"n-1\" from the team workspace \"/path/to/team\"" is HackMD's).
     if words
@@ -106,7 +128,7 @@ fn operation(
             Some(Op::Move)
         } else if DELETING.contains(&word) || word == "rid" && i > 0 && at(i - 1) == "get" {
             Some(Op::Delete)
-        } else if word == "big" && i > 0 && at(i - 1) == "how"
+        } else if matches!(word, "big" | "large") && i > 0 && at(i - 1) == "how"
             || word == "size" && at(i + 1) == "of"
             || CHANGED.contains(&word) && i > 0 && at(i - 1) == "last"
         {
@@ -117,11 +139,43 @@ fn operation(
         // "get rid of" opens at "get"; "how big" at "how".
         let start = match op? {
             Op::Delete if word == "rid" => i - 1,
-            Op::Details if word == "big" => i - 1,
+            Op::Details if matches!(word, "big" | "large") => i - 1,
             _ => i,
         };
         Some((op?, start))
     })
+}
+
+/// Whether the `i`th of `written` words (plain: `words`) opens a question or request about what
+/// a folder holds: "which files are in /var/log", "what's stored under /srv/backups", "list the
+/// contents of the folder ~/projects/api", "show me everything inside ~/Downloads". The folder
+/// is a path without an extension (so "what's in budget.xlsx" asks for a file's content), within
+/// three words of a preposition at most six words on; a question ("what", "which") names files
+/// or how they are kept ("stored") between.
+fn lists_folder(written: &[&str], words: &[String], i: usize) -> bool {
+    let word = words[i].as_str();
+    if !LISTING.contains(&word) {
+        return false;
+    }
+    let asks = matches!(word, "what" | "what's" | "which");
+    (i + 1..(i + 7).min(words.len())).any(|j| {
+        // "in ~/x", "of the folder ~/x".
+        let folder = (j + 1..=j + 3).any(|k| written.get(k).is_some_and(|w| is_folder(w)));
+        let between = &words[i + 1..j];
+        INSIDE.contains(&words[j].as_str())
+            && folder
+            && (!asks
+                || word == "what's" && between.is_empty()
+                || between.iter().any(|w| HELD.contains(&w.as_str())))
+    })
+}
+
+/// Whether a written word is a folder's path: it opens with "/" or "~" and its last part has no
+/// extension ("/var/log/nginx", "~/Downloads/").
+fn is_folder(written: &str) -> bool {
+    let w = written.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '/');
+    let last = w.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    (w.starts_with('/') || w.starts_with('~')) && !w.contains("://") && !last.contains('.')
 }
 
 /// What the model and BM25 read for `text` when it acts on a file as a whole: the request after
@@ -140,6 +194,8 @@ pub(crate) fn as_file_operation(text: &str, names_file: impl Fn(&str) -> bool) -
         "duplicate",
         "edited",
         "erase",
+        "large",
+        "list",
         "modified",
         "move",
         "put",
@@ -148,10 +204,13 @@ pub(crate) fn as_file_operation(text: &str, names_file: impl Fn(&str) -> bool) -
         "rename",
         "rid",
         "shift",
+        "show",
         "size",
         "transfer",
         "trash",
         "updated",
+        "what",
+        "which",
     ];
     if !opens_with_any(text, &hints) {
         return None;
@@ -173,7 +232,7 @@ mod tests {
     fn names_file(word: &str) -> bool {
         let w = word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '/' && c != '~');
         let extension = [
-            "csv", "docx", "json", "log", "mp4", "pdf", "png", "pptx", "xlsx", "zip",
+            "csv", "docx", "json", "log", "mp4", "pdf", "png", "pptx", "sql", "xlsx", "zip",
         ]
         .iter()
         .any(|e| w.rsplit_once('.').is_some_and(|(_, x)| x == *e));
@@ -203,6 +262,11 @@ mod tests {
             ("Trash ~/Desktop/shot-01.png", Op::Delete),
             ("How big is ~/Videos/holiday.mp4?", Op::Details),
             ("When was contract.pdf last modified?", Op::Details),
+            ("How large is dump.sql?", Op::Details),
+            ("Which files are in /var/log/nginx?", Op::List),
+            ("What's stored under /srv/backups right now?", Op::List),
+            ("List the contents of the folder ~/projects/api", Op::List),
+            ("Show me everything inside ~/Downloads", Op::List),
         ] {
             assert_eq!(op(text), Some(want), "{text}");
         }
@@ -222,6 +286,9 @@ mod tests {
             "Check the transfer options from Shanghai to Chengdu and save both to out.json",
             "Keep a copy at ~/react-tree.json",
             "Delete the note with ID \"n-1\" from the team workspace \"/path/to/team\"",
+            "What's in budget.xlsx?",
+            "What changed in /etc/nginx since yesterday?",
+            "Fetch the weather and then list the files in ~/reports",
         ] {
             assert_eq!(op(text), None, "{text}");
         }
@@ -236,6 +303,9 @@ mod tests {
             "how big",
             "size of",
             "last modified",
+            "which",
+            "list in",
+            "what's in /",
             "日本 copy a.txt",
         ] {
             let _ = as_file_operation(text, names_file);
