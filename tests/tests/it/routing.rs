@@ -745,6 +745,26 @@ async fn search_tools_then_call_tool_with_a_real_client() {
         let (_, r) = route(json!({"query": query, "k": 1})).await;
         assert_eq!(tool_names(&r["tools"]), [tool], "{query}: {r}");
     }
+    // What a folder holds is a listing of it: a backup reader came first for this.
+    add_fixture_tools(
+        &gw,
+        &mut c,
+        &[
+            (
+                "read_backup_manifest",
+                "Read what is stored in a backup: its manifest, size and date.",
+            ),
+            (
+                "list_directory",
+                "List files and directories within a directory path.",
+            ),
+        ],
+        "list files and directories within a directory path",
+    )
+    .await;
+    let (_, r) =
+        route(json!({"query": "What's stored under /srv/backups right now?", "k": 1})).await;
+    assert_eq!(tool_names(&r["tools"]), ["fx__list_directory"], "{r}");
     // Looking something up in one's notes shares note-taking's verbs, and is read as a search of
     // them: "what did I jot down" is no new note.
     add_fixture_tools(
