@@ -21,3 +21,10 @@ OBSIDIAN_FIND=[t(s,n) for s,n in [("Obsidian MCP Server","search_vault"),("Obsid
 MEMORY_ADD=[t(s,n) for s,n in [("mem0 Memory System","add_memory"),("Letta MCP Server","create_memory_block"),("mcp-memory-libsql","create_entities"),("Knowledge Graph Memory Server","add_observations"),("Memory Box MCP Server","save_memory")]]
 MEMORY_SEARCH=[t(s,n) for s,n in [("mem0 Memory System","search_memory"),("mcp-memory-libsql","search_nodes"),("Knowledge Graph Memory Server","search_nodes"),("Knowledge Graph Memory Server","open_nodes"),("Memory Box MCP Server","search_memories"),("Basic Memory","search"),("cognee MCP server","search")]]
 MEMORY_DELETE=[t(s,n) for s,n in [("mem0 Memory System","delete_memory"),("mcp-memory-libsql","delete_entity"),("Knowledge Graph Memory Server","delete_entities"),("Knowledge Graph Memory Server","delete_observations"),("Basic Memory","delete_note")]]
+# Every tool of the catalog's local file servers that lists a folder, moves or renames, copies,
+# deletes, or tells a file's size and times (read from the descriptions): the file sets' groups.
+FILE_LIST=[t(s,n) for s,n in [("Model Context Protocol TypeScript Implementation","ls"),("Filesystem MCP Server","list_files"),("DAV MCP Server","list_my_files_and_folders"),("Coding Assistant Server","list_dir"),("mcp-editor","view")]]
+FILE_MOVE=[t("Filesystem MCP Server","move_items"),t("Model Context Protocol TypeScript Implementation","rename")]
+FILE_COPY=[t("Filesystem MCP Server","copy_items")]
+FILE_DELETE=[t("Model Context Protocol TypeScript Implementation","delete"),t("MCP-Delete","delete_file")]
+FILE_STAT=[t("Filesystem MCP Server","stat_items"),t("DAV MCP Server","get_file_or_folder_details")]

@@ -5,16 +5,11 @@
 # "make a copy of … before I edit it"). Each has one group: every tool of the catalog's local
 # file servers that does the step (read from the descriptions).
 from set_writer import named, write
-LIST = named("Model Context Protocol TypeScript Implementation/ls", "Filesystem MCP Server/list_files",
-             "DAV MCP Server/list_my_files_and_folders", "Coding Assistant Server/list_dir", "mcp-editor/view")
-MOVE = named("Filesystem MCP Server/move_items", "Model Context Protocol TypeScript Implementation/rename")
-COPY = named("Filesystem MCP Server/copy_items")
-DELETE = named("Model Context Protocol TypeScript Implementation/delete", "MCP-Delete/delete_file")
+from catalog_groups import FILE_LIST as LIST, FILE_MOVE as MOVE, FILE_COPY as COPY, FILE_DELETE as DELETE, FILE_STAT as STAT
 FIND = named("SkyDeckAI Code/search_files", "Coding Assistant Server/find_file", "Code Index MCP/find_files")
 READ = named("SkyDeckAI Code/read_file", "Terminal Controller for MCP/read_file", "Coding Assistant Server/read_file",
              "FileScopeMCP (Model Context Protocol) Server/read_file_content", "mcp-editor/view")
 MKDIR = named("SkyDeckAI Code/create_directory")
-STAT = named("Filesystem MCP Server/stat_items", "DAV MCP Server/get_file_or_folder_details")
 Q = [
     ("What's in my Downloads folder?", [LIST]),
     ("Tidy up: put all the PDFs from ~/Desktop into ~/Documents/pdfs", [MOVE]),

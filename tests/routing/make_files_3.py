@@ -2,14 +2,9 @@
 # tool named exists in the ETOM catalog given as the first argument. Written 2026-11-28 (fourteenth
 # round) before any rule for listing a folder was built, and committed before it was measured:
 # half asks what a folder holds (no rule yet), half does the operations the file reading knows in
-# words it was not built on. Groups as in make_files_2.py.
-from set_writer import named, write
-MOVE = named("Filesystem MCP Server/move_items", "Model Context Protocol TypeScript Implementation/rename")
-COPY = named("Filesystem MCP Server/copy_items")
-DELETE = named("Model Context Protocol TypeScript Implementation/delete", "MCP-Delete/delete_file")
-STAT = named("Filesystem MCP Server/stat_items", "DAV MCP Server/get_file_or_folder_details")
-LIST = named("Model Context Protocol TypeScript Implementation/ls", "Filesystem MCP Server/list_files",
-             "DAV MCP Server/list_my_files_and_folders", "Coding Assistant Server/list_dir", "mcp-editor/view")
+# words it was not built on. Groups in catalog_groups.py.
+from set_writer import write
+from catalog_groups import FILE_LIST as LIST, FILE_MOVE as MOVE, FILE_COPY as COPY, FILE_DELETE as DELETE, FILE_STAT as STAT
 Q = [
     ("Show me everything inside ~/Downloads", [LIST]),
     ("Which files are in /var/log/nginx?", [LIST]),
