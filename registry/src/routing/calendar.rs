@@ -5,6 +5,8 @@
 //! a free-memory command came first for 10 of 18 (docs/routing.md, "Words for one's calendar").
 //! Read after what they ask of the calendar ("Schedule a calendar event: …"), they find its tools.
 
+use super::sentences::word_at;
+
 /// What a request asks of a calendar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ask {
@@ -216,7 +218,7 @@ impl<'a> Words<'a> {
 
     /// The plain word at `i`, "" past the end.
     fn at(&self, i: usize) -> &str {
-        self.plain.get(i).map_or("", String::as_str)
+        word_at(&self.plain, i)
     }
 
     /// Whether the word at `i` names something in one's calendar (read once, in [`Words::new`]).

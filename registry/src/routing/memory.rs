@@ -5,7 +5,7 @@
 //! not in the top 5 for four of five. Read as "Add to memory: …", "Delete from memory: …",
 //! "Search memory: …", they come first (docs/routing.md, "Words for memory").
 
-use super::sentences::{opens_with_any, plain_word};
+use super::sentences::{opens_with_any, plain_word, word_at};
 
 /// What a request asks of a memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,7 +125,7 @@ const TAKE_IN: &[&str] = &["know", "learn"];
 /// mentioned … before?" search; "drop … from memory", "wipe what you know about …" delete. From
 /// the misses of our second and third memory sets (docs/routing.md, "Words for memory").
 fn everyday_ask(written: &[&str], words: &[String]) -> Option<Ask> {
-    let at = |i: usize| words.get(i).map_or("", String::as_str);
+    let at = |i: usize| word_at(words, i);
     let channel = words.iter().any(|w| CHANNELS.contains(&w.as_str()));
     (0..words.len()).find_map(|i| {
         let (word, next) = (at(i), at(i + 1));
@@ -174,7 +174,7 @@ fn everyday_ask(written: &[&str], words: &[String]) -> Option<Ask> {
 /// Whether what the removal verb at `i` of the plain `words` takes out is the assistant's memory:
 /// "… from (your) memory", "what you know / remember about …".
 fn of_memory(words: &[String], i: usize) -> bool {
-    let at = |k: usize| words.get(k).map_or("", String::as_str);
+    let at = |k: usize| word_at(words, k);
     (i + 1..words.len()).any(|k| {
         // "from (your) memory", not "from your calendar".
         let from_memory = at(k) == "from"

@@ -7,7 +7,7 @@
 //! something up in one's notes shares the verbs ("what did I jot down about …", "the idea I
 //! stashed about …"): read as "Search my notes and read a note: …".
 
-use super::sentences::{first_ask, opens_with_any, plain_word as plain};
+use super::sentences::{first_ask, opens_with_any, plain_word as plain, word_at};
 
 /// What a request asks of one's notes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +93,7 @@ const FINDING: &[&str] = &[
 /// notes, and what: the index of the word that opens that ask ("jot", "keep" of "keep a written
 /// record", "capture" of "capture … in Bear", "I" of "what I jotted down").
 fn note_taking(written: &[&str], words: &[String]) -> Option<(Ask, usize)> {
-    let at = |i: usize| words.get(i).map_or("", String::as_str);
+    let at = |i: usize| word_at(words, i);
     let names = (0..words.len()).any(|i| {
         TODOS.contains(&at(i))
             || NOTES.contains(&at(i)) && !(at(i) == "note" && down_after(words, i))
@@ -115,7 +115,7 @@ fn note_taking(written: &[&str], words: &[String]) -> Option<(Ask, usize)> {
 /// Whether the `i`th of `written` words (plain: `words`) is one who noted what a request asks
 /// for: "the idea I stashed", "what we wrote down", "what I saved in Bear".
 fn looked_up(written: &[&str], words: &[String], i: usize) -> bool {
-    let at = |i: usize| words.get(i).map_or("", String::as_str);
+    let at = |i: usize| word_at(words, i);
     if !SUBJECTS.contains(&at(i)) || !(0..i).any(|j| FINDING.contains(&at(j))) {
         return false;
     }
@@ -133,7 +133,7 @@ fn looked_up(written: &[&str], words: &[String], i: usize) -> bool {
 /// it tells of one: "jot" itself, "write" of "write this down", "keep" of "keep a written record",
 /// "stash" of "stash this idea", "capture" of "capture … in Bear".
 fn taking_at(written: &[&str], words: &[String], i: usize) -> Option<usize> {
-    let at = |i: usize| words.get(i).map_or("", String::as_str);
+    let at = |i: usize| word_at(words, i);
     let (word, prev) = (at(i), i.checked_sub(1).map_or("", at));
     let find = |n: usize, of: &dyn Fn(&str) -> bool| (i.saturating_sub(n)..i).find(|&j| of(at(j)));
     match word {

@@ -6,7 +6,7 @@
 //! a reminder: …", they find the to-do tools.
 
 use super::calendar::is_time;
-use super::sentences::{opens_with_any, plain_word as plain};
+use super::sentences::{opens_with_any, plain_word as plain, word_at};
 
 /// What the model and BM25 read before such a request, in the words to-do tools use.
 const PHRASE: &str = "Create a todo task with a due date and a reminder";
@@ -34,7 +34,7 @@ fn asks(written: &[&str], words: &[String]) -> bool {
             && written[i].starts_with(char::is_uppercase)
             && !written[i - 1].ends_with(['.', '?', '!', ':'])
     };
-    let at = |i: usize| words.get(i).map_or("", String::as_str);
+    let at = |i: usize| word_at(words, i);
     let time = words.iter().any(|w| is_time(w));
     (0..words.len()).any(|i| {
         let (word, next, after) = (at(i), at(i + 1), at(i + 2));

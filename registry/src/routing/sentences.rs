@@ -145,6 +145,12 @@ pub(super) fn first_ask(written: &[&str], words: &[String], start: usize) -> boo
     !joined && !ended
 }
 
+/// The plain word at `i` of `words`, "" past the end: how the readings look at the words around
+/// one without checking bounds at each look.
+pub(super) fn word_at(words: &[String], i: usize) -> &str {
+    words.get(i).map_or("", String::as_str)
+}
+
 /// `word` lowercased, without the punctuation around it but with its apostrophes and hyphens
 /// ("Don't" → "don't", "heads-up," → "heads-up"): how the reminder and note readings see a word.
 pub(super) fn plain_word(word: &str) -> String {
