@@ -5,7 +5,7 @@
 //! Read after the operation in the file tools' words ("Copy files or directories: …"), they find
 //! the file servers' tools.
 
-use super::sentences::{first_ask, opens_with_any, plain_word as plain};
+use super::sentences::{first_ask, opens_with_any, plain_word as plain, word_at};
 
 /// What a request does to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,9 +98,9 @@ fn operation(
     words: &[String],
     names_file: &impl Fn(&str) -> bool,
 ) -> Option<(Op, usize)> {
-    let at = |i: usize| words.get(i).map_or("", String::as_str);
+    let at = |i: usize| word_at(words, i);
     // Asked first: "the contents of ~/projects" are a folder's, not a file's content.
-    if let Some(start) = (0..words.len()).find(|&i| lists_folder(written, words, i)) {
+    if let Some(start) = (0..words.len()).find(|&i| lists_folder(written, words, i, names_file)) {
         return Some((Op::List, start));
     }
     // Something named by an ID lives in a service, even at a path ("delete the note with ID
@@ -152,7 +152,12 @@ fn operation(
 /// is a path without an extension (so "what's in budget.xlsx" asks for a file's content), within
 /// three words of a preposition at most six words on; a question ("what", "which") names files
 /// or how they are kept ("stored") between.
-fn lists_folder(written: &[&str], words: &[String], i: usize) -> bool {
+fn lists_folder(
+    written: &[&str],
+    words: &[String],
+    i: usize,
+    names_file: &impl Fn(&str) -> bool,
+) -> bool {
     let word = words[i].as_str();
     if !LISTING.contains(&word) {
         return false;
@@ -160,7 +165,8 @@ fn lists_folder(written: &[&str], words: &[String], i: usize) -> bool {
     let asks = matches!(word, "what" | "what's" | "which");
     (i + 1..(i + 7).min(words.len())).any(|j| {
         // "in ~/x", "of the folder ~/x".
-        let folder = (j + 1..=j + 3).any(|k| written.get(k).is_some_and(|w| is_folder(w)));
+        let folder =
+            (j + 1..=j + 3).any(|k| written.get(k).is_some_and(|w| is_folder(w, names_file)));
         let between = &words[i + 1..j];
         INSIDE.contains(&words[j].as_str())
             && folder
@@ -170,12 +176,12 @@ fn lists_folder(written: &[&str], words: &[String], i: usize) -> bool {
     })
 }
 
-/// Whether a written word is a folder's path: it opens with "/" or "~" and its last part has no
-/// extension ("/var/log/nginx", "~/Downloads/").
-fn is_folder(written: &str) -> bool {
+/// Whether a written word is a folder's path: a path (`names_file`, the gateway's own test) whose
+/// last part has no extension ("/var/log/nginx", "~/Downloads/").
+fn is_folder(written: &str, names_file: &impl Fn(&str) -> bool) -> bool {
     let w = written.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '/');
     let last = w.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-    (w.starts_with('/') || w.starts_with('~')) && !w.contains("://") && !last.contains('.')
+    names_file(written) && !last.contains('.')
 }
 
 /// What the model and BM25 read for `text` when it acts on a file as a whole: the request after
