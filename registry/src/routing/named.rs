@@ -39,9 +39,8 @@ fn name_words(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 impl UpstreamNames {
-    /// From the catalog's upstreams (`upstreams`: each name and how many tools it has) and
-    /// `mentions(word, upstreams)`: how many tools of other upstreams than `upstreams` mention
-    /// `word`.
+    /// From the names of the catalog's upstreams and `mentions(word, upstreams)`: how many tools
+    /// of other upstreams than `upstreams` mention `word`.
     pub fn new<'a>(
         upstreams: impl IntoIterator<Item = &'a str>,
         mentions: impl Fn(&str, &[String]) -> usize,
