@@ -86,6 +86,38 @@ fn metric(text: &str, name: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Makes audited calls until one is refused, and returns the refusal; `answered` counts the calls
+/// served on the way. A full disk can take rows again with no space freed (SQLite's WAL starts
+/// over, after a checkpoint, in the space it already holds), so a caller that needs the log
+/// unwritable for longer checks that no row was written meanwhile, and otherwise calls again.
+async fn until_refused(
+    c: &mut RawClient,
+    next: &mut usize,
+    answered: &mut usize,
+    deadline: Instant,
+) -> Value {
+    loop {
+        *next += 1;
+        let r = echo(c, *next).await;
+        if !r["result"].is_object() {
+            return r;
+        }
+        *answered += 1;
+        assert!(
+            Instant::now() < deadline,
+            "{answered} calls were served on a full disk and none refused"
+        );
+    }
+}
+
+/// The rows the audit log has written so far (its counter of written rows).
+async fn written(gw: &Gateway) -> f64 {
+    metric(
+        &gw.metrics().await,
+        "mcp_gateway_audit_entries_written_total",
+    )
+}
+
 async fn ready(gw: &Gateway) -> (u16, Value) {
     let r = reqwest::get(format!("{}/readyz", gw.base)).await.unwrap();
     (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
@@ -113,32 +145,24 @@ async fn full_disk(audit: &str) {
     fs.fill();
     // Calls go on until the audit log cannot take them: then they are refused, not served.
     let mut answered = 1usize;
-    let mut refusal = None;
+    let mut next = 1usize;
     let deadline = Instant::now() + Duration::from_secs(90);
-    for i in 1..20_000 {
-        let r = echo(&mut c, i).await;
-        if r["result"].is_object() {
-            answered += 1;
-        } else {
-            refusal = Some(r);
-            break;
+    let (refusal, body) = loop {
+        let refusal = until_refused(&mut c, &mut next, &mut answered, deadline).await;
+        let (status, body) = ready(&gw).await;
+        if status == 503 {
+            break (refusal, body);
         }
-        if Instant::now() > deadline {
-            break;
-        }
-    }
-    let refusal = refusal
-        .unwrap_or_else(|| panic!("{answered} calls were served on a full disk and none refused"));
+        assert!(
+            Instant::now() < deadline,
+            "/readyz never said the audit log is unwritable while calls were refused: {body}"
+        );
+    };
     assert!(
         refusal["error"]["message"]
             .as_str()
             .is_some_and(|m| m.contains("audit")),
         "the refusal says why: {refusal}"
-    );
-    let (status, body) = ready(&gw).await;
-    assert_eq!(
-        status, 503,
-        "/readyz while the audit log is unwritable: {body}"
     );
     assert_eq!(body["audit"], "unwritable", "{body}");
 
@@ -219,27 +243,39 @@ async fn the_authorization_server_issues_nothing_the_audit_log_cannot_record() {
 
     fs.fill();
     let mut c = RawClient::initialize_as(&gw.mcp, json!({}), Some(&pat)).await;
+    let (mut next, mut answered) = (1usize, 0usize);
     let deadline = Instant::now() + Duration::from_secs(90);
-    for i in 1..20_000 {
-        if !echo(&mut c, i).await["result"].is_object() || Instant::now() > deadline {
-            break;
+    let (refused, token) = loop {
+        until_refused(&mut c, &mut next, &mut answered, deadline).await;
+        let before = written(&gw).await;
+        let (status, body) = ready(&gw).await;
+        assert!(
+            status == 503 || Instant::now() < deadline,
+            "/readyz never said the audit log is unwritable while calls were refused: {body}"
+        );
+        if status != 503 {
+            continue;
         }
-    }
-    assert_eq!(ready(&gw).await.0, 503, "the audit log is unwritable");
-    let refused = register().await;
+        let refused = register().await;
+        let token = reqwest::Client::new()
+            .post(format!("{}/oauth/token", gw.base))
+            .form(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", "x"),
+                ("client_id", "y"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        // The state flips back only on a written row: with none written since /readyz said
+        // "unwritable", the log was unwritable throughout both requests.
+        if written(&gw).await == before {
+            break (refused, token);
+        }
+    };
     assert_eq!(refused.status(), 503);
     let body: Value = refused.json().await.unwrap();
     assert_eq!(body["error"], "temporarily_unavailable", "{body}");
-    let token = reqwest::Client::new()
-        .post(format!("{}/oauth/token", gw.base))
-        .form(&[
-            ("grant_type", "refresh_token"),
-            ("refresh_token", "x"),
-            ("client_id", "y"),
-        ])
-        .send()
-        .await
-        .unwrap();
     assert_eq!(token.status(), 503);
 
     fs.free();
