@@ -232,6 +232,7 @@ pub(crate) fn as_file_operation(text: &str, names_file: impl Fn(&str) -> bool) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::sentences::words_of;
     use super::*;
 
     /// A stand-in for the gateway's test (query.rs): a path, or a name with an extension.
@@ -248,8 +249,7 @@ mod tests {
     }
 
     fn op(text: &str) -> Option<Op> {
-        let written: Vec<&str> = text.split_whitespace().collect();
-        let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
+        let (written, words) = words_of(text);
         as_file_operation(text, names_file)
             .and(operation(&written, &words, &names_file).map(|(op, _)| op))
     }

@@ -5,7 +5,7 @@
 //! not in the top 5 for four of five. Read as "Add to memory: …", "Delete from memory: …",
 //! "Search memory: …", they come first (docs/routing.md, "Words for memory").
 
-use super::sentences::{opens_with_any, plain_word, word_at};
+use super::sentences::{opens_with_any, word_at, words_of};
 
 /// What a request asks of a memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,8 +44,7 @@ fn ask(text: &str) -> Option<Ask> {
     if !verbs && !opens_with_any(text, EVERYDAY_HINTS) {
         return None;
     }
-    let written: Vec<&str> = text.split_whitespace().collect();
-    let words: Vec<String> = written.iter().map(|w| plain_word(w)).collect();
+    let (written, words) = words_of(text);
     let asked = if verbs { verb_ask(&words) } else { None };
     asked.or_else(|| everyday_ask(&written, &words))
 }

@@ -7,7 +7,7 @@
 //! something up in one's notes shares the verbs ("what did I jot down about …", "the idea I
 //! stashed about …"): read as "Search my notes and read a note: …".
 
-use super::sentences::{first_ask, opens_with_any, plain_word as plain, word_at};
+use super::sentences::{first_ask, opens_with_any, word_at, words_of};
 
 /// What a request asks of one's notes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,8 +217,7 @@ pub(crate) fn as_note(text: &str, unquote: impl FnOnce(&str) -> String) -> Optio
         return None;
     }
     let unquoted = unquote(text);
-    let written: Vec<&str> = unquoted.split_whitespace().collect();
-    let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
+    let (written, words) = words_of(&unquoted);
     ask(&written, &words).map(|a| format!("{}: {text}", a.phrase()))
 }
 
@@ -231,8 +230,7 @@ mod tests {
     }
 
     fn asked(text: &str) -> Option<Ask> {
-        let written: Vec<&str> = text.split_whitespace().collect();
-        let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
+        let (written, words) = words_of(text);
         ask(&written, &words)
     }
 

@@ -6,7 +6,7 @@
 //! a reminder: …", they find the to-do tools.
 
 use super::calendar::is_time;
-use super::sentences::{opens_with_any, plain_word as plain, word_at};
+use super::sentences::{opens_with_any, word_at, words_of};
 
 /// What the model and BM25 read before such a request, in the words to-do tools use.
 const PHRASE: &str = "Create a todo task with a due date and a reminder";
@@ -69,8 +69,7 @@ pub(crate) fn as_reminder(text: &str) -> Option<String> {
     if !opens_with_any(text, &hints) {
         return None;
     }
-    let written: Vec<&str> = text.split_whitespace().collect();
-    let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
+    let (written, words) = words_of(text);
     if !asks(&written, &words) {
         return None;
     }

@@ -158,6 +158,14 @@ pub(super) fn plain_word(word: &str) -> String {
         .to_lowercase()
 }
 
+/// A text's words as written and as [`plain_word`] sees them, index for index: the readings
+/// test the plain words and keep what was written (paths, names, case).
+pub(super) fn words_of(text: &str) -> (Vec<&str>, Vec<String>) {
+    let written: Vec<&str> = text.split_whitespace().collect();
+    let plain = written.iter().map(|w| plain_word(w)).collect();
+    (written, plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
