@@ -164,12 +164,10 @@ fn lists_folder(
     }
     let asks = matches!(word, "what" | "what's" | "which");
     (i + 1..(i + 7).min(words.len())).any(|j| {
-        // "in ~/x", "of the folder ~/x".
-        let folder =
-            (j + 1..=j + 3).any(|k| written.get(k).is_some_and(|w| is_folder(w, names_file)));
         let between = &words[i + 1..j];
         INSIDE.contains(&words[j].as_str())
-            && folder
+            // "in ~/x", "of the folder ~/x".
+            && (j + 1..=j + 3).any(|k| written.get(k).is_some_and(|w| is_folder(w, names_file)))
             && (!asks
                 || word == "what's" && between.is_empty()
                 || between.iter().any(|w| HELD.contains(&w.as_str())))
