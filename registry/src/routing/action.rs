@@ -1,5 +1,6 @@
 //! What a tool does and what a step of a request asks for, as one of a few kinds of action (read,
-//! create, change, delete, send, start, stop), from a small lexicon of verbs: among one
+//! create, change, delete, send, start, stop; a step may also ask to write, which creating or
+//! changing both do), from a small lexicon of verbs: among one
 //! provider's look-alikes the action is what tells them apart ("shut down the instance" wants
 //! `stop_instance`, not `start_instance`, whose words are the same). Used to rank a split
 //! request's steps ([`super::index::ToolIndex::search_steps`]); measured in docs/routing.md
@@ -15,6 +16,16 @@ pub enum Action {
     Send,
     Start,
     Stop,
+    /// Putting what a step has somewhere ("log the quotes in our sheet", "store them in a Redis
+    /// set"): a tool that creates or changes does it. Asked for by a step, never read from a tool.
+    Write,
+}
+
+impl Action {
+    /// Whether a tool that does `tool` does what a step asking for `self` wants.
+    pub fn served_by(self, tool: Action) -> bool {
+        self == tool || (self == Action::Write && matches!(tool, Action::Create | Action::Change))
+    }
 }
 
 /// The verbs of each kind (base forms; a final "s" is read too: "Retrieves").
@@ -70,6 +81,77 @@ const VERBS: &[(Action, &[&str])] = &[
     ),
 ];
 
+/// Everyday verbs a step acts in that tools do not name themselves by, each with the particle
+/// that may follow it ("fire off", "shut it down"). Each is read as a verb only before its object
+/// ([`OBJECT_OPENERS`]): "file a Linear issue", not "the file is at …"; "log the quotes", not
+/// "log in" or "check the log".
+const EVERYDAY_VERBS: &[(&str, Option<&str>, Action)] = &[
+    ("file", None, Action::Create),
+    ("fire", Some("off"), Action::Send),
+    ("grab", None, Action::Read),
+    ("jot", Some("down"), Action::Write),
+    ("kick", Some("off"), Action::Start),
+    ("log", None, Action::Write),
+    ("ping", None, Action::Send),
+    ("push", None, Action::Send),
+    ("put", None, Action::Write),
+    ("raise", None, Action::Create),
+    ("record", None, Action::Write),
+    ("save", None, Action::Write),
+    ("shoot", Some("over"), Action::Send),
+    ("shut", Some("down"), Action::Stop),
+    ("spin", Some("up"), Action::Create),
+    ("stick", None, Action::Write),
+    ("store", None, Action::Write),
+    ("write", None, Action::Write),
+];
+
+/// Words that open the object of a verb: an article, a determiner or a pronoun.
+const OBJECT_OPENERS: &[&str] = &[
+    "a", "all", "an", "any", "each", "every", "her", "him", "his", "it", "its", "me", "my", "one",
+    "our", "some", "that", "the", "their", "them", "these", "this", "those", "us", "your",
+];
+
+/// What is opened when opening creates it ("open a Linear issue", "open a ticket"); opening
+/// anything else (a file, a page) is reading it and left to the tools' words.
+const OPENED_AS_NEW: &[&str] = &["bug", "case", "incident", "issue", "pr", "pull", "ticket"];
+
+fn plain(word: &str) -> String {
+    word.trim_matches(|c: char| !c.is_ascii_alphabetic())
+        .to_ascii_lowercase()
+}
+
+/// The kind of the everyday verb `words[i]`, when it is one before its object (after its
+/// particle, or with the particle after a pronoun: "shut it down").
+fn everyday_kind(words: &[&str], i: usize) -> Option<Action> {
+    let word = plain(words[i]);
+    let next = |n: usize| words.get(i + n).map(|w| plain(w));
+    let opens_object = |w: Option<String>| w.is_some_and(|w| OBJECT_OPENERS.contains(&w.as_str()));
+    if word == "open" {
+        let new = (1..=3).any(|n| {
+            next(n).is_some_and(|w| {
+                OPENED_AS_NEW.contains(&w.as_str())
+                    || w.strip_suffix('s')
+                        .is_some_and(|w| OPENED_AS_NEW.contains(&w))
+            })
+        });
+        return new.then_some(Action::Create);
+    }
+    let (_, particle, kind) = EVERYDAY_VERBS.iter().find(|(verb, ..)| *verb == word)?;
+    let after_particle = match particle {
+        Some(p) if next(1).as_deref() == Some(p) => next(2),
+        _ => next(1),
+    };
+    (opens_object(after_particle) || opens_object(next(1))).then_some(*kind)
+}
+
+/// Whether `text` opens with an everyday verb before its object ("file a bug …", "shut it
+/// down"): a step of its own after "and".
+pub fn opens_with_everyday_verb(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    !words.is_empty() && everyday_kind(&words, 0).is_some()
+}
+
 fn kind_of(word: &str) -> Option<Action> {
     let word = word
         .trim_matches(|c: char| !c.is_ascii_alphabetic())
@@ -97,9 +179,9 @@ pub fn tool_action(text: &str) -> Option<Action> {
         .or_else(|| description.split_whitespace().next().and_then(kind_of))
 }
 
-/// What a step asks for: its first verb of the lexicon, passing over a capitalised word inside
-/// the step (a name: "Post Office") and a verb that opens a manner ("start by having lunch",
-/// "begin with the logs").
+/// What a step asks for: its first verb of the lexicon or everyday verb before its object,
+/// passing over a capitalised word inside the step (a name: "Post Office") and a verb that opens
+/// a manner ("start by having lunch", "begin with the logs").
 pub fn step_action(step: &str) -> Option<Action> {
     let words: Vec<&str> = step.split_whitespace().collect();
     words.iter().enumerate().find_map(|(i, word)| {
@@ -108,7 +190,7 @@ pub fn step_action(step: &str) -> Option<Action> {
         if name || matches!(next.as_deref(), Some("by" | "with")) {
             None
         } else {
-            kind_of(word)
+            kind_of(word).or_else(|| everyday_kind(&words, i))
         }
     })
 }
@@ -141,6 +223,21 @@ mod tests {
             step_action("then calculate the distance from New York to Los Angeles"),
             None
         );
+    }
+
+    #[test]
+    fn everyday_verbs_count_only_before_their_object() {
+        assert_eq!(step_action("and file a Linear issue for it"), Some(Action::Create));
+        assert_eq!(step_action("the file is at /tmp/x"), None);
+        assert_eq!(step_action("and log the quotes in our sheet"), Some(Action::Write));
+        assert_eq!(step_action("log in to the portal"), None);
+        assert_eq!(step_action("shut it down afterwards"), Some(Action::Stop));
+        assert_eq!(step_action("open a ticket in Plane"), Some(Action::Create));
+        assert_eq!(step_action("open the page"), None);
+        assert!(opens_with_everyday_verb("fire off an email to ops"));
+        assert!(!opens_with_everyday_verb("file names"));
+        assert!(Action::Write.served_by(Action::Change));
+        assert!(!Action::Write.served_by(Action::Read));
     }
 
     #[test]

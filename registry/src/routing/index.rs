@@ -580,7 +580,7 @@ impl ToolIndex {
             // action: "add the numbers 3 and 4" is no reason for `add_observations` (cosine
             // 0.21) to pass `get-sum` (0.32).
             let far = h.similarity.unwrap_or(0.0) < floor;
-            if action.is_some_and(|a| a != wanted || far) {
+            if action.is_some_and(|a| !wanted.served_by(a) || far) {
                 h.score -= cut;
             }
         }

@@ -6,7 +6,7 @@
 //! an action of its own, before a file named for the result ("… into /root/hn.md"), and around
 //! a phrase that names a shell command ("… using the df -h command").
 
-use super::action::{is_action_verb, step_action};
+use super::action::{is_action_verb, opens_with_everyday_verb, step_action};
 use super::command::{named_command, Code};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
 use super::sentences::{list_item, sentences, ARROWS};
@@ -466,7 +466,8 @@ fn starts_with_word(text: &str, words: &str) -> bool {
         .is_some_and(|rest| rest.starts_with([' ', ',']))
 }
 
-/// Whether the words at `i` (a word's start) open an action of their own: "and <verb>", or a
+/// Whether the words at `i` (a word's start) open an action of their own: "and <verb>" (of the
+/// lexicon, or an everyday verb before its object: "and file a bug"), or a
 /// saving phrase.
 fn opens_action(lower: &str, i: usize) -> bool {
     let rest = &lower[i..];
@@ -483,7 +484,7 @@ fn opens_action(lower: &str, i: usize) -> bool {
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect();
-    ACTION_VERBS.binary_search(&word.as_str()).is_ok()
+    ACTION_VERBS.binary_search(&word.as_str()).is_ok() || opens_with_everyday_verb(verb_at)
 }
 
 #[cfg(test)]
