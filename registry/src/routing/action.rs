@@ -116,6 +116,7 @@ const OBJECT_OPENERS: &[&str] = &[
 /// anything else (a file, a page) is reading it and left to the tools' words.
 const OPENED_AS_NEW: &[&str] = &["bug", "case", "incident", "issue", "pr", "pull", "ticket"];
 
+/// `word` without what surrounds its letters, lowercased.
 fn plain(word: &str) -> String {
     word.trim_matches(|c: char| !c.is_ascii_alphabetic())
         .to_ascii_lowercase()
@@ -138,11 +139,10 @@ fn everyday_kind(words: &[&str], i: usize) -> Option<Action> {
         return new.then_some(Action::Create);
     }
     let (_, particle, kind) = EVERYDAY_VERBS.iter().find(|(verb, ..)| *verb == word)?;
-    let after_particle = match particle {
-        Some(p) if next(1).as_deref() == Some(p) => next(2),
-        _ => next(1),
-    };
-    (opens_object(after_particle) || opens_object(next(1))).then_some(*kind)
+    let after_particle = particle.is_some_and(|p| next(1).as_deref() == Some(p));
+    let object = if after_particle { next(2) } else { next(1) };
+    // "shut it down": the object may come before the particle too.
+    (opens_object(object) || opens_object(next(1))).then_some(*kind)
 }
 
 /// Whether `text` opens with an everyday verb before its object ("file a bug …", "shut it
@@ -153,9 +153,7 @@ pub fn opens_with_everyday_verb(text: &str) -> bool {
 }
 
 fn kind_of(word: &str) -> Option<Action> {
-    let word = word
-        .trim_matches(|c: char| !c.is_ascii_alphabetic())
-        .to_ascii_lowercase();
+    let word = plain(word);
     let find = |w: &str| {
         VERBS
             .iter()
@@ -227,9 +225,15 @@ mod tests {
 
     #[test]
     fn everyday_verbs_count_only_before_their_object() {
-        assert_eq!(step_action("and file a Linear issue for it"), Some(Action::Create));
+        assert_eq!(
+            step_action("and file a Linear issue for it"),
+            Some(Action::Create)
+        );
         assert_eq!(step_action("the file is at /tmp/x"), None);
-        assert_eq!(step_action("and log the quotes in our sheet"), Some(Action::Write));
+        assert_eq!(
+            step_action("and log the quotes in our sheet"),
+            Some(Action::Write)
+        );
         assert_eq!(step_action("log in to the portal"), None);
         assert_eq!(step_action("shut it down afterwards"), Some(Action::Stop));
         assert_eq!(step_action("open a ticket in Plane"), Some(Action::Create));
