@@ -11,6 +11,7 @@ pub mod eval;
 mod files;
 mod index;
 mod lexical;
+mod made;
 mod memory;
 mod named;
 mod notes;

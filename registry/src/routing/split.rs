@@ -8,6 +8,7 @@
 
 use super::action::{is_action_verb, opens_with_everyday_verb, step_action};
 use super::command::{named_command, Code};
+use super::made::made_at;
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
 use super::sentences::{list_item, sentences, ARROWS};
 
@@ -431,7 +432,7 @@ const WRITING_VERBS: &[&str] = &["append", "save", "write"];
 fn destination_step(part: &str, first: bool) -> Vec<String> {
     let whole = vec![part.to_string()];
     let Some(at) = destination_at(part) else {
-        return whole;
+        return made_step(part, first).unwrap_or(whole);
     };
     let before = part[..at].trim_end_matches([' ', ',']);
     if before.split_whitespace().count() < MIN_WORDS {
@@ -458,6 +459,24 @@ fn destination_step(part: &str, first: bool) -> Vec<String> {
         return whole;
     }
     vec![before.to_string(), part[at..].to_string()]
+}
+
+/// `part` cut before the thing its result is to be made into ("Summarize the newest papers | as
+/// a PDF report", [`made_at`]), with the same care as a file's destination: not after a verb that
+/// moves or writes things itself ("Convert the PDF into a Word document"), nor in a later part
+/// that a verb of keeping opens (it is the step of making then), nor when the part is little more
+/// than the phrase.
+fn made_step(part: &str, first: bool) -> Option<Vec<String>> {
+    let at = made_at(part)?;
+    let before = part[..at].trim_end_matches([' ', ',']);
+    let verb = part_verb(before);
+    let keeps = KEEPING_VERBS.contains(&verb.as_str());
+    // "Turn the tables in q3.pdf into a spreadsheet": turning into is converting.
+    let own = TRANSFER_VERBS.contains(&verb.as_str())
+        || WRITING_VERBS.contains(&verb.as_str())
+        || verb == "turn";
+    (before.split_whitespace().count() >= MIN_WORDS && !own && (first || !keeps))
+        .then(|| vec![before.to_string(), part[at..].to_string()])
 }
 
 /// Whether `text` starts with the words `words`, followed by a space or a comma.

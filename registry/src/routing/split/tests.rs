@@ -175,6 +175,63 @@ fn a_file_named_to_put_the_result_in_is_a_step() {
 }
 
 #[test]
+fn a_thing_to_make_is_a_step() {
+    assert_eq!(
+        split_request("Summarize the three newest arXiv papers on diffusion as a PDF report."),
+        [
+            "Summarize the three newest arXiv papers on diffusion",
+            "as a PDF report."
+        ]
+    );
+    assert_eq!(
+        split_request("Put the latest NVIDIA headlines from Yahoo Finance into an Excel sheet."),
+        [
+            "Put the latest NVIDIA headlines from Yahoo Finance",
+            "into an Excel sheet."
+        ]
+    );
+    // A later part that keeps is the step of making already.
+    assert_eq!(
+        split_request("Find the open bugs in project WEB and then save them as a PDF report"),
+        [
+            "Find the open bugs in project WEB",
+            "and then save them as a PDF report"
+        ]
+    );
+    for whole in [
+        // Converting and writing make the thing themselves.
+        "Convert the contract at /docs/contract.pdf into a Word document",
+        "Turn the tables in /docs/q3-report.pdf into a spreadsheet",
+        "Write a short summary of the meeting as a HackMD note",
+        // Where the content is, not what is made.
+        "Find the errors in the quarterly report",
+        "Read the latest comments on the Trello card",
+        // Too few words before it.
+        "Show it as a chart",
+    ] {
+        assert_eq!(split_request(whole), [whole], "{whole}");
+    }
+}
+
+#[test]
+fn a_dash_before_an_action_is_a_link() {
+    assert_eq!(
+        split_request("Weather at JFK airport tomorrow — text it to my wife at +1 555 0100."),
+        [
+            "Weather at JFK airport tomorrow",
+            "text it to my wife at +1 555 0100."
+        ]
+    );
+    assert_eq!(
+        split_request("The latest Bitcoin price - email it to me@example.com"),
+        ["The latest Bitcoin price", "email it to me@example.com"]
+    );
+    // A dash before no action is punctuation.
+    let whole = "Book the flight for 2 - 3 people next week";
+    assert_eq!(split_request(whole), [whole]);
+}
+
+#[test]
 fn remembering_what_was_found_is_a_step() {
     assert_eq!(
         split_request("Read config.yaml and remember the database host it names"),
