@@ -20,6 +20,8 @@ const MADE_NOUNS: &[&str] = &[
     "note",
     "pdf",
     "post",
+    "ppt",
+    "pptx",
     "presentation",
     "report",
     "sheet",
@@ -43,11 +45,16 @@ const NEW: &[&str] = &["a", "an", "new", "one", "single"];
 /// [`MAX_NAMING`] of the latter.
 const DETERMINERS: &[&str] = &["my", "our", "the", "this", "your"];
 const MAX_NAMING: usize = 2;
+/// How many of a part's last words can hold the phrase.
+const LAST_WORDS: usize = 10;
 
 /// Where the phrase that names the thing `text`'s result is made into starts (a byte offset),
 /// when `text` ends with one; the phrase's preposition is at the offset.
 pub(crate) fn made_at(text: &str) -> Option<usize> {
-    let words = words_at(text);
+    let all = words_at(text);
+    // The phrase is a preposition, a few determiners, at most two naming words, the noun and a
+    // "please": only the last words are read, so that a long part costs no more.
+    let words = &all[all.len().saturating_sub(LAST_WORDS)..];
     let plain: Vec<String> = words.iter().map(|(_, w)| plain_word(w)).collect();
     let mut end = plain.len();
     while end > 0 && matches!(plain[end - 1].as_str(), "please" | "") {
