@@ -424,15 +424,20 @@ const TRANSFER_VERBS: &[&str] = &[
 /// to /tmp/haiku.txt", "Append the log line to …"), one need with its file.
 const WRITING_VERBS: &[&str] = &["append", "save", "write"];
 /// `part` cut before the file its result should go to ("Pull the fundamentals … into
-/// ~/kospi/samsung.csv"): the destination is a step of saving, which the rest of the part's
-/// words would drown. Not when the part's verb moves things to files itself
-/// ([`TRANSFER_VERBS`]) or writes them ([`WRITING_VERBS`]), nor when it keeps things and the
-/// part is not the request's `first` (it is the saving step then), nor when the part is little
-/// more than the destination.
+/// ~/kospi/samsung.csv"), or before the thing it is to be made into ("Summarize the newest
+/// papers | as a PDF report", [`made_at`]): the destination is a step of saving or making, which
+/// the rest of the part's words would drown. Not when the part's verb moves things to files
+/// itself ([`TRANSFER_VERBS`]; and "turn" into a thing to make: converting) or writes them
+/// ([`WRITING_VERBS`]), nor when it keeps things and the part is not the request's `first` (it
+/// is the saving step then), nor when the part is little more than the destination.
 fn destination_step(part: &str, first: bool) -> Vec<String> {
     let whole = vec![part.to_string()];
-    let Some(at) = destination_at(part) else {
-        return made_step(part, first).unwrap_or(whole);
+    let (at, made) = match destination_at(part) {
+        Some(at) => (at, false),
+        None => match made_at(part) {
+            Some(at) => (at, true),
+            None => return whole,
+        },
     };
     let before = part[..at].trim_end_matches([' ', ',']);
     if before.split_whitespace().count() < MIN_WORDS {
@@ -442,41 +447,24 @@ fn destination_step(part: &str, first: bool) -> Vec<String> {
     let keeps = KEEPING_VERBS.contains(&verb.as_str());
     if TRANSFER_VERBS.contains(&verb.as_str())
         || WRITING_VERBS.contains(&verb.as_str())
+        || made && verb == "turn"
         || !first && keeps
     {
         return whole;
     }
     // "at", "in", "under" say where a file is as often as where one should go ("transcribe the
     // recording at ~/a.mp3"): a destination only after a verb of keeping or with the word
-    // "file" ("… in a text file at /home/me/n.txt").
+    // "file" ("… in a text file at /home/me/n.txt"). A thing to make reads its own prepositions.
     let phrase = part[at..].to_lowercase();
     let opener = phrase.split_whitespace().next().unwrap_or("");
     let locative = matches!(opener, "at" | "in" | "under");
     let says_file = phrase
         .split_whitespace()
         .any(|w| w == "file" || w == "document");
-    if locative && !keeps && !says_file {
+    if !made && locative && !keeps && !says_file {
         return whole;
     }
     vec![before.to_string(), part[at..].to_string()]
-}
-
-/// `part` cut before the thing its result is to be made into ("Summarize the newest papers | as
-/// a PDF report", [`made_at`]), with the same care as a file's destination: not after a verb that
-/// moves or writes things itself ("Convert the PDF into a Word document"), nor in a later part
-/// that a verb of keeping opens (it is the step of making then), nor when the part is little more
-/// than the phrase.
-fn made_step(part: &str, first: bool) -> Option<Vec<String>> {
-    let at = made_at(part)?;
-    let before = part[..at].trim_end_matches([' ', ',']);
-    let verb = part_verb(before);
-    let keeps = KEEPING_VERBS.contains(&verb.as_str());
-    // "Turn the tables in q3.pdf into a spreadsheet": turning into is converting.
-    let own = TRANSFER_VERBS.contains(&verb.as_str())
-        || WRITING_VERBS.contains(&verb.as_str())
-        || verb == "turn";
-    (before.split_whitespace().count() >= MIN_WORDS && !own && (first || !keeps))
-        .then(|| vec![before.to_string(), part[at..].to_string()])
 }
 
 /// Whether `text` starts with the words `words`, followed by a space or a comma.
