@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use super::calendar::as_calendar;
 use super::command::{as_running, Code};
 use super::files::as_file_operation;
-use super::made::as_making;
+use super::made::{as_content, as_made_first, as_making};
 use super::memory::as_memory;
 use super::notes::as_note;
 use super::reminder::as_reminder;
@@ -459,7 +459,12 @@ fn reading(request: &str) -> Cow<'_, str> {
     if let Some(asked) = asked {
         read = Cow::Owned(asked);
     }
-    if let Some(writing) = as_writing(&read).or_else(|| as_making(&read)) {
+    let making = || {
+        as_making(&read)
+            .or_else(|| as_made_first(&read))
+            .or_else(|| as_content(&read))
+    };
+    if let Some(writing) = as_writing(&read).or_else(making) {
         read = Cow::Owned(writing);
     }
     read

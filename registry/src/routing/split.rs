@@ -8,7 +8,7 @@
 
 use super::action::{is_action_verb, opens_with_everyday_verb, step_action};
 use super::command::{named_command, Code};
-use super::made::made_at;
+use super::made::{content_at, made_at};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
 use super::sentences::{list_item, sentences, ARROWS};
 
@@ -213,6 +213,7 @@ pub fn split_request(request: &str) -> Vec<String> {
         })
         .flat_map(|(opens_request, c)| command_step(&c, &quoted, opens_request))
         .flat_map(|(opens_request, c)| destination_step(&c, opens_request))
+        .flat_map(|c| content_step(&c))
         .collect();
     if finer.len() <= MAX_PARTS {
         parts = finer;
@@ -465,6 +466,19 @@ fn destination_step(part: &str, first: bool) -> Vec<String> {
         return whole;
     }
     vec![before.to_string(), part[at..].to_string()]
+}
+
+/// `part` cut after a thing to make that it names first, before what that thing is made of,
+/// when that names a source ("Make a bar chart | of my Strava activities this month",
+/// [`content_at`]): finding the content is a step of its own.
+fn content_step(part: &str) -> Vec<String> {
+    match content_at(part) {
+        Some(at) => vec![
+            part[..at].trim_end_matches([' ', ',']).to_string(),
+            part[at..].to_string(),
+        ],
+        None => vec![part.to_string()],
+    }
 }
 
 /// Whether `text` starts with the words `words`, followed by a space or a comma.

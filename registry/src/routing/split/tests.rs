@@ -48,6 +48,25 @@ fn a_multi_step_request_becomes_its_steps() {
 }
 
 #[test]
+fn a_thing_to_make_named_first_is_cut_from_its_sourced_content() {
+    assert_eq!(
+        split_request("I need a slide deck on this week's trending GitHub developers"),
+        [
+            "I need a slide deck",
+            "on this week's trending GitHub developers"
+        ]
+    );
+    assert_eq!(
+        split_request("Create a Jira ticket for the login bug"),
+        ["Create a Jira ticket for the login bug"]
+    );
+    assert_eq!(
+        split_request("Create a new note on HackMD with the title 'Weekly'"),
+        ["Create a new note on HackMD with the title 'Weekly'"]
+    );
+}
+
+#[test]
 fn what_someone_saved_is_no_step_of_saving() {
     assert_eq!(
         split_request("Show me what I saved in Bear about sourdough"),
@@ -62,7 +81,8 @@ fn a_minor_step_after_and_or_a_saving_phrase_is_a_step() {
             "Make a web page about the history of AI based on Wikipedia saved at /root/html/ai.html"
         ),
         [
-            "Make a web page about the history of AI based on Wikipedia",
+            "Make a web page",
+            "about the history of AI based on Wikipedia",
             "saved at /root/html/ai.html"
         ]
     );
