@@ -2,8 +2,10 @@
 //! arXiv papers on diffusion | as a PDF report", "Put the NVIDIA headlines | into an Excel
 //! sheet", "Publish the README | as a WordPress post"): making it is a step of its own, which a
 //! tool other than the one that finds the content does, and which the part's other words drown.
-//! The files named by path have their own rule (`query::destination_at`); this one reads the
-//! kinds of things tools make: documents, sheets, slides, charts, notes, posts.
+//! Named first ("Make a bar chart | of my Strava activities this month"), the thing is cut from
+//! its content when that content has a source another tool reads. The files named by path have
+//! their own rule (`query::destination_at`); this one reads the kinds of things tools make:
+//! documents, sheets, slides, charts, notes, posts.
 
 use super::sentences::{plain_word, words_at};
 

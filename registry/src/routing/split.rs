@@ -3,8 +3,10 @@
 //! of them, and the tool of a minor step never comes near it. Local rules, no model: sentences
 //! and a list's items, then clauses at sequencing words, at an arrow before an action verb, at
 //! "and" before an action verb, at a saving phrase, at a comma before an action verb that ends
-//! an action of its own, before a file named for the result ("… into /root/hn.md"), and around
-//! a phrase that names a shell command ("… using the df -h command").
+//! an action of its own, before a file named for the result ("… into /root/hn.md") or a thing to
+//! make ("… as a PDF report"), after a thing to make named first when its content has a source
+//! ("Make a bar chart | of my Strava activities"), and around a phrase that names a shell
+//! command ("… using the df -h command").
 
 use super::action::{is_action_verb, opens_with_everyday_verb, step_action};
 use super::command::{named_command, Code};
