@@ -250,16 +250,25 @@ const NO_SOURCE: &[&str] = &[
 ];
 
 /// Whether a word as written names where content comes from: a name ("Strava", "GitHub",
-/// "AAPL"), a path, page or handle ("octo/widgets", "meeting.docx", "@acme"). A word with digits
-/// is a value ("WTU123"), not a name.
-fn names_source(written: &str) -> bool {
-    let word = written.trim_matches(|c: char| c.is_ascii_punctuation());
+/// "AAPL"), a path or page ("octo/widgets", "meeting.docx", "r/rust") or a handle ("@acme"). A
+/// word with digits is a value ("WTU123"), not a name; an e-mail address is whom something goes
+/// to.
+pub(super) fn names_source(written: &str) -> bool {
+    let bare = written.trim_end_matches(|c: char| c.is_ascii_punctuation());
+    let bare = bare.trim_start_matches(|c: char| c.is_ascii_punctuation() && c != '@');
+    if let Some(handle) = bare.strip_prefix('@') {
+        return !handle.is_empty();
+    }
+    if bare.contains('@') {
+        return false;
+    }
+    let word = bare.trim_start_matches(|c: char| c.is_ascii_punctuation());
     let word = word.strip_suffix("'s").unwrap_or(word);
-    let inner = |c: char| word.trim_end_matches(c).contains(c);
+    let inner = |c: char| word.contains(c);
     let name = word.chars().any(char::is_uppercase)
         && !word.chars().any(|c| c.is_ascii_digit())
         && !NO_SOURCE.contains(&word);
-    name || inner('/') || inner('.') || inner('@')
+    name || inner('/') || inner('.')
 }
 
 /// A part that is only such a phrase, read as the making it asks for: "as a PDF report" →
@@ -387,6 +396,10 @@ mod tests {
             None
         );
         assert_eq!(content("Create a new note on HackMD with the title"), None);
+        assert_eq!(
+            content("Write a note about the trip for bob@example.com"),
+            None
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod named;
 mod notes;
 mod query;
 mod reminder;
+mod sent;
 mod sentences;
 mod split;
 mod text;

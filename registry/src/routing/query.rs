@@ -379,6 +379,11 @@ const MESSAGE_VERBS: &[(&[&str], &str, &str)] = &[
         "send a message to",
     ),
     (&["tweet"], "post a tweet with", "post a tweet to"),
+    (
+        &["whatsapp"],
+        "send a WhatsApp message with",
+        "send a WhatsApp message to",
+    ),
 ];
 
 /// The phrase the model reads for word `i` of `words` when it is a noun of messaging used as a

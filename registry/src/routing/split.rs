@@ -12,6 +12,7 @@ use super::action::{is_action_verb, opens_with_everyday_verb, step_action};
 use super::command::{named_command, Code};
 use super::made::{content_at, made_at};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
+use super::sent::sent_content_at;
 use super::sentences::{list_item, sentences, ARROWS};
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
@@ -472,9 +473,11 @@ fn destination_step(part: &str, first: bool) -> Vec<String> {
 
 /// `part` cut after a thing to make that it names first, before what that thing is made of,
 /// when that names a source ("Make a bar chart | of my Strava activities this month",
-/// [`content_at`]): finding the content is a step of its own.
+/// [`content_at`]), or after a verb of sending and its recipient, before what is sent ("Text +1
+/// 555 0142 | the hottest post on r/wallstreetbets", [`sent_content_at`]): finding the content
+/// is a step of its own.
 fn content_step(part: &str) -> Vec<String> {
-    match content_at(part) {
+    match content_at(part).or_else(|| sent_content_at(part)) {
         Some(at) => vec![
             part[..at].trim_end_matches([' ', ',']).to_string(),
             part[at..].to_string(),
