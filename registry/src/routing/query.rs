@@ -391,7 +391,7 @@ const MESSAGE_VERBS: &[(&[&str], &str, &str)] = &[
 /// about an e-mail account, a team or whatever follows, "text me the headlines" as being about
 /// text, and "send an email with it to the team" as sending one (docs/routing.md, "A verb of
 /// messaging"). A verb follows the start, a comma or colon, or a word such as "and" or "then",
-/// and comes before its object, its recipient or an address ("mail ops@example.com").
+/// and comes before its object, its recipient, a name or an address ("mail ops@example.com").
 fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
     let word = words[i].to_ascii_lowercase();
     let (_, with, to) = MESSAGE_VERBS
@@ -408,9 +408,14 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
         .map(|w| w.trim_end_matches([',', '.']).to_ascii_lowercase())
         .unwrap_or_default();
     let address = next.contains('@') || next.starts_with('+');
+    // "Text Priya …", "Email Omar …": a name after the verb is whom it goes to.
+    let name = words.get(i + 1).is_some_and(|w| {
+        let mut letters = w.chars().filter(|c| c.is_alphabetic());
+        letters.next().is_some_and(char::is_uppercase) && letters.all(char::is_lowercase)
+    });
     if !before {
         None
-    } else if address || RECIPIENTS.contains(&next.as_str()) {
+    } else if address || name || RECIPIENTS.contains(&next.as_str()) {
         Some(to)
     } else if OBJECTS.contains(&next.as_str()) {
         Some(with)
