@@ -647,6 +647,15 @@ mod tests {
             semantic_query("find the paper, then tweet its title"),
             "find the paper, then post a tweet with its title"
         );
+        assert_eq!(
+            semantic_query("Text Priya the address"),
+            "send a text message to Priya the address"
+        );
+        assert_eq!(
+            semantic_query("WhatsApp me the menu"),
+            "send a WhatsApp message to me the menu"
+        );
+        assert_eq!(semantic_query("Text AI models compared"), "Text AI models compared");
         // A noun stays a noun: after an article or a possessive, or before a noun.
         for request in [
             "Read my latest email and summarize it",
