@@ -5,45 +5,22 @@
 # activities this month", "Build a mind map from the README of octo/widgets on GitHub"), the order
 # the seventeenth round left ("I need a slide deck on …", the issue's "Make a web page about …").
 from set_writer import named, write
-from catalog_groups import SAVE
+from catalog_groups import (
+    AREA_CHART, CRICKET_LIVE, CRYPTO_NEWS, DOCX_READ, EXCEL_WRITE, GITHUB_FILE, JIRA_ISSUES,
+    KOSPI_VOLUME, MINDMAP, NEW_DECK, OBSIDIAN_NEW, PAGE_MD, REDDIT_HOT, SAVE, SLIDE, TO_DOCX,
+    TO_PDF, TRELLO_CARD, TWEET, WSB_TRENDING, YOUTUBE_MD, ZOOM_ACTIONS,
+)
 STRAVA_ACTS = named("Strava MCP Server/get_user_activities")
 CHART_BARS = named("MCP Server Chart/generate_bar_chart", "MCP Server Chart/generate_column_chart")
-AREA_CHART = named("MCP Server Chart/generate_area_chart")
-CRYPTO_NEWS = named("Crypto News MCP Server/read_news")
-NEW_DECK = named("powerpoint MCP server/create-presentation")
-SLIDE = named("powerpoint MCP server/create-presentation", "powerpoint MCP server/add-slide-title-only",
-              "powerpoint MCP server/add-slide-section-header", "powerpoint MCP server/add-slide-comparison")
 OURA_SLEEP = named("Oura MCP Server/get_sleep_data")
 OURA_READINESS = named("Oura MCP Server/get_readiness_data")
-REDDIT_HOT = named("MCP Reddit Server/fetch_reddit_hot_threads", "Reddit MCP/search_posts")
 HACKMD_NEW = named("HackMD MCP Server/create_note", "HackMD MCP Server/create_team_note")
-GITHUB_FILE = named("GitHub Repository MCP Server/get-file-content", "GitHub MCP Server for Pera1/github_get_code")
-MINDMAP = named("Markmap MCP Server/markdown_to_mindmap")
-WSB_TRENDING = named("WSB Analyst MCP Server/get_top_trending_tickers")
-TO_PDF = named("markdown2pdf-mcp/markdown2pdf", "mcp-pandoc: A Document Conversion MCP Server/convert-contents")
-TO_DOCX = named("mcp-pandoc: A Document Conversion MCP Server/convert-contents")
-CRICKET_LIVE = named("Cricket MCP Server/get_live_matches")
-EXCEL_WRITE = named("Excel MCP Server/excel_write_to_sheet", "Excel MCP Server musa/write_data_to_excel")
 YAHOO_TOP = named("Yahoo Finance MCP Server/get_top_companies")
-ZOOM_ACTIONS = named("Zoom Transcript MCP Server/extract_action_items")
 ZOOM_TRANSCRIPT = named("Zoom Transcript MCP Server/get_recent_transcripts",
                         "Zoom Transcript MCP Server/download_transcript")
 LINEAR_NEW = named("Linear MCP Server/create_issue")
-JIRA_ISSUES = named("Jira communication server MCP Server/execute_jql",
-                    "Jira communication server MCP Server/get_only_ticket_name_and_description",
-                    "MCP Atlassian/jira_get_project_issues")
-TRELLO_CARD = named("MCP Server Trello/add_card_to_list")
-TWEET = named("X (Twitter) MCP server/post_tweet")
 STOCK_SERIES = named("Twelve Data MCP Server/GetTimeSeries")
 SHEET_WRITE = named("MCP Google Sheets Server/sheets_update_values", "MCP Google Sheets Server/sheets_batch_update_values")
-PAGE_MD = named("MCP Access Template/get-webpage-markdown", "ReviewWebsite.com - MCP Server/convert_to_markdown",
-                "ReviewWebsite.com - MCP Server/scrape_url", "ScrapeGraph MCP Server/markdownify",
-                "Fetcher MCP/fetch_url", "Fetch MCP Server/fetch", "pure.md MCP server/unblock-url",
-                "Markdown Downloader MCP Server/download_markdown", "mcp-server-fetch-python/get-markdown")
-KOSPI_VOLUME = named("kospi-kosdaq-stock-server/get_stock_trading_volume")
-YOUTUBE_MD = named("Markdownify MCP Server - UTF-8 Enhanced/youtube-to-markdown")
-OBSIDIAN_NEW = named("Obsidian Local REST API MCP Server/create_note", "Obsidian Local REST API MCP Server/create_file")
-DOCX_READ = named("Markdownify MCP Server - UTF-8 Enhanced/docx-to-markdown", "mcp-pandoc: A Document Conversion MCP Server/convert-contents")
 write("etom-made-first.jsonl", "made-first", [
     ("Make a bar chart of my Strava activities this month.", [STRAVA_ACTS, CHART_BARS]),
     ("Create a PowerPoint deck from the latest Crypto News headlines.", [CRYPTO_NEWS, NEW_DECK]),

@@ -4,29 +4,24 @@
 # etom-made-first.jsonl, and committed before it was measured; never built on: the same shape in
 # other words, openers, sources and things to make, and some whose source is written in lowercase.
 from set_writer import named, write
-from catalog_groups import NOTE_MAKE
+from catalog_groups import (
+    ARXIV_SEARCH, LINEAR_ISSUES, MINDMAP, NEW_DECK, NOTE_MAKE, TODOIST_TASKS, TO_DOCX, TO_PDF,
+    TRELLO_CARD,
+)
 CHARTS = named("MCP Server Chart/generate_area_chart", "MCP Server Chart/generate_bar_chart",
                "MCP Server Chart/generate_column_chart")
 CRYPTO_HISTORY = named("Alchemy MCP Server/fetchTokenPriceHistoryBySymbol",
                        "Alchemy MCP Server/fetchTokenPriceHistoryByTimeFrame",
                        "Binance Cryptocurrency MCP/get_ui_klines", "Token Metrics MCP Server/get_tokens_daily_ohlcv")
-TO_PDF = named("markdown2pdf-mcp/markdown2pdf", "mcp-pandoc: A Document Conversion MCP Server/convert-contents")
-TO_DOCX = named("mcp-pandoc: A Document Conversion MCP Server/convert-contents")
 ARGO_APP = named("Argo CD MCP Server/get_application", "Argo CD MCP Server/list_applications")
-TRELLO_CARD = named("MCP Server Trello/add_card_to_list")
 OURA_SLEEP = named("Oura MCP Server/get_today_sleep_data", "Oura MCP Server/get_sleep_data")
 BEAR_NEW = named("Bear MCP Server/create_note")
 CONFLUENCE_PAGE = named("Confluence Communication Server MCP Server/get_page_content",
                         "Confluence Communication Server MCP Server/execute_cql_search")
-NEW_DECK = named("powerpoint MCP server/create-presentation")
-LINEAR_ISSUES = named("Linear MCP Server/list_issues", "Linear MCP Server/search_issues")
 SHEET_WRITE = named("Excel MCP Server/excel_write_to_sheet", "Excel MCP Server musa/write_data_to_excel",
                     "MCP Google Sheets Server/sheets_update_values", "MCP Google Sheets Server/sheets_batch_update_values")
 OBSIDIAN_NOTE = named("Obsidian Local REST API MCP Server/get_note", "Obsidian MCP Server/get_note_content",
                       "Obsidian Local REST API MCP Server/get_file")
-MINDMAP = named("Markmap MCP Server/markdown_to_mindmap")
-TODOIST_TASKS = named("Enhanced Todoist MCP Server Extended/todoist_get_tasks")
-ARXIV_SEARCH = named("ArXiv MCP Server/search_papers")
 HACKMD_NEW = named("HackMD MCP Server/create_note", "HackMD MCP Server/create_team_note")
 YAHOO_ETFS = named("Yahoo Finance MCP Server/get_top_etfs")
 DATADOG_MONITORS = named("Datadog MCP Server/get-monitors")

@@ -5,45 +5,21 @@
 # mostly without "and then" ("… into an Excel sheet", "… as a PDF report", "Bar chart of …",
 # "Weather at JFK tomorrow — text it to …").
 from set_writer import named, write
-from catalog_groups import EMAIL, SAVE, SMS
+from catalog_groups import (
+    AIRPORT_WEATHER, AREA_CHART, ARXIV_SEARCH, CRICKET_NEWS, CRYPTO_NEWS, DOCX_READ, EMAIL,
+    EXCEL_WRITE, GITHUB_DEVS, GITHUB_FILE, JIRA_ISSUES, KOSPI_VOLUME, MINDMAP, NEW_DECK,
+    OBSIDIAN_NEW, PAGE_MD, REDDIT_HOT, SAVE, SLIDE, SMS, TO_DOCX, TO_PDF, TWEET, WSB_TRENDING,
+    WXM_NOW, YOUTUBE_MD,
+)
 YAHOO_NEWS = named("Yahoo Finance MCP Server/get_ticker_news", "MCP Yeoman Server/get_ticker_news")
-EXCEL_WRITE = named("Excel MCP Server/excel_write_to_sheet", "Excel MCP Server musa/write_data_to_excel")
-KOSPI_VOLUME = named("kospi-kosdaq-stock-server/get_stock_trading_volume")
 BAR_CHART = named("MCP Server Chart/generate_bar_chart", "MCP Server Chart/generate_column_chart")
-AREA_CHART = named("MCP Server Chart/generate_area_chart")
-ARXIV_SEARCH = named("ArXiv MCP Server/search_papers")
 ARXIV_GET = named("ArXiv MCP Server/download_paper", "ArXiv MCP Server/read_paper")
-TO_PDF = named("markdown2pdf-mcp/markdown2pdf", "mcp-pandoc: A Document Conversion MCP Server/convert-contents")
-TO_DOCX = named("mcp-pandoc: A Document Conversion MCP Server/convert-contents")
-GITHUB_DEVS = named("mcp-github-trending MCP Server/get_github_trending_developers")
-NEW_DECK = named("powerpoint MCP server/create-presentation")
-SLIDE = named("powerpoint MCP server/create-presentation", "powerpoint MCP server/add-slide-title-only",
-              "powerpoint MCP server/add-slide-section-header", "powerpoint MCP server/add-slide-comparison")
-AIRPORT_WEATHER = named("Variflight MCP Server/getFutureWeatherByAirport")
 PDF_TO_SHEET = named("PDF.co MCP/pdf_to_xlsx", "PDF.co MCP/pdf_to_xls")
-CRYPTO_NEWS = named("Crypto News MCP Server/read_news")
-TWEET = named("X (Twitter) MCP server/post_tweet")
 FLIGHTS = named("Variflight MCP Server/searchFlightItineraries", "Variflight MCP Server/searchFlightsByDepArr")
 OUTLOOK_EVENT = named("Outlook Calendar MCP Tool/create_event", "Outlook Meetings Scheduler MCP Server/create-event")
-YOUTUBE_MD = named("Markdownify MCP Server - UTF-8 Enhanced/youtube-to-markdown")
-OBSIDIAN_NEW = named("Obsidian Local REST API MCP Server/create_note", "Obsidian Local REST API MCP Server/create_file")
 STOCK_HISTORY = named("Financial Modeling Prep MCP Server/get_historical_stock_prices", "Twelve Data MCP Server/GetTimeSeries")
-WXM_NOW = named("WeatherXM PRO MCP Server/get_stations_near", "WeatherXM PRO MCP Server/get_latest_observation")
 SHEET_WRITE = named("MCP Google Sheets Server/sheets_update_values", "MCP Google Sheets Server/sheets_batch_update_values")
-DOCX_READ = named("Markdownify MCP Server - UTF-8 Enhanced/docx-to-markdown", "mcp-pandoc: A Document Conversion MCP Server/convert-contents")
-MINDMAP = named("Markmap MCP Server/markdown_to_mindmap")
-GITHUB_FILE = named("GitHub Repository MCP Server/get-file-content", "GitHub MCP Server for Pera1/github_get_code")
 WP_POST = named("WordPress MCP/create-post")
-CRICKET_NEWS = named("Cricket MCP Server/get_cricket_news")
-JIRA_ISSUES = named("Jira communication server MCP Server/execute_jql",
-                    "Jira communication server MCP Server/get_only_ticket_name_and_description",
-                    "MCP Atlassian/jira_get_project_issues")
-REDDIT_HOT = named("MCP Reddit Server/fetch_reddit_hot_threads", "Reddit MCP/search_posts")
-WSB_TRENDING = named("WSB Analyst MCP Server/get_top_trending_tickers")
-PAGE_MD = named("MCP Access Template/get-webpage-markdown", "ReviewWebsite.com - MCP Server/convert_to_markdown",
-                "ReviewWebsite.com - MCP Server/scrape_url", "ScrapeGraph MCP Server/markdownify",
-                "Fetcher MCP/fetch_url", "Fetch MCP Server/fetch", "pure.md MCP server/unblock-url",
-                "Markdown Downloader MCP Server/download_markdown", "mcp-server-fetch-python/get-markdown")
 HACKMD_NEW = named("HackMD MCP Server/create_note")
 write("etom-office.jsonl", "office", [
     ("Put the latest NVIDIA headlines from Yahoo Finance into an Excel sheet.", [YAHOO_NEWS, EXCEL_WRITE]),

@@ -5,32 +5,18 @@
 # page ("Email me the top five hot threads on r/MachineLearning at …", "Tweet this week's top
 # trending GitHub developer"), the order of the round's made-first set with a message for a thing.
 from set_writer import named, write
-from catalog_groups import EMAIL, SMS
-REDDIT_HOT = named("MCP Reddit Server/fetch_reddit_hot_threads", "Reddit MCP/search_posts")
-AIRPORT_WEATHER = named("Variflight MCP Server/getFutureWeatherByAirport")
-CRYPTO_NEWS = named("Crypto News MCP Server/read_news")
-WHATSAPP = named("WhatsApp MCP Server/send_message")
-JIRA_ISSUES = named("Jira communication server MCP Server/execute_jql",
-                    "Jira communication server MCP Server/get_only_ticket_name_and_description",
-                    "MCP Atlassian/jira_get_project_issues")
-GITHUB_DEVS = named("mcp-github-trending MCP Server/get_github_trending_developers")
-TWEET = named("X (Twitter) MCP server/post_tweet")
+from catalog_groups import (
+    AIRPORT_WEATHER, CRICKET_LIVE, CRYPTO_NEWS, EMAIL, GITHUB_DEVS, JIRA_ISSUES, KOSPI_VOLUME,
+    PAGE_MD, REDDIT_HOT, SMS, TWEET, WHATSAPP, WSB_TRENDING, WXM_NOW,
+)
 YAHOO_NEWS = named("Yahoo Finance MCP Server/get_ticker_news", "MCP Yeoman Server/get_ticker_news",
                    "Yahoo Finance MCP Server/search_news")
 TEAMS_THREAD = named("MCP Teams Server/start_thread")
-KOSPI_VOLUME = named("kospi-kosdaq-stock-server/get_stock_trading_volume")
 OURA_TODAY = named("Oura MCP Server/get_today_readiness_data", "Oura MCP Server/get_readiness_data")
 ARXIV_GET = named("ArXiv MCP Server/read_paper", "ArXiv MCP Server/download_paper")
-CRICKET_LIVE = named("Cricket MCP Server/get_live_matches")
 STRAVA_ACTS = named("Strava MCP Server/get_user_activities", "Strava MCP Server/get_activity")
-WSB_TRENDING = named("WSB Analyst MCP Server/get_top_trending_tickers")
 DISCORD_REPLY = named("MCP-Discord/discord_reply_to_forum")
 COIN_PRICE = named("CoinStats MCP Server/get-coin-by-id", "CoinStats MCP Server/get-coins")
-WXM_NOW = named("WeatherXM PRO MCP Server/get_stations_near", "WeatherXM PRO MCP Server/get_latest_observation")
-PAGE_MD = named("MCP Access Template/get-webpage-markdown", "ReviewWebsite.com - MCP Server/convert_to_markdown",
-                "ReviewWebsite.com - MCP Server/scrape_url", "ScrapeGraph MCP Server/markdownify",
-                "Fetcher MCP/fetch_url", "Fetch MCP Server/fetch", "pure.md MCP server/unblock-url",
-                "Markdown Downloader MCP Server/download_markdown", "mcp-server-fetch-python/get-markdown")
 write("etom-sent-first.jsonl", "sent-first", [
     ("Email me the top five hot threads on r/MachineLearning at me@example.com.", [REDDIT_HOT, EMAIL]),
     ("Text my wife at +1 555 0100 the weather forecast for JFK airport tomorrow.", [AIRPORT_WEATHER, SMS]),

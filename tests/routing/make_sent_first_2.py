@@ -4,18 +4,14 @@
 # and committed before it was measured; never built on: other senders, recipients and sources,
 # and some whose content has no capitalised name or path.
 from set_writer import named, write
-from catalog_groups import EMAIL, SMS
-WHATSAPP = named("WhatsApp MCP Server/send_message")
-TWEET = named("X (Twitter) MCP server/post_tweet")
-TODOIST_TASKS = named("Enhanced Todoist MCP Server Extended/todoist_get_tasks")
-GITHUB_FILE = named("GitHub Repository MCP Server/get-file-content", "GitHub MCP Server for Pera1/github_get_code")
+from catalog_groups import (
+    CRICKET_NEWS, EMAIL, GITHUB_FILE, LINEAR_ISSUES, SMS, TODOIST_TASKS, TWEET, WHATSAPP,
+    ZOOM_ACTIONS,
+)
 OURA_SLEEP = named("Oura MCP Server/get_today_sleep_data", "Oura MCP Server/get_sleep_data")
 YAHOO_TOP = named("Yahoo Finance MCP Server/get_top_companies", "MCP Yeoman Server/get_top_companies")
-ZOOM_ACTIONS = named("Zoom Transcript MCP Server/extract_action_items")
-CRICKET_NEWS = named("Cricket MCP Server/get_cricket_news")
 HUNTER_COMPANY = named("Hunter MCP Server/enrich_company")
 COIN_PRICE = named("Coincap MCP/bitcoin_price", "Coincap MCP/get_crypto_price", "CoinStats MCP Server/get-coin-by-id")
-LINEAR_ISSUES = named("Linear MCP Server/list_issues", "Linear MCP Server/search_issues")
 STRAVA_ACTS = named("Strava MCP Server/get_user_activities", "Strava MCP Server/get_activity")
 write("etom-sent-first-2.jsonl", "sent-first-2", [
     ("Email me today's Todoist tasks.", [TODOIST_TASKS, EMAIL]),
