@@ -655,7 +655,10 @@ mod tests {
             semantic_query("WhatsApp me the menu"),
             "send a WhatsApp message to me the menu"
         );
-        assert_eq!(semantic_query("Text AI models compared"), "Text AI models compared");
+        assert_eq!(
+            semantic_query("Text AI models compared"),
+            "Text AI models compared"
+        );
         // A noun stays a noun: after an article or a possessive, or before a noun.
         for request in [
             "Read my latest email and summarize it",

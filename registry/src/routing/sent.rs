@@ -53,6 +53,34 @@ pub(crate) fn sent_content_at(text: &str) -> Option<usize> {
         .then_some(words[i].0)
 }
 
+/// Where what `text` sends starts and where the phrase of whom it goes to starts (byte offsets),
+/// when `text` opens with a verb of sending, names what it sends right after it and ends with
+/// "to" and the recipient ("Email | the markdown of https://… | to me@example.com"), and what it
+/// sends names a source.
+pub(crate) fn sent_before_recipient(text: &str) -> Option<(usize, usize)> {
+    let words = words_at(text);
+    let plain: Vec<String> = words.iter().map(|(_, w)| plain_word(w)).collect();
+    let mut i = usize::from(plain.first().is_some_and(|w| w == "please"));
+    if !plain
+        .get(i)
+        .is_some_and(|w| SENDING_VERBS.contains(&w.as_str()))
+    {
+        return None;
+    }
+    i += 1;
+    let mut end = plain.len();
+    while end > i && matches!(plain[end - 1].as_str(), "please" | "") {
+        end -= 1;
+    }
+    let written = |j: usize| words.get(j).map_or("", |(_, w)| w);
+    let to = (i + 2..end)
+        .rev()
+        .find(|&j| plain[j] == "to" && recipient_end(&plain, &written, j + 1) == Some(end))?;
+    let first = plain[i].as_str();
+    let sourced = words[i..to].iter().any(|(_, w)| names_source(w));
+    (!NOT_CONTENT.contains(&first) && sourced).then_some((words[i].0, words[to].0))
+}
+
 /// The index after the recipient that starts at `i`: a pronoun, "my"/"our" and one noun, or an
 /// addressee ([`addressee_end`]).
 fn recipient_end<'a>(
@@ -143,6 +171,22 @@ mod tests {
         assert_eq!(sent("Send me a reminder"), None);
         assert_eq!(
             sent("Email me the top five threads at me@example.com"),
+            None
+        );
+    }
+
+    #[test]
+    fn what_is_sent_before_its_recipient_is_its_own() {
+        let text = "Email the markdown of https://docs.pinecone.io/guides/hybrid-search to me@example.com.";
+        let (content, to) = sent_before_recipient(text).unwrap();
+        assert_eq!(
+            &text[content..to],
+            "the markdown of https://docs.pinecone.io/guides/hybrid-search "
+        );
+        assert_eq!(&text[to..], "to me@example.com.");
+        assert_eq!(sent_before_recipient("Email the agenda to the team"), None);
+        assert_eq!(
+            sent_before_recipient("Send the report to bob@example.com"),
             None
         );
     }

@@ -12,7 +12,7 @@ use super::action::{is_action_verb, opens_with_everyday_verb, step_action};
 use super::command::{named_command, Code};
 use super::made::{content_at, made_at};
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
-use super::sent::sent_content_at;
+use super::sent::{sent_before_recipient, sent_content_at};
 use super::sentences::{list_item, sentences, ARROWS};
 
 /// Words that open a new step inside a sentence: after a space, and followed by a space or a
@@ -474,13 +474,21 @@ fn destination_step(part: &str, first: bool) -> Vec<String> {
 /// `part` cut after a thing to make that it names first, before what that thing is made of,
 /// when that names a source ("Make a bar chart | of my Strava activities this month",
 /// [`content_at`]), or after a verb of sending and its recipient, before what is sent ("Text +1
-/// 555 0142 | the hottest post on r/wallstreetbets", [`sent_content_at`]): finding the content
-/// is a step of its own.
+/// 555 0142 | the hottest post on r/wallstreetbets", [`sent_content_at`]), or between the verb
+/// and "to" its recipient ([`sent_before_recipient`]): finding the content is a step of its own.
 fn content_step(part: &str) -> Vec<String> {
-    match content_at(part).or_else(|| sent_content_at(part)) {
-        Some(at) => vec![
+    if let Some(at) = content_at(part).or_else(|| sent_content_at(part)) {
+        return vec![
             part[..at].trim_end_matches([' ', ',']).to_string(),
             part[at..].to_string(),
+        ];
+    }
+    // "Email | the markdown of https://… | to me@example.com": the sending with its recipient
+    // is one step, what it sends another (its words kept, in the request's order).
+    match sent_before_recipient(part) {
+        Some((content, to)) => vec![
+            format!("{} {}", part[..content].trim_end(), &part[to..]),
+            part[content..to].trim_end_matches([' ', ',']).to_string(),
         ],
         None => vec![part.to_string()],
     }

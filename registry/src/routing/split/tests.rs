@@ -67,6 +67,29 @@ fn a_thing_to_make_named_first_is_cut_from_its_sourced_content() {
 }
 
 #[test]
+fn what_a_message_sends_from_a_source_is_its_own_step() {
+    assert_eq!(
+        split_request("Text +1 555 0142 the hottest post on r/wallstreetbets"),
+        ["Text +1 555 0142", "the hottest post on r/wallstreetbets"]
+    );
+    assert_eq!(
+        split_request("Email the markdown of https://example.com/guide to me@example.com"),
+        [
+            "Email to me@example.com",
+            "the markdown of https://example.com/guide"
+        ]
+    );
+    assert_eq!(
+        split_request("Email Omar the Linear issues assigned to him"),
+        ["Email Omar", "the Linear issues assigned to him"]
+    );
+    assert_eq!(
+        split_request("Email the agenda to bob@example.com"),
+        ["Email the agenda to bob@example.com"]
+    );
+}
+
+#[test]
 fn what_someone_saved_is_no_step_of_saving() {
     assert_eq!(
         split_request("Show me what I saved in Bear about sourdough"),
