@@ -60,10 +60,7 @@ pub(crate) fn made_at(text: &str) -> Option<usize> {
     // "please": only the last words are read, so that a long part costs no more.
     let words = &all[all.len().saturating_sub(LAST_WORDS)..];
     let plain: Vec<String> = words.iter().map(|(_, w)| plain_word(w)).collect();
-    let mut end = plain.len();
-    while end > 0 && matches!(plain[end - 1].as_str(), "please" | "") {
-        end -= 1;
-    }
+    let end = end_of_words(&plain, 0);
     if end < 2 || !MADE_NOUNS.contains(&plain[end - 1].as_str()) {
         return None;
     }
@@ -125,6 +122,16 @@ const CONTENT_WORDS: &[&str] = &[
     "summarizing",
     "with",
 ];
+
+/// Where the words of `plain` (a text's plain words) end, from index `from` on, before a
+/// closing "please" and bare punctuation ("…, please!").
+pub(super) fn end_of_words(plain: &[String], from: usize) -> usize {
+    let mut end = plain.len();
+    while end > from && matches!(plain[end - 1].as_str(), "please" | "") {
+        end -= 1;
+    }
+    end
+}
 
 /// Where what `text`'s thing to make is made of starts (a byte offset, at its first word), when
 /// `text` opens by asking for a new thing ("Make a bar chart | of my Strava activities this
@@ -198,10 +205,7 @@ pub(crate) fn as_made_first(text: &str) -> Option<String> {
     let words = words_at(text);
     let plain: Vec<String> = words.iter().map(|(_, w)| plain_word(w)).collect();
     let (new, after) = thing_named_first(&plain)?;
-    if plain[after..]
-        .iter()
-        .any(|w| !matches!(w.as_str(), "please" | ""))
-    {
+    if end_of_words(&plain, after) != after {
         return None;
     }
     Some(format!("make it into {}", &text[words[new].0..]))
@@ -262,13 +266,11 @@ pub(super) fn names_source(written: &str) -> bool {
     if bare.contains('@') {
         return false;
     }
-    let word = bare.trim_start_matches(|c: char| c.is_ascii_punctuation());
-    let word = word.strip_suffix("'s").unwrap_or(word);
-    let inner = |c: char| word.contains(c);
+    let word = bare.strip_suffix("'s").unwrap_or(bare);
     let name = word.chars().any(char::is_uppercase)
         && !word.chars().any(|c| c.is_ascii_digit())
         && !NO_SOURCE.contains(&word);
-    name || inner('/') || inner('.')
+    name || word.contains(['/', '.'])
 }
 
 /// A part that is only such a phrase, read as the making it asks for: "as a PDF report" →

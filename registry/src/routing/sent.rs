@@ -3,7 +3,7 @@
 //! a step of its own, which a tool other than the sender does, and which the verb and the
 //! recipient drowned (the whole request found senders only, or the content's tools only).
 
-use super::made::names_source;
+use super::made::{end_of_words, names_source};
 use super::sentences::{plain_word, words_at};
 
 /// Verbs of sending a message that take the recipient right after them.
@@ -28,14 +28,7 @@ const NOT_CONTENT: &[&str] = &[
 pub(crate) fn sent_content_at(text: &str) -> Option<usize> {
     let words = words_at(text);
     let plain: Vec<String> = words.iter().map(|(_, w)| plain_word(w)).collect();
-    let mut i = usize::from(plain.first().is_some_and(|w| w == "please"));
-    if !plain
-        .get(i)
-        .is_some_and(|w| SENDING_VERBS.contains(&w.as_str()))
-    {
-        return None;
-    }
-    i += 1;
+    let mut i = after_sending_verb(&plain)?;
     let written = |j: usize| words.get(j).map_or("", |(_, w)| w);
     i = recipient_end(&plain, &written, i)?;
     match plain.get(i).map(String::as_str) {
@@ -60,18 +53,8 @@ pub(crate) fn sent_content_at(text: &str) -> Option<usize> {
 pub(crate) fn sent_before_recipient(text: &str) -> Option<(usize, usize)> {
     let words = words_at(text);
     let plain: Vec<String> = words.iter().map(|(_, w)| plain_word(w)).collect();
-    let mut i = usize::from(plain.first().is_some_and(|w| w == "please"));
-    if !plain
-        .get(i)
-        .is_some_and(|w| SENDING_VERBS.contains(&w.as_str()))
-    {
-        return None;
-    }
-    i += 1;
-    let mut end = plain.len();
-    while end > i && matches!(plain[end - 1].as_str(), "please" | "") {
-        end -= 1;
-    }
+    let i = after_sending_verb(&plain)?;
+    let end = end_of_words(&plain, i);
     let written = |j: usize| words.get(j).map_or("", |(_, w)| w);
     let to = (i + 2..end)
         .rev()
@@ -79,6 +62,16 @@ pub(crate) fn sent_before_recipient(text: &str) -> Option<(usize, usize)> {
     let first = plain[i].as_str();
     let sourced = words[i..to].iter().any(|(_, w)| names_source(w));
     (!NOT_CONTENT.contains(&first) && sourced).then_some((words[i].0, words[to].0))
+}
+
+/// The index after the verb of sending that `plain` (a text's plain words) opens with, after a
+/// "please" or not.
+fn after_sending_verb(plain: &[String]) -> Option<usize> {
+    let i = usize::from(plain.first().is_some_and(|w| w == "please"));
+    plain
+        .get(i)
+        .is_some_and(|w| SENDING_VERBS.contains(&w.as_str()))
+        .then_some(i + 1)
 }
 
 /// The index after the recipient that starts at `i`: a pronoun, "my"/"our" and one noun, or an
