@@ -146,6 +146,18 @@ fn operation(
     })
 }
 
+/// Where a request asks for a file's metadata by its fields, with or without naming the file
+/// ("and then provide their sizes and modification times", "tell me the file size and last
+/// modification date"): a size and a time of change together are what a file's details hold,
+/// whatever the files were called a step before.
+fn metadata_asked(words: &[String]) -> Option<usize> {
+    let size = words.iter().position(|w| w == "size" || w == "sizes")?;
+    words
+        .iter()
+        .any(|w| w == "modification" || w == "modified")
+        .then_some(size)
+}
+
 /// Whether the `i`th of `written` words (plain: `words`) opens a question or request about what
 /// a folder holds: "which files are in /var/log", "what's stored under /srv/backups", "list the
 /// contents of the folder ~/projects/api", "show me everything inside ~/Downloads". The folder
@@ -200,6 +212,7 @@ pub(crate) fn as_file_operation(text: &str, names_file: impl Fn(&str) -> bool) -
         "erase",
         "large",
         "list",
+        "modification",
         "modified",
         "move",
         "put",
@@ -220,10 +233,20 @@ pub(crate) fn as_file_operation(text: &str, names_file: impl Fn(&str) -> bool) -
         return None;
     }
     let written: Vec<&str> = text.split_whitespace().collect();
+    let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
+    if let Some(start) = metadata_asked(&words) {
+        // A step's own opening ("and then provide …") joins it to the step before, not to
+        // another ask of its own.
+        let lead = words
+            .iter()
+            .take_while(|w| matches!(w.as_str(), "and" | "then" | "finally" | "next" | "also"))
+            .count();
+        return first_ask(&written[lead..], &words[lead..], start - lead)
+            .then(|| format!("{}: {text}", Op::Details.phrase()));
+    }
     if !written.iter().any(|w| names_file(w)) {
         return None;
     }
-    let words: Vec<String> = written.iter().map(|w| plain(w)).collect();
     let (op, start) = operation(&written, &words, &names_file)?;
     first_ask(&written, &words, start).then(|| format!("{}: {text}", op.phrase()))
 }
@@ -274,6 +297,21 @@ mod tests {
         ] {
             assert_eq!(op(text), Some(want), "{text}");
         }
+    }
+
+    #[test]
+    fn a_files_metadata_asked_by_its_fields() {
+        let details = |text: &str| {
+            as_file_operation(text, names_file)
+                .is_some_and(|read| read.starts_with(Op::Details.phrase()))
+        };
+        assert!(details(
+            "and then provide their sizes and modification times."
+        ));
+        assert!(details("Tell me the file size and last modification date"));
+        assert!(!details(
+            "Fetch the report and then give me its size and modified date"
+        ));
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod made;
 mod memory;
 mod named;
 mod notes;
+mod purpose;
 mod query;
 mod reminder;
 mod sent;

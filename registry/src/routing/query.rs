@@ -22,6 +22,7 @@ use super::files::as_file_operation;
 use super::made::{as_content, as_made_first, as_making};
 use super::memory::as_memory;
 use super::notes::as_note;
+use super::purpose::without_purpose;
 use super::reminder::as_reminder;
 use super::sentences::words_at;
 
@@ -454,6 +455,9 @@ fn spelled(request: &str) -> Cow<'_, str> {
 /// of it, a step that writes into a file as "write it <destination>"; otherwise the request.
 fn reading(request: &str) -> Cow<'_, str> {
     let mut read = spelled(request);
+    if let Some(plain) = without_purpose(&read) {
+        read = Cow::Owned(plain);
+    }
     if let Some(running) = as_running(&read, &code_spans(&read)) {
         read = Cow::Owned(running);
     }
