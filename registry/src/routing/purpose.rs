@@ -10,6 +10,8 @@
 //! find a hotel" asks for the hotel, and "walk in order to lose 500 calories" names what to
 //! compute, so neither is read. Measured in docs/routing.md.
 
+use super::split::is_step_verb;
+
 /// Verbs of the asker's own thinking: after "to help (me)" they say why, not what to do.
 const THINKING: &[&str] = &[
     "assess",
@@ -41,7 +43,7 @@ pub(super) fn without_purpose(text: &str) -> Option<String> {
     let mut cuts: Vec<(usize, usize)> = Vec::new();
     let mut from = 0;
     while let Some(start) = next_reason(&lower, from) {
-        let end = sentence_end(&lower, start);
+        let end = reason_end(&lower, start);
         let sentence_start = lower[..start]
             .rfind(['.', '?', '!', ';', '\n'])
             .map_or(0, |i| i + 1);
@@ -108,16 +110,41 @@ fn next_reason(lower: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// The end of the sentence `start` is in: its closing punctuation, a line break, or the end.
-fn sentence_end(lower: &str, start: usize) -> usize {
+/// Where the reason that opens at `start` ends: at the end of its sentence (its closing
+/// punctuation or a line break), or before the next step ("…, and email them to me", "… then
+/// tweet it": "and", "then" or a comma before a verb that opens a step).
+fn reason_end(lower: &str, start: usize) -> usize {
     let bytes = lower.as_bytes();
-    (start..bytes.len())
+    (start + 1..bytes.len())
         .find(|&i| {
             bytes[i] == b'\n'
                 || matches!(bytes[i], b'.' | b'?' | b'!' | b';')
                     && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace)
+                || bytes[i] == b' ' && opens_step(&lower[i + 1..], bytes[i - 1] == b',')
         })
-        .unwrap_or(bytes.len())
+        .map_or(bytes.len(), |i| {
+            // The comma before the next step stays with it.
+            if i > 0 && bytes[i - 1] == b',' {
+                i - 1
+            } else {
+                i
+            }
+        })
+}
+
+/// Whether `rest` opens the request's next step: "then …", ", and …", or "and"/"also" and a
+/// verb that opens a step ("and email them …"), or such a verb after a comma (`after_comma`).
+fn opens_step(rest: &str, after_comma: bool) -> bool {
+    let mut words = rest
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphabetic()));
+    match words.next() {
+        Some("then") => true,
+        Some("and") if after_comma => true,
+        Some("and" | "also") => words.next().is_some_and(|w| w == "then" || is_step_verb(w)),
+        Some(verb) => after_comma && is_step_verb(verb),
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -129,7 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn a_reason_is_taken_out_to_the_end_of_its_sentence() {
+    fn a_reason_is_taken_out_up_to_the_next_step() {
         assert_eq!(
             read("Provide their sizes and modification times to help me identify any large files."),
             "Provide their sizes and modification times."
@@ -141,6 +168,22 @@ mod tests {
         assert_eq!(
             read("Tell me the weather in fahrenheit so that I decide on a jacket? San Francisco"),
             "Tell me the weather in fahrenheit? San Francisco"
+        );
+        assert_eq!(
+            read("Show Samsung's volume to help me judge the momentum, and draw a chart of it."),
+            "Show Samsung's volume, and draw a chart of it."
+        );
+        assert_eq!(
+            read("Get the weather at JFK so I can plan my commute then text it to me"),
+            "Get the weather at JFK then text it to me"
+        );
+        assert_eq!(
+            read("Get the news to help me choose a coin and tweet the top headline"),
+            "Get the news and tweet the top headline"
+        );
+        assert_eq!(
+            read("Find the papers so that I can cite them, save them to refs.md"),
+            "Find the papers, save them to refs.md"
         );
         assert_eq!(
             read("Log the error and its fix to the knowledge base for future reference."),
