@@ -41,7 +41,7 @@ const VERBS: &[(Action, &[&str])] = &[
     (
         Action::Create,
         &[
-            "add", "build", "create", "generate", "insert", "make", "register", "upload",
+            "add", "build", "create", "draw", "generate", "insert", "make", "register", "upload",
         ],
     ),
     (

@@ -4,6 +4,7 @@
 
 mod action;
 mod ann;
+mod arithmetic;
 mod calendar;
 mod command;
 pub mod embedder;
@@ -20,6 +21,7 @@ mod query;
 mod reminder;
 mod sent;
 mod sentences;
+mod spelling;
 mod split;
 mod text;
 

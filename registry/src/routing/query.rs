@@ -16,6 +16,7 @@
 
 use std::borrow::Cow;
 
+use super::arithmetic::as_arithmetic;
 use super::calendar::as_calendar;
 use super::command::{as_running, Code};
 use super::files::as_file_operation;
@@ -25,6 +26,7 @@ use super::notes::as_note;
 use super::purpose::without_purpose;
 use super::reminder::as_reminder;
 use super::sentences::words_at;
+use super::spelling::spelled;
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
 /// apostrophes inside words ("don't", "Alice's") are not quotes.
@@ -425,31 +427,6 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
     }
 }
 
-/// Spellings of one word that tools write one way: "to-do(s)" is "todo(s)" in their texts, and
-/// the model reads "to-dos" as other words ("Show me my open to-dos" found user lists).
-const SPELLINGS: &[(&str, &str)] = &[("to-do", "todo")];
-
-/// `request` with each of [`SPELLINGS`] written the tools' way, whatever its case.
-fn spelled(request: &str) -> Cow<'_, str> {
-    let mut out = Cow::Borrowed(request);
-    for (variant, spelling) in SPELLINGS {
-        let lower = out.to_ascii_lowercase();
-        if !lower.contains(variant) {
-            continue;
-        }
-        let mut fixed = String::with_capacity(out.len());
-        let mut at = 0;
-        for (i, _) in lower.match_indices(variant) {
-            fixed.push_str(&out[at..i]);
-            fixed.push_str(spelling);
-            at = i + variant.len();
-        }
-        fixed.push_str(&out[at..]);
-        out = Cow::Owned(fixed);
-    }
-    out
-}
-
 /// What both the model and BM25 read for `request`: a variant spelled the tools' way, a phrase
 /// that names a command as running one, a request to the assistant's memory after what it asks
 /// of it, a step that writes into a file as "write it <destination>"; otherwise the request.
@@ -465,7 +442,8 @@ fn reading(request: &str) -> Cow<'_, str> {
     // a memory, a note or a calendar, one to a memory ("remember that the review moved to 3pm")
     // none to a calendar, and a note ("jot down: dentist on Friday at 3") none to a calendar.
     let unquoted = |text: &str| replace_quoted(text, |_| None);
-    let asked = as_reminder(&read)
+    let asked = as_arithmetic(&read)
+        .or_else(|| as_reminder(&read))
         .or_else(|| as_memory(&read))
         .or_else(|| as_note(&read, unquoted))
         .or_else(|| as_calendar(&read, unquoted))

@@ -61,6 +61,7 @@ const ACTION_VERBS: &[&str] = &[
     "dm",
     "download",
     "draft",
+    "draw",
     "dump",
     "email",
     "estimate",
