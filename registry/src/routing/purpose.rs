@@ -10,7 +10,7 @@
 //! find a hotel" asks for the hotel, and "walk in order to lose 500 calories" names what to
 //! compute, so neither is read. Measured in docs/routing.md.
 
-use super::split::is_step_verb;
+use super::action::{is_action_verb, opens_with_everyday_verb};
 
 /// Verbs of the asker's own thinking: after "to help (me)" they say why, not what to do.
 const THINKING: &[&str] = &[
@@ -141,10 +141,21 @@ fn opens_step(rest: &str, after_comma: bool) -> bool {
     match words.next() {
         Some("then") => true,
         Some("and") if after_comma => true,
-        Some("and" | "also") => words.next().is_some_and(|w| w == "then" || is_step_verb(w)),
-        Some(verb) => after_comma && is_step_verb(verb),
+        Some("and" | "also") => {
+            let after = rest.split_once(' ').map_or("", |(_, a)| a);
+            words
+                .next()
+                .is_some_and(|w| w == "then" || opens_step_with(w, after))
+        }
+        Some(verb) => after_comma && opens_step_with(verb, rest),
         None => false,
     }
+}
+
+/// Whether `word`, the first of `text`, is a verb that opens a step: one of the actions tools do
+/// or an everyday verb before its object ("file a bug", "shut it down").
+fn opens_step_with(word: &str, text: &str) -> bool {
+    is_action_verb(word) || opens_with_everyday_verb(text)
 }
 
 #[cfg(test)]

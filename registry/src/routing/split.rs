@@ -298,7 +298,7 @@ fn starts_with_verb(lower: &str) -> bool {
 }
 
 /// Whether `word` (lowercase) is a verb of [`ACTION_VERBS`] or of the actions tools do.
-pub(super) fn is_step_verb(word: &str) -> bool {
+fn is_step_verb(word: &str) -> bool {
     ACTION_VERBS.binary_search(&word).is_ok() || is_action_verb(word)
 }
 
