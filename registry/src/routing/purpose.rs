@@ -44,15 +44,22 @@ pub(super) fn without_purpose(text: &str) -> Option<String> {
     let mut from = 0;
     while let Some(start) = next_reason(&lower, from) {
         let end = reason_end(&lower, start);
-        let sentence_start = lower[..start]
+        // The words of the ask before the reason: since its sentence opened, or since the
+        // reason before it ended (each stretch is read once, so a long text costs linear time).
+        let ask_start = lower[from..start]
             .rfind(['.', '?', '!', ';', '\n'])
-            .map_or(0, |i| i + 1);
-        if lower[sentence_start..start].split_whitespace().count() >= MIN_WORDS_BEFORE {
-            // The comma that opened the reason goes with it.
-            let opening = lower[..start]
-                .trim_end()
-                .strip_suffix(',')
-                .map_or(start, |s| s.trim_end().len());
+            .map_or(from, |i| from + i + 1);
+        let asked = lower[ask_start..start]
+            .split_whitespace()
+            .take(MIN_WORDS_BEFORE)
+            .count();
+        // The comma that opened the reason goes with it.
+        let opening = lower[..start]
+            .trim_end()
+            .strip_suffix(',')
+            .map_or(start, |s| s.trim_end().len());
+        let after_last_cut = cuts.last().is_none_or(|&(_, last)| opening >= last);
+        if asked >= MIN_WORDS_BEFORE && after_last_cut {
             cuts.push((opening, end));
         }
         from = end.max(start + 1);
@@ -84,7 +91,7 @@ fn next_reason(lower: &str, from: usize) -> Option<usize> {
         let word = |n: usize| words.get(n).copied().unwrap_or("");
         let before = lower[..i]
             .split_whitespace()
-            .last()
+            .next_back()
             .unwrap_or("")
             .trim_matches(|c: char| !c.is_alphanumeric());
         let reason = match (word(0), word(1), word(2)) {
@@ -204,6 +211,16 @@ mod tests {
             read("Retrieve the contents of that file to understand the core functionalities."),
             "Retrieve the contents of that file."
         );
+    }
+
+    #[test]
+    fn long_and_repeated_reasons_are_read_whole() {
+        let long = "Get the report so that I can read it then ".repeat(20_000);
+        let read = without_purpose(&long).expect("reasons");
+        assert!(read.starts_with("Get the report then Get the report then"));
+        assert!(!read.contains("so that"));
+        let unbroken = "so that ".repeat(50_000);
+        assert_eq!(without_purpose(&unbroken), None);
     }
 
     #[test]
