@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use prometheus::{Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts};
 use registry::routing::{
-    answer_size, embedder::BATCH, semantic_query, split_request, tool_doc, Embed, Method,
-    OnnxEmbedder, QueryCache, ToolDoc, ToolIndex,
+    answer_size, bounded_request, embedder::BATCH, semantic_query, split_request, tool_doc, Embed,
+    Method, OnnxEmbedder, QueryCache, ToolDoc, ToolIndex,
 };
 use registry::{CatalogView, EntryKind, Exposed, Registry};
 use serde::Serialize;
@@ -468,6 +468,7 @@ impl ToolRouter {
         allow: &(dyn Fn(&Exposed) -> bool + Sync),
     ) -> Search {
         let started = Instant::now();
+        let query = bounded_request(query);
         let qv = self.query_vector(query).await;
         let steps = if self.config.split_steps {
             split_request(query)

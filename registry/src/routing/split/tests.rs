@@ -540,3 +540,15 @@ fn a_quoted_value_is_never_cut() {
         ]
     );
 }
+
+#[test]
+fn a_request_is_read_to_its_first_eight_kib_at_a_character_boundary() {
+    assert_eq!(bounded_request("read a file"), "read a file");
+    let long = "é".repeat(MAX_REQUEST_BYTES);
+    let read = bounded_request(&long);
+    assert_eq!(read.len(), MAX_REQUEST_BYTES);
+    let odd = format!("a{long}");
+    let read = bounded_request(&odd);
+    assert_eq!(read.len(), MAX_REQUEST_BYTES - 1);
+    assert!(read.ends_with('é'));
+}
