@@ -145,10 +145,15 @@ fn everyday_kind(words: &[&str], i: usize) -> Option<Action> {
     (opens_object(object) || opens_object(next(1))).then_some(*kind)
 }
 
+/// The words [`everyday_kind`] reads from its verb on: the verb and the three after it ("open
+/// a new issue", "shut it down").
+const EVERYDAY_REACH: usize = 4;
+
 /// Whether `text` opens with an everyday verb before its object ("file a bug …", "shut it
-/// down"): a step of its own after "and".
+/// down"): a step of its own after "and". Only its first words are split off: the splitter and
+/// the reason reading ask this at every "and" of a request.
 pub fn opens_with_everyday_verb(text: &str) -> bool {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let words: Vec<&str> = text.split_whitespace().take(EVERYDAY_REACH).collect();
     !words.is_empty() && everyday_kind(&words, 0).is_some()
 }
 
@@ -239,6 +244,9 @@ mod tests {
         assert_eq!(step_action("open a ticket in Plane"), Some(Action::Create));
         assert_eq!(step_action("open the page"), None);
         assert!(opens_with_everyday_verb("fire off an email to ops"));
+        // The last word it reads is the fourth.
+        assert!(opens_with_everyday_verb("open a new issue for the crash"));
+        assert!(!opens_with_everyday_verb("open the old page of issue 3"));
         assert!(!opens_with_everyday_verb("file names"));
         assert!(Action::Write.served_by(Action::Change));
         assert!(!Action::Write.served_by(Action::Read));

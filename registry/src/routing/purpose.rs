@@ -160,30 +160,9 @@ fn opens_step(rest: &str, after_comma: bool) -> bool {
 }
 
 /// Whether `word`, the first of `text`, is a verb that opens a step: one of the actions tools do
-/// or an everyday verb before its object ("file a bug", "shut it down"), read from the first
-/// few words only (this is asked at every space of a reason).
+/// or an everyday verb before its object ("file a bug", "shut it down").
 fn opens_step_with(word: &str, text: &str) -> bool {
-    is_action_verb(word) || opens_with_everyday_verb(first_words(text, 4))
-}
-
-/// The start of `text` up to the end of its `n`th word.
-fn first_words(text: &str, n: usize) -> &str {
-    let mut words = 0;
-    let mut in_word = false;
-    for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
-            if in_word {
-                words += 1;
-                if words == n {
-                    return &text[..i];
-                }
-            }
-            in_word = false;
-        } else {
-            in_word = true;
-        }
-    }
-    text
+    is_action_verb(word) || opens_with_everyday_verb(text)
 }
 
 #[cfg(test)]
@@ -244,8 +223,6 @@ mod tests {
         assert_eq!(without_purpose(&unbroken), None);
         let joined = format!("Get the report so that I {}", "and keep ".repeat(50_000));
         assert_eq!(without_purpose(&joined).as_deref(), Some("Get the report"));
-        assert_eq!(first_words("file a bug for it", 2), "file a");
-        assert_eq!(first_words("file", 4), "file");
     }
 
     #[test]
