@@ -56,6 +56,8 @@ PAGE_MD = named("MCP Access Template/get-webpage-markdown", "ReviewWebsite.com -
 REDDIT_HOT = named("MCP Reddit Server/fetch_reddit_hot_threads", "Reddit MCP/search_posts")
 SLIDE = named("powerpoint MCP server/create-presentation", "powerpoint MCP server/add-slide-title-only",
               "powerpoint MCP server/add-slide-section-header", "powerpoint MCP server/add-slide-comparison")
+TODOIST_ADD = named("Enhanced Todoist MCP Server Extended/todoist_create_task",
+                    "Enhanced Todoist MCP Server Extended/todoist_quick_add_task")
 TODOIST_TASKS = named("Enhanced Todoist MCP Server Extended/todoist_get_tasks")
 TO_DOCX = named("mcp-pandoc: A Document Conversion MCP Server/convert-contents")
 TO_PDF = named("markdown2pdf-mcp/markdown2pdf", "mcp-pandoc: A Document Conversion MCP Server/convert-contents")

@@ -3,12 +3,11 @@
 # round) and committed before it was measured: sending a message in everyday words ("shoot an
 # email", "drop … a line", "text", "ping … on WhatsApp", "tweet"), each step with one group: every
 # tool of the catalog that sends that kind of message.
-from catalog_groups import EMAIL
+from catalog_groups import EMAIL, WHATSAPP
 from set_writer import named, write
 # A text to a phone number: SMS, or the phone's own messages app, or WhatsApp when no app is named.
 TEXT = named("ClickSend MCP Server/send_sms", "Mac Messages MCP/tool_send_message", "WhatsApp MCP Server/send_message")
 SMS = named("ClickSend MCP Server/send_sms", "Mac Messages MCP/tool_send_message")
-WHATSAPP = named("WhatsApp MCP Server/send_message")
 TWEET = named("LiGo + LinkedIn MCP Runner/publish_twitter_post")
 LINKEDIN = named("LiGo + LinkedIn MCP Runner/publish_linkedin_post")
 LATER_POST = named("LiGo + LinkedIn MCP Runner/schedule_linkedin_post", "Metricool MCP Server/post_Schedule_Post")

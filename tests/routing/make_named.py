@@ -3,10 +3,9 @@
 # round) after the rule for a step that names its upstream was built on ETOM's level-4 requests, and
 # committed before it was measured: requests of several steps, each step naming the product it
 # acts on, whose other words could fit another product's tools.
+from catalog_groups import TODOIST_ADD
 from set_writer import named, write
 OURA_SLEEP = named("Oura MCP Server/get_sleep_data")
-TODOIST_ADD = named("Enhanced Todoist MCP Server Extended/todoist_create_task",
-                    "Enhanced Todoist MCP Server Extended/todoist_quick_add_task")
 XERO_INVOICES = named("Xero MCP Server/list-invoices")
 DISCORD_POST = named("MCP-Discord/discord_create_forum_post")
 CLICKHOUSE_QUERY = named("ClickHouse MCP Server/run_select_query")

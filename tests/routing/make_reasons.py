@@ -7,14 +7,13 @@
 from set_writer import named, write
 from catalog_groups import (
     AIRPORT_WEATHER, AREA_CHART, ARXIV_SEARCH, CRYPTO_NEWS, EMAIL, GITHUB_FILE, JIRA_ISSUES,
-    KOSPI_VOLUME, OBSIDIAN_NEW, SAVE, SMS, TO_PDF, TRELLO_CARD, TWEET, WSB_TRENDING, ZOOM_ACTIONS,
+    KOSPI_VOLUME, OBSIDIAN_NEW, SAVE, SMS, TODOIST_ADD, TO_PDF, TRELLO_CARD, TWEET, WSB_TRENDING,
+    ZOOM_ACTIONS,
 )
 STAT = named("Filesystem MCP Server/stat_items")
 # Listing a folder with each entry's details: the file server's listing takes an option for them.
 STAT_OR_LIST = named("Filesystem MCP Server/stat_items", "Filesystem MCP Server/list_files")
 LIST = named("Filesystem MCP Server/list_files", "Coding Assistant Server/list_dir")
-TODOIST_ADD = named("Enhanced Todoist MCP Server Extended/todoist_create_task",
-                    "Enhanced Todoist MCP Server Extended/todoist_quick_add_task")
 write("etom-reasons.jsonl", "reasons", [
     ("List the files in /srv/app/releases and then give me their sizes and modification times so I can spot the stale ones.", [LIST, STAT_OR_LIST]),
     ("Search arXiv for recent papers on retrieval-augmented generation so that I can cite them in my thesis, then save the list to ~/thesis/refs.md.", [ARXIV_SEARCH, SAVE]),

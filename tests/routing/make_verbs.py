@@ -4,7 +4,7 @@
 # everyday verb the action lexicon does not hold ("file a Linear issue", "log … in our Google
 # Sheet", "push … to our team webhook", "spin up … and shut it down").
 from set_writer import named, write
-from catalog_groups import EMAIL
+from catalog_groups import EMAIL, EXCEL_WRITE, WHATSAPP
 DATADOG_MONITORS = named("Datadog MCP Server/get-monitors")
 DATADOG_EVENTS = named("Datadog MCP Server/get-events")
 LINEAR_CREATE = named("Linear MCP Server/create_issue")
@@ -18,11 +18,9 @@ GOOGLE_SHEET_WRITE = named("MCP Google Sheets Server/sheets_update_values",
 SHOPIFY_PRODUCTS = named("Shopify MCP Server/get-products")
 WEBHOOK = named("MCP Webhook Server/send_message")
 OURA_READINESS = named("Oura MCP Server/get_today_readiness_data", "Oura MCP Server/get_readiness_data")
-WHATSAPP = named("WhatsApp MCP Server/send_message")
 S3_LIST = named("S3 MCP Server/list-objects")
 REDIS_SADD = named("Redis MCP Server/sadd")
 BITCOIN_PRICE = named("Coincap MCP/bitcoin_price", "Coincap MCP/get_crypto_price")
-EXCEL_WRITE = named("Excel MCP Server/excel_write_to_sheet", "Excel MCP Server musa/write_data_to_excel")
 NOVITA_CREATE = named("Novita MCP Server/create-gpu-instance")
 NOVITA_STOP = named("Novita MCP Server/stop-gpu-instance")
 NOVITA_LIST = named("Novita MCP Server/list-gpu-instances")
