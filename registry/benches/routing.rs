@@ -4,14 +4,16 @@
 //! lexical), one incremental update (a changed tool re-indexed with its new vector), and, printed
 //! once per size, the build time and the memory the index takes; a split request of three steps,
 //! one naming an upstream. And reading five requests
-//! (steps, and the texts the model and BM25 read of each) before any search.
+//! (steps, and the texts the model and BM25 read of each) before any search, and the longest
+//! request the router reads.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use registry::routing::{
-    lexical_query, semantic_query, split_request, Fusion, Method, ToolDoc, ToolIndex,
+    bounded_request, lexical_query, semantic_query, split_request, Fusion, Method, ToolDoc,
+    ToolIndex, MAX_REQUEST_BYTES,
 };
 
 const DIM: usize = 384;
@@ -249,5 +251,25 @@ fn read_requests(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench, read_requests);
+/// Reading the longest request the router reads ([`MAX_REQUEST_BYTES`] of a plan whose sentences
+/// name files, paths, quotes and step words): what one search can cost in the readings, which
+/// look at words around words.
+fn read_long_request(c: &mut Criterion) {
+    let sentence = "Then copy the notes from ~/Desktop/a.txt into ~/docs and delete 'old.log', \
+                    so I can see the size and modification times of report.pdf, and email them \
+                    to me@example.com. ";
+    let long = sentence.repeat(MAX_REQUEST_BYTES / sentence.len() + 1);
+    let request = bounded_request(&long);
+    c.bench_function("read_long_request", |b| {
+        b.iter(|| {
+            let steps = split_request(black_box(request));
+            for text in std::iter::once(request).chain(steps.iter().map(String::as_str)) {
+                black_box(semantic_query(text));
+                black_box(lexical_query(text));
+            }
+        })
+    });
+}
+
+criterion_group!(benches, bench, read_requests, read_long_request);
 criterion_main!(benches);
