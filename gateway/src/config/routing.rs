@@ -168,6 +168,7 @@ impl RoutingConfig {
         if [
             f.semantic_weight,
             f.lexical_weight,
+            f.single_need_lexical_weight,
             f.provider_weight,
             f.action_weight,
             f.rrf_k,
@@ -263,7 +264,7 @@ mod tests {
     fn fusion_weights_default_and_a_negative_one_is_named() {
         let f = parse("", None).unwrap().fusion;
         assert_eq!((f.lexical_weight, f.provider_weight), (0.5, 0.2));
-        assert_eq!(f.action_weight, 0.2);
+        assert_eq!((f.action_weight, f.single_need_lexical_weight), (0.2, 0.35));
         let off = parse("[fusion]\nprovider_weight = 0", None).unwrap().fusion;
         assert_eq!((off.lexical_weight, off.provider_weight), (0.5, 0.0));
         let bad = parse("[fusion]\nprovider_weight = -0.1", None)

@@ -62,7 +62,12 @@ pub enum FusionMethod {
 pub struct Fusion {
     pub method: FusionMethod,
     pub semantic_weight: f32,
+    /// BM25's weight in a request split into steps: for the whole request and each step.
     pub lexical_weight: f32,
+    /// BM25's weight in a request of one need (not split into steps): the model reads one
+    /// need's sentence better than its shared words do, while a step's few words and the
+    /// providers they name need BM25 (docs/routing.md, "One need, less BM25").
+    pub single_need_lexical_weight: f32,
     pub rrf_k: f32,
     /// In a request split into steps, what a step's candidate gains for belonging to an
     /// upstream the rest of the request chose (the whole request's first tool, each other
@@ -83,6 +88,7 @@ impl Default for Fusion {
             method: FusionMethod::Score,
             semantic_weight: 1.0,
             lexical_weight: 0.5,
+            single_need_lexical_weight: 0.35,
             rrf_k: 60.0,
             provider_weight: 0.2,
             action_weight: 0.2,
@@ -375,7 +381,8 @@ impl ToolIndex {
     /// vector): the whole request and every step are searched, and their rankings taken in
     /// turn — the first of each, then the second of each — so that every step has its best tools
     /// near the top however many words the others have. A tool keeps the first place it earns
-    /// (and the step that earned it).
+    /// (and the step that earned it). A request of fewer than two steps is one need, searched
+    /// whole with [`Fusion::single_need_lexical_weight`].
     ///
     /// A step is ranked with the rest of the request in mind ([`Fusion::provider_weight`]):
     /// "…, then retrieve its details" names no provider, and alone it finds another product's
@@ -393,10 +400,14 @@ impl ToolIndex {
         fusion: &Fusion,
         allow: &dyn Fn(&ToolDoc) -> bool,
     ) -> Vec<Hit> {
-        let whole = self.search(query, query_vector, k, method, fusion, allow);
         if steps.len() < 2 {
-            return whole;
+            let one_need = Fusion {
+                lexical_weight: fusion.single_need_lexical_weight,
+                ..*fusion
+            };
+            return self.search(query, query_vector, k, method, &one_need, allow);
         }
+        let whole = self.search(query, query_vector, k, method, fusion, allow);
         let mut parts = self.step_rankings(whole.first(), steps, k, method, fusion, allow);
         // Within a round, the steps whose best tool fits best come first: a sentence of
         // context ("I'm researching OSMO") fits no tool well and should not take a slot first.

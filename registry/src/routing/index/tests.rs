@@ -89,6 +89,26 @@ fn every_step_of_a_split_request_gets_its_best_tool() {
 }
 
 #[test]
+fn a_request_of_one_need_weighs_bm25_by_its_own_weight() {
+    let ix = index();
+    let all = |_: &ToolDoc| true;
+    // The words say read_file; the vector says fetch (0.8) over read_file (0.6).
+    let v = [0.0, 0.6, 0.8, 0.0];
+    let first = |single: f32, lexical: f32| {
+        let f = Fusion {
+            single_need_lexical_weight: single,
+            lexical_weight: lexical,
+            ..Fusion::default()
+        };
+        let hits = ix.search_steps("read a file", Some(&v), &[], 1, Method::Hybrid, &f, &all);
+        hits[0].name.clone()
+    };
+    // 0.75 + 0.5 against 1.0: the words win; 0.75 + 0.2 against 1.0: the meaning does.
+    assert_eq!(first(0.5, 0.2), "read_file");
+    assert_eq!(first(0.2, 0.5), "fetch");
+}
+
+#[test]
 fn a_step_that_names_its_upstream_gets_that_upstreams_tool_first() {
     let mut ix = ToolIndex::default();
     let tools = [
