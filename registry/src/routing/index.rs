@@ -11,7 +11,7 @@ use super::action::{step_action, tool_action, Action};
 use super::ann::Ann;
 use super::lexical::Lexical;
 use super::named::UpstreamNames;
-use super::query::lexical_query;
+use super::query::{lexical_query, read_in_tools_words};
 
 /// One tool as the index knows it.
 #[derive(Debug, Clone)]
@@ -382,7 +382,8 @@ impl ToolIndex {
     /// turn — the first of each, then the second of each — so that every step has its best tools
     /// near the top however many words the others have. A tool keeps the first place it earns
     /// (and the step that earned it). A request of fewer than two steps is one need, searched
-    /// whole with [`Fusion::single_need_lexical_weight`].
+    /// whole with [`Fusion::single_need_lexical_weight`] unless a reading put it in the tools'
+    /// words ([`read_in_tools_words`]).
     ///
     /// A step is ranked with the rest of the request in mind ([`Fusion::provider_weight`]):
     /// "…, then retrieve its details" names no provider, and alone it finds another product's
@@ -405,7 +406,12 @@ impl ToolIndex {
                 lexical_weight: fusion.single_need_lexical_weight,
                 ..*fusion
             };
-            return self.search(query, query_vector, k, method, &one_need, allow);
+            let fusion = if read_in_tools_words(query) {
+                fusion
+            } else {
+                &one_need
+            };
+            return self.search(query, query_vector, k, method, fusion, allow);
         }
         let whole = self.search(query, query_vector, k, method, fusion, allow);
         let mut parts = self.step_rankings(whole.first(), steps, k, method, fusion, allow);

@@ -431,12 +431,27 @@ fn message_verb(words: &[&str], i: usize) -> Option<&'static str> {
 /// that names a command as running one, a request to the assistant's memory after what it asks
 /// of it, a step that writes into a file as "write it <destination>"; otherwise the request.
 fn reading(request: &str) -> Cow<'_, str> {
+    read_with_tools_words(request).0
+}
+
+/// Whether a reading put the tools' own words before or in place of `request`'s ("Add to
+/// memory: …", "Run a shell command: …", "write it …"): its words are then the gateway's
+/// translation, not words it merely shares with a description, and BM25 weighs them as in a
+/// step ([`super::Fusion::single_need_lexical_weight`] is for a need in the asker's words).
+pub fn read_in_tools_words(request: &str) -> bool {
+    read_with_tools_words(request).1
+}
+
+/// [`reading`], and whether one of the readings that speak the tools' words read it.
+fn read_with_tools_words(request: &str) -> (Cow<'_, str>, bool) {
     let mut read = spelled(request);
+    let mut tools_words = false;
     if let Some(plain) = without_purpose(&read) {
         read = Cow::Owned(plain);
     }
     if let Some(running) = as_running(&read, &code_spans(&read)) {
         read = Cow::Owned(running);
+        tools_words = true;
     }
     // The first that reads it: a request to be reminded ("don't let me forget to …") is none to
     // a memory, a note or a calendar, one to a memory ("remember that the review moved to 3pm")
@@ -450,6 +465,7 @@ fn reading(request: &str) -> Cow<'_, str> {
         .or_else(|| as_file_operation(&read, names_file));
     if let Some(asked) = asked {
         read = Cow::Owned(asked);
+        tools_words = true;
     }
     let making = || {
         as_making(&read)
@@ -458,8 +474,9 @@ fn reading(request: &str) -> Cow<'_, str> {
     };
     if let Some(writing) = as_writing(&read).or_else(making) {
         read = Cow::Owned(writing);
+        tools_words = true;
     }
-    read
+    (read, tools_words)
 }
 
 /// `request` without its quoted values (each replaced by a space, or by its kind when it names
@@ -542,6 +559,23 @@ pub fn lexical_query(request: &str) -> [(String, f32); 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_read_in_the_tools_words_is_told() {
+        for text in [
+            "remember that Alice speaks French",
+            "How much is 394 times 213?",
+            "Show how much disk space is free on / using the df -h command",
+        ] {
+            assert!(read_in_tools_words(text), "{text}");
+        }
+        for text in [
+            "Find me the detailed profile of basketball player Lebron James",
+            "what time is it in Tokyo right now",
+        ] {
+            assert!(!read_in_tools_words(text), "{text}");
+        }
+    }
 
     #[test]
     fn bm25_gets_every_word_quoted_ones_at_half_weight_and_the_kinds_of_files() {
