@@ -11,7 +11,7 @@ use super::action::{step_action, tool_action, Action};
 use super::ann::Ann;
 use super::lexical::Lexical;
 use super::named::UpstreamNames;
-use super::query::{lexical_query, read_in_tools_words};
+use super::query::lexical_reading;
 
 /// One tool as the index knows it.
 #[derive(Debug, Clone)]
@@ -285,15 +285,23 @@ impl ToolIndex {
         fusion: &Fusion,
         allow: &dyn Fn(&ToolDoc) -> bool,
     ) -> Vec<Hit> {
-        self.ranked((method, fusion, false), query, query_vector, allow, k)
+        self.ranked(
+            (method, fusion, false, false),
+            query,
+            query_vector,
+            allow,
+            k,
+        )
     }
 
     /// [`ToolIndex::search`]; `exact`: the semantic ranking compares the query with every
     /// allowed vector instead of walking the graph (for a filter that allows a few tools, which
-    /// a graph walk would first look for among all).
+    /// a graph walk would first look for among all); `one_need`: the query is a whole request
+    /// of one need, whose BM25 weighs [`Fusion::single_need_lexical_weight`] unless a reading
+    /// put it in the tools' own words (told by the same reading that makes its BM25 query).
     fn ranked(
         &self,
-        (method, fusion, exact): (Method, &Fusion, bool),
+        (method, fusion, exact, one_need): (Method, &Fusion, bool, bool),
         query: &str,
         query_vector: Option<&[f32]>,
         allow: &dyn Fn(&ToolDoc) -> bool,
@@ -319,19 +327,25 @@ impl ToolIndex {
             }
             _ => Vec::new(),
         };
-        let lexical: Vec<(u32, f32)> = match method {
+        let (lexical, lexical_weight) = match method {
             Method::Lexical | Method::Hybrid => {
-                self.lexical
-                    .search_weighted(&lexical_query(query), depth, &allowed)
+                let (texts, tools_words) = lexical_reading(query);
+                let weight = if one_need && !tools_words {
+                    fusion.single_need_lexical_weight
+                } else {
+                    fusion.lexical_weight
+                };
+                let found = self.lexical.search_weighted(&texts, depth, &allowed);
+                (found, weight)
             }
-            Method::Semantic => Vec::new(),
+            Method::Semantic => (Vec::new(), fusion.lexical_weight),
         };
         let mut scored: HashMap<u32, Hit> = HashMap::new();
         let mut add = |list: &[(u32, f32)], semantic: bool| {
             let weight = if semantic {
                 fusion.semantic_weight
             } else {
-                fusion.lexical_weight
+                lexical_weight
             };
             let fused = contributions(list, weight, fusion);
             for (rank, (id, raw)) in list.iter().enumerate() {
@@ -383,7 +397,7 @@ impl ToolIndex {
     /// near the top however many words the others have. A tool keeps the first place it earns
     /// (and the step that earned it). A request of fewer than two steps is one need, searched
     /// whole with [`Fusion::single_need_lexical_weight`] unless a reading put it in the tools'
-    /// words ([`read_in_tools_words`]).
+    /// words.
     ///
     /// A step is ranked with the rest of the request in mind ([`Fusion::provider_weight`]):
     /// "…, then retrieve its details" names no provider, and alone it finds another product's
@@ -402,16 +416,7 @@ impl ToolIndex {
         allow: &dyn Fn(&ToolDoc) -> bool,
     ) -> Vec<Hit> {
         if steps.len() < 2 {
-            let one_need = Fusion {
-                lexical_weight: fusion.single_need_lexical_weight,
-                ..*fusion
-            };
-            let fusion = if read_in_tools_words(query) {
-                fusion
-            } else {
-                &one_need
-            };
-            return self.search(query, query_vector, k, method, fusion, allow);
+            return self.ranked((method, fusion, false, true), query, query_vector, allow, k);
         }
         let whole = self.search(query, query_vector, k, method, fusion, allow);
         let mut parts = self.step_rankings(whole.first(), steps, k, method, fusion, allow);
@@ -544,7 +549,13 @@ impl ToolIndex {
             return None;
         }
         let within = |d: &ToolDoc| allow(d) && ups.contains(&d.upstream.as_str());
-        let mut best = self.ranked((method, fusion, true), text, vector, &within, candidates);
+        let mut best = self.ranked(
+            (method, fusion, true, false),
+            text,
+            vector,
+            &within,
+            candidates,
+        );
         self.favour_action(&mut best, step_action(text), fusion.action_weight);
         let floor = closeness_floor(hits);
         best.into_iter()

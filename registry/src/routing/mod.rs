@@ -41,6 +41,6 @@ pub fn tool_doc(upstream: &str, name: &str, definition: &serde_json::Value) -> T
 pub use crate::hash::text_hash;
 pub use embedder::{Embed, EmbedError, ModelFiles, OnnxEmbedder, QueryCache};
 pub use index::{Fusion, FusionMethod, Hit, Method, ToolDoc, ToolIndex};
-pub use query::{lexical_query, read_in_tools_words, semantic_query};
+pub use query::{lexical_query, semantic_query};
 pub use split::{answer_size, bounded_request, split_request, MAX_PARTS, MAX_REQUEST_BYTES};
 pub use text::{humanize, tool_text, Detail};

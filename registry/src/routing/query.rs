@@ -434,14 +434,6 @@ fn reading(request: &str) -> Cow<'_, str> {
     read_with_tools_words(request).0
 }
 
-/// Whether a reading put the tools' own words before or in place of `request`'s ("Add to
-/// memory: …", "Run a shell command: …", "write it …"): its words are then the gateway's
-/// translation, not words it merely shares with a description, and BM25 weighs them as in a
-/// step ([`super::Fusion::single_need_lexical_weight`] is for a need in the asker's words).
-pub fn read_in_tools_words(request: &str) -> bool {
-    read_with_tools_words(request).1
-}
-
 /// [`reading`], and whether one of the readings that speak the tools' words read it.
 fn read_with_tools_words(request: &str) -> (Cow<'_, str>, bool) {
     let mut read = spelled(request);
@@ -512,7 +504,16 @@ pub fn semantic_query(request: &str) -> String {
 ///   "PowerPoint presentation" for "a PPT"). A URL's site is among its words already, and
 ///   "web page" added nothing but generic words (docs/routing.md).
 pub fn lexical_query(request: &str) -> [(String, f32); 2] {
-    let read = reading(request);
+    lexical_reading(request).0
+}
+
+/// [`lexical_query`], and whether a reading put the request in the tools' own words ("Add to
+/// memory: …", "Run a shell command: …", "write it …"): its words are then the gateway's
+/// translation, not words it merely shares with a description, and BM25 keeps its weight even
+/// for a request of one need ([`super::Fusion::single_need_lexical_weight`] is for a need in
+/// the asker's words). One reading serves both, as the search needs both.
+pub(crate) fn lexical_reading(request: &str) -> ([(String, f32); 2], bool) {
+    let (read, tools_words) = read_with_tools_words(request);
     let request = read.as_ref();
     let mut quoted = Vec::new();
     let outside = replace_quoted(request, |v| {
@@ -550,10 +551,11 @@ pub fn lexical_query(request: &str) -> [(String, f32); 2] {
             }
         }
     }
-    [
+    let texts = [
         (format!("{outside} {}", kinds.join(" ")), 1.0),
         (quoted.join(" "), 0.5),
-    ]
+    ];
+    (texts, tools_words)
 }
 
 #[cfg(test)]
@@ -567,13 +569,13 @@ mod tests {
             "How much is 394 times 213?",
             "Show how much disk space is free on / using the df -h command",
         ] {
-            assert!(read_in_tools_words(text), "{text}");
+            assert!(lexical_reading(text).1, "{text}");
         }
         for text in [
             "Find me the detailed profile of basketball player Lebron James",
             "what time is it in Tokyo right now",
         ] {
-            assert!(!read_in_tools_words(text), "{text}");
+            assert!(!lexical_reading(text).1, "{text}");
         }
     }
 
