@@ -6,14 +6,14 @@ when a session is built: ~97 MB per session for a 23 MB file. Here:
 - embedding tables (per-row scales) gather their rows first and dequantize only those;
 - MatMul weights (per-column scales) go through MatMulNBits with 8 bits: one scale per column
   shared by all of its blocks and zero point 128, which holds the same int8 values; accuracy
-  level 4 computes with int8 activations (faster on a CPU with VNNI; embeddings within cosine
-  0.9995 of the original, routing recall within 0.002: docs/benchmarks.md).
+  level 4 computes with int8 activations (embeddings within cosine 0.9995 of the original,
+  routing recall within 0.002: docs/benchmarks.md); what runs where no rewrite below is used.
 With --matmul-integer, MatMul weights instead stay as stored and each MatMul becomes
 DynamicQuantizeLinear of its input (once per input) -> MatMulInteger -> Cast -> Mul by the input's
 scale times the column scales: ONNX Runtime's integer GEMM, 2.4x faster than MatMulNBits on a
-CPU with AVX2 and no VNNI, at 0.2-0.7 points of recall (one activation scale per tensor). The
-gateway loads that file on such a CPU (docs/benchmarks.md, "The int8 kernels on a CPU without
-VNNI").
+CPU with AVX2 and no VNNI and 2.3x on one with AVX-512 VNNI, at a few requests of recall either
+way (one activation scale per tensor). The gateway loads that file on every x86-64 CPU
+(docs/benchmarks.md, "The int8 kernels on a CPU with VNNI").
 
 Usage: python int8-kernels.py IN.onnx OUT.onnx [--matmul-integer] (needs onnx and numpy)
 """

@@ -102,30 +102,17 @@ pub struct OnnxEmbedder {
     dim: usize,
 }
 
-/// The graph to run for model file `file` in `dir`: on an x86 CPU without VNNI, its
+/// The graph to run for model file `file` in `dir`: on an x86-64 CPU its
 /// `<name>.matmul-integer.onnx` rewrite when `scripts/fetch-model` made one (ONNX Runtime's
-/// integer GEMM: 2.4x faster there than the `MatMulNBits` kernels of `<name>.onnx`, which are
-/// the faster ones where VNNI is; docs/benchmarks.md, "The int8 kernels on a CPU without
-/// VNNI"); otherwise `file` itself.
-pub fn graph_file(dir: &Path, file: &str, vnni: bool) -> String {
+/// integer GEMM: 2.4x faster than the `MatMulNBits` kernels of `<name>.onnx` on a CPU without
+/// VNNI, 2.3x with AVX-512 VNNI; docs/benchmarks.md, "The int8 kernels on a CPU with VNNI");
+/// otherwise `file` itself.
+pub fn graph_file(dir: &Path, file: &str) -> String {
     let integer = format!("{}.matmul-integer.onnx", file.trim_end_matches(".onnx"));
-    if !vnni && cfg!(target_arch = "x86_64") && dir.join(&integer).is_file() {
+    if cfg!(target_arch = "x86_64") && dir.join(&integer).is_file() {
         integer
     } else {
         file.to_string()
-    }
-}
-
-/// Whether this CPU has int8 dot-product instructions (AVX-512 VNNI or AVX-VNNI).
-fn cpu_has_vnni() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512vnni")
-            || std::arch::is_x86_feature_detected!("avxvnni")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
     }
 }
 
@@ -173,13 +160,13 @@ impl OnnxEmbedder {
         let tokenizer = tokenizer_files(&files.dir)?;
         load_runtime(&lib)?;
         // Named by the model file whichever graph runs: both give the same vectors to within
-        // rounding, so replicas on different CPUs keep sharing the stored ones.
+        // rounding, so replicas on other architectures keep sharing the stored ones.
         let id = format!(
             "{}:{}",
             files.file.trim_end_matches(".onnx"),
             &crate::hash::to_hex(&Sha256::digest(&onnx))[..16]
         );
-        let graph = graph_file(&files.dir, &files.file, cpu_has_vnni());
+        let graph = graph_file(&files.dir, &files.file);
         let onnx = match graph == files.file {
             true => onnx,
             false => read(&files.dir, &graph)?,
@@ -416,24 +403,19 @@ mod tests {
         assert_eq!(e.0.load(Ordering::Relaxed), 4);
     }
 
-    /// Without VNNI the integer-GEMM rewrite runs when it is there; with VNNI, or without the
+    /// On x86-64 the integer-GEMM rewrite runs when it is there; elsewhere, or without the
     /// rewrite (a folder of its own, an older fetch), the model file itself.
     #[test]
-    fn the_graph_is_chosen_by_the_cpu_and_what_the_folder_holds() {
+    fn the_graph_is_chosen_by_the_architecture_and_what_the_folder_holds() {
         let dir = tempfile::TempDir::new().unwrap();
         std::fs::write(dir.path().join("minilm-tools.onnx"), "").unwrap();
         std::fs::write(dir.path().join("minilm-tools.matmul-integer.onnx"), "").unwrap();
-        let x86 = cfg!(target_arch = "x86_64");
-        let without = graph_file(dir.path(), "minilm-tools.onnx", false);
-        match x86 {
-            true => assert_eq!(without, "minilm-tools.matmul-integer.onnx"),
-            false => assert_eq!(without, "minilm-tools.onnx"),
+        let chosen = graph_file(dir.path(), "minilm-tools.onnx");
+        match cfg!(target_arch = "x86_64") {
+            true => assert_eq!(chosen, "minilm-tools.matmul-integer.onnx"),
+            false => assert_eq!(chosen, "minilm-tools.onnx"),
         }
-        assert_eq!(
-            graph_file(dir.path(), "minilm-tools.onnx", true),
-            "minilm-tools.onnx"
-        );
-        assert_eq!(graph_file(dir.path(), "model.onnx", false), "model.onnx");
+        assert_eq!(graph_file(dir.path(), "model.onnx"), "model.onnx");
     }
 
     #[test]
