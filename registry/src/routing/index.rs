@@ -429,6 +429,8 @@ impl ToolIndex {
         let mut lists = vec![whole];
         lists.extend(parts);
         let mut out: Vec<Hit> = Vec::with_capacity(k);
+        // The round each tool of `out` was placed in.
+        let mut placed: Vec<usize> = Vec::with_capacity(k);
         for rank in 0..k {
             for list in &lists {
                 let Some(hit) = list.get(rank) else { continue };
@@ -436,15 +438,23 @@ impl ToolIndex {
                     .iter()
                     .position(|h| h.upstream == hit.upstream && h.name == hit.name);
                 match seen {
-                    // Found again: it fits the text that fits it best this well.
+                    // Found again: it fits the text that fits it best this well. A tool the
+                    // whole request placed in this round serves the step that ranks it as high
+                    // (the answer says which step each tool serves; the whole request is none).
                     Some(i) => {
                         let h = &mut out[i];
                         h.similarity = match (h.similarity, hit.similarity) {
                             (Some(a), Some(b)) => Some(a.max(b)),
                             (a, b) => a.or(b),
+                        };
+                        if placed[i] == rank {
+                            h.step = h.step.or(hit.step);
                         }
                     }
-                    None if out.len() < k => out.push(hit.clone()),
+                    None if out.len() < k => {
+                        out.push(hit.clone());
+                        placed.push(rank);
+                    }
                     None => {}
                 }
             }

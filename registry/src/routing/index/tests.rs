@@ -83,6 +83,13 @@ fn every_step_of_a_split_request_gets_its_best_tool() {
     assert_eq!(names[0], ("git_status", None));
     assert!(names.contains(&("read_file", Some(0))), "{names:?}");
     assert!(names.contains(&("fetch", Some(1))), "{names:?}");
+    // A tool the whole request places first and a step finds too serves that step.
+    let whole = [0.1, 0.9, 0.1, 0.0];
+    let hits = ix.search_steps("zzz", Some(&whole), &steps, 3, Method::Semantic, &f, &all);
+    assert_eq!(
+        (hits[0].name.as_str(), hits[0].step),
+        ("read_file", Some(0))
+    );
     // A one-step request is an ordinary search.
     let one = ix.search_steps("zzz", Some(&axis(2)), &[], 1, Method::Semantic, &f, &all);
     assert_eq!((one[0].name.as_str(), one[0].step), ("fetch", None));
