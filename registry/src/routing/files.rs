@@ -5,7 +5,7 @@
 //! Read after the operation in the file tools' words ("Copy files or directories: …"), they find
 //! the file servers' tools.
 
-use super::sentences::{first_ask, opens_with_any, plain_word as plain, word_at};
+use super::sentences::{first_ask, opens_with_any, plain_word as plain, word_at, LEADING};
 
 /// What a request does to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,7 +239,7 @@ pub(crate) fn as_file_operation(text: &str, names_file: impl Fn(&str) -> bool) -
         // another ask of its own.
         let lead = words
             .iter()
-            .take_while(|w| matches!(w.as_str(), "and" | "then" | "finally" | "next" | "also"))
+            .take_while(|w| LEADING.contains(&w.as_str()))
             .count();
         return first_ask(&written[lead..], &words[lead..], start - lead)
             .then(|| format!("{}: {text}", Op::Details.phrase()));

@@ -26,6 +26,7 @@ use super::notes::as_note;
 use super::purpose::without_purpose;
 use super::reminder::as_reminder;
 use super::sentences::words_at;
+use super::sentences::LEADING;
 use super::spelling::spelled;
 
 /// Quote pairs: a quote opens at the start of a word and closes at the end of one, so
@@ -178,9 +179,6 @@ pub(crate) const KEEPING_VERBS: &[&str] = &[
     "append", "dump", "export", "jot", "keep", "log", "output", "put", "record", "save", "send",
     "stash", "store", "write",
 ];
-/// Words that may come before a part's verb; a part they open follows another.
-const LEADING: &[&str] = &["also", "and", "finally", "lastly", "next", "please", "then"];
-
 /// The first word of `text` that is not one of [`LEADING`], lowercased: the part's verb, when
 /// it has one.
 pub(crate) fn part_verb(text: &str) -> String {

@@ -73,6 +73,9 @@ fn after_enumerator(text: &str) -> Option<(u32, &str)> {
 /// What a list item starts with once cut: a bullet, or [`ITEM`], which stands for a list
 /// item's number.
 const ITEM_MARKS: &[&str] = &["- ", "* ", "• "];
+/// Words that may come before a part's verb; a part they open follows another.
+pub(super) const LEADING: &[&str] = &["also", "and", "finally", "lastly", "next", "please", "then"];
+
 /// The arrows between the links of a chain, and the dashes people type for one ("Weather at JFK
 /// tomorrow — text it to my wife"); `split` cuts before one that an action verb follows.
 pub(super) const ARROWS: &[&str] = &["→ ", "-> ", "=> ", "— ", "– ", "- "];
