@@ -27,8 +27,8 @@ pub struct RoutingStatus {
     /// `semantic` (embeddings + words) or `lexical` (words only: no model).
     pub mode: &'static str,
     pub model: Option<String>,
-    /// The ONNX graph file the model runs: the model's own, or its `MatMulInteger` rewrite on
-    /// an x86 CPU without VNNI.
+    /// The ONNX graph file the model runs: its `MatMulInteger` rewrite on an x86-64 CPU, the
+    /// model's own elsewhere or when the folder holds no rewrite.
     pub graph: Option<String>,
     /// Why the model is not in use.
     pub reason: Option<String>,
