@@ -179,26 +179,29 @@ impl Ann {
         }
         let filter = |point: &usize| self.point_doc[*point].is_some_and(allow);
         let ef = k.max(32);
-        let found = self
-            .graph
-            .search_filter(&fixed(query), k, ef, Some(&filter));
+        let query = fixed(query);
+        let found = self.graph.search_filter(&query, k, ef, Some(&filter));
         let mut out: Vec<(u32, f32)> = found
             .iter()
             .filter_map(|n| self.point_doc[n.d_id].map(|id| (id, 1.0 - n.distance)))
             .collect();
         if out.len() < k && out.len() < self.live.len() {
-            out = self.exact(query, k, allow);
+            out = self.exact_fixed(&query, k, allow);
         }
         out
     }
 
     /// Every allowed live vector compared with the query.
     pub fn exact(&self, query: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
-        let query = fixed(query);
+        self.exact_fixed(&fixed(query), k, allow)
+    }
+
+    /// [`Ann::exact`] for a query already in the graph's fixed point.
+    fn exact_fixed(&self, query: &[i16], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let mut all: Vec<(u32, f32)> = self
             .live_points()
             .filter(|(id, _)| allow(*id))
-            .map(|(id, p)| (id, dot_fixed(&query, p.get_v())))
+            .map(|(id, p)| (id, dot_fixed(query, p.get_v())))
             .collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         all.truncate(k);

@@ -2,8 +2,8 @@
 //! Alice works at Acme", "forget everything about Carol", "what do you remember about Alice?".
 //! Memory servers describe their tools by how they store things ("knowledge graph", "entities",
 //! "observations"), and the model read such requests by their other words: the memory tools were
-//! not in the top 5 for four of five. Read as "Add new information to memory: …", "Delete from memory: …",
-//! "Search memory: …", they come first (docs/routing.md, "Words for memory").
+//! not in the top 5 for four of five. Read as "Add new information to memory: …", "Delete from
+//! memory: …", "Search memory: …", they come first (docs/routing.md, "Words for memory").
 
 use super::sentences::{opens_with_any, word_at, words_of};
 
@@ -186,7 +186,8 @@ fn of_memory(words: &[String], i: usize) -> bool {
 }
 
 /// What the model and BM25 read for `text` when it asks something of a memory: the request
-/// after what it asks ("Add new information to memory: remember that …"). `None`: it asks nothing of one.
+/// after what it asks ("Add new information to memory: remember that …"). `None`: it asks
+/// nothing of one.
 pub(crate) fn as_memory(text: &str) -> Option<String> {
     ask(text).map(|a| format!("{} {text}", a.phrase()))
 }
