@@ -207,7 +207,10 @@ url = "http://127.0.0.1:{port}/mcp/""#
     // `upstream::h1`, 4 after: this server ends its streams with the answer).
     shout_many(&mut host, "py__shout", 20, &gw).await;
     let used = gateway_tests::connections_to(port);
-    assert!(used < 10, "{used} connections to the upstream for 22 calls");
+    assert!(
+        used <= reused_bound(22),
+        "{used} connections to the upstream for 22 calls"
+    );
 }
 
 /// An `https://` upstream whose certificate a private authority signed (the Python SDK's server
@@ -236,7 +239,10 @@ url = "https://localhost:{port}/mcp""#
     let mut host = gateway_tests::RawClient::initialize(&gw.mcp, json!({})).await;
     shout_many(&mut host, "tls__shout", 20, &gw).await;
     let used = gateway_tests::connections_to(port);
-    assert!(used < 10, "{used} connections to the upstream for 20 calls");
+    assert!(
+        used <= reused_bound(20),
+        "{used} connections to the upstream for 20 calls"
+    );
 }
 
 /// An upstream whose tool list comes in pages (the Python SDK's low-level server, 25 tools in
@@ -309,6 +315,15 @@ async fn shout_many(host: &mut gateway_tests::RawClient, tool: &str, n: usize, g
             gw.log()
         );
     }
+}
+
+/// The most connections to an upstream that `calls` calls may open when connections are kept:
+/// half of them. A connection goes back to its pool when the rest of its stream has been read,
+/// which `upstream::drain` does after the host has its answer, so a host's next call sometimes
+/// opens another (4–5 for 22 calls on an idle machine, 10 with the evaluation sets running on
+/// the same two cores); a gateway that kept none would open one per call.
+fn reused_bound(calls: usize) -> usize {
+    calls / 2
 }
 
 /// A gateway config on a fresh SQLite file with one upstream (its `[[upstreams]]` fields).
