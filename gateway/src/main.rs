@@ -142,6 +142,11 @@ struct EvalArgs {
     semantic_weight: Option<f32>,
     #[arg(long, value_delimiter = ',')]
     lexical_weight: Vec<f32>,
+    /// BM25's weight for a request of one need that no reading put in the tools' words
+    /// (routing.fusion.single_need_lexical_weight): every unsplit hybrid row, and a split
+    /// row's requests of one step.
+    #[arg(long)]
+    single_need_lexical_weight: Option<f32>,
     #[arg(long)]
     rrf_k: Option<f32>,
     /// What a step's nearly as fitting tool gains for belonging to an upstream the rest of the
@@ -535,6 +540,7 @@ fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
         rankings,
         semantic_weight,
         lexical_weight,
+        single_need_lexical_weight,
         rrf_k,
         provider_weight,
         action_weight,
@@ -543,6 +549,8 @@ fn eval_routing(config: &Config, args: EvalArgs) -> anyhow::Result<()> {
     let mut fusion = config.routing.fusion;
     fusion.semantic_weight = semantic_weight.unwrap_or(fusion.semantic_weight);
     fusion.rrf_k = rrf_k.unwrap_or(fusion.rrf_k);
+    fusion.single_need_lexical_weight =
+        single_need_lexical_weight.unwrap_or(fusion.single_need_lexical_weight);
     fusion.provider_weight = provider_weight.unwrap_or(fusion.provider_weight);
     fusion.action_weight = action_weight.unwrap_or(fusion.action_weight);
     if let Some(m) = fusion_method {

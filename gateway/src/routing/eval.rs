@@ -222,8 +222,11 @@ fn embed_queries(
 fn label(method: Method, fusion: &Fusion, several: bool, steps: bool) -> String {
     let mut s = match method {
         Method::Hybrid if several => format!(
-            "hybrid ({:?}, semantic {}, lexical {})",
-            fusion.method, fusion.semantic_weight, fusion.lexical_weight
+            "hybrid ({:?}, semantic {}, lexical {}, one need {})",
+            fusion.method,
+            fusion.semantic_weight,
+            fusion.lexical_weight,
+            fusion.single_need_lexical_weight
         )
         .to_lowercase(),
         _ => method.as_str().to_string(),
@@ -400,11 +403,11 @@ fn method_report(
     let mut by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, (q, v)) in queries.iter().zip(vectors).enumerate() {
         let t = Instant::now();
-        let hits = if search.split {
-            index.search_steps(&q.query, Some(v), &steps[i], 10, method, fusion, &all)
-        } else {
-            index.search(&q.query, Some(v), 10, method, fusion, &all)
-        };
+        // Unsplit, the request is one step: what a gateway with `routing.split_steps = false`
+        // searches (its BM25 weighed as one need's).
+        let request_steps: &[(String, Option<Vec<f32>>)] =
+            if search.split { &steps[i] } else { &[] };
+        let hits = index.search_steps(&q.query, Some(v), request_steps, 10, method, fusion, &all);
         times.push(t.elapsed());
         let ranked = keys(&hits);
         let relevant: Vec<String> = q.relevant.iter().map(key).collect();
