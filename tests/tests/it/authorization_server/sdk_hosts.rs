@@ -1,0 +1,357 @@
+//! Real hosts sign in through the gateway: the TypeScript SDK (registered, and named by its
+//! client metadata document), the Python SDK's OAuth client provider and mcp-remote.
+
+use super::*;
+
+#[tokio::test]
+async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_every_replica() {
+    let db = postgres_database().await;
+    let port = free_port();
+    let cfg = config(&db, port, "");
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let mut replica = Gateway::start_with_env(&cfg, &[]).await;
+    replica.admin_token = gw.admin_token.clone();
+    replica.wait_up(&["fx"]).await;
+
+    // What a host finds first: the protected resource names the gateway as its authorization
+    // server, whose metadata offers registration and S256 only.
+    let prm = gw
+        .get_json("/.well-known/oauth-protected-resource/mcp")
+        .await;
+    let issuer = format!("http://127.0.0.1:{port}");
+    assert_eq!(prm["authorization_servers"], json!([issuer]), "{prm}");
+    let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
+    assert_eq!(meta["issuer"], issuer);
+    assert_eq!(meta["code_challenge_methods_supported"], json!(["S256"]));
+    assert!(meta["registration_endpoint"].is_string(), "{meta}");
+
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let steps = sdk_host(&gw, &pat, Some(&replica), &[]).await;
+    let ctx = || format!("{steps:#}\n{}", gw.log());
+
+    assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
+    let client_id = steps["connect"]["clientId"].as_str().unwrap_or("");
+    assert!(
+        client_id.starts_with("mcpgw-"),
+        "registered by DCR: {}",
+        ctx()
+    );
+    assert_eq!(steps["pages"]["signInStatus"], 200);
+    assert_eq!(
+        steps["pages"]["namesClient"], true,
+        "the consent page names the client"
+    );
+    let csp = steps["pages"]["csp"].as_str().unwrap_or("");
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"),
+        "{csp}"
+    );
+    assert_eq!(steps["redirect"]["status"], 303);
+    assert_eq!(steps["redirect"]["to"], "http://127.0.0.1:33418/callback");
+    assert_eq!(steps["redirect"]["iss"], issuer.as_str());
+
+    // The user's roles decide what the host sees and may call.
+    let tools: Vec<&str> = steps["list"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|t| t.starts_with("fx__"))
+        .collect();
+    assert_eq!(tools, ["fx__echo"], "{}", ctx());
+    assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
+
+    // A refresh through the SDK: new access and refresh tokens, and the call goes through.
+    assert_eq!(steps["refreshed"]["ok"], true, "{}", ctx());
+    assert_eq!(steps["refreshed"]["text"], "again");
+    assert_eq!(
+        steps["refreshed"]["newRefresh"], true,
+        "refresh tokens rotate"
+    );
+    assert_eq!(steps["refreshed"]["newAccess"], true);
+
+    // The administrator's revocation: refused at once here and on the other replica.
+    let r = &steps["revoked"];
+    assert_eq!(r["ok"], true, "{}", ctx());
+    assert_eq!(r["subject"], "ann");
+    assert_eq!(r["deleteStatus"], 204);
+    assert_eq!(
+        r["replicaBefore"], 200,
+        "the token worked on the replica first"
+    );
+    assert_eq!(r["here"]["status"], 401, "{}", ctx());
+    assert_eq!(r["replica"]["status"], 401, "{}", ctx());
+    assert!(r["replica"]["challenge"]
+        .as_str()
+        .unwrap_or("")
+        .contains("revoked"));
+
+    // A spent refresh token used again revokes its whole grant.
+    let p = &steps["replay"];
+    assert_eq!(p["ok"], true, "{}", ctx());
+    assert_eq!(p["firstStatus"], 200);
+    assert_eq!(p["beforeStatus"], 200);
+    assert_eq!(p["status"], 400);
+    assert_eq!(p["error"], "invalid_grant");
+    assert_eq!(
+        p["after"]["status"], 401,
+        "the family's access token is dead too"
+    );
+
+    // Every step is in the audit log; no token is in any log line.
+    let audit = gw.get_json("/admin/v1/audit?limit=200").await;
+    let actions: Vec<&str> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["action"].as_str())
+        .collect();
+    for a in [
+        "oauth.register",
+        "oauth.grant",
+        "oauth.token",
+        "oauth.refresh",
+        "admin.oauth_grant.revoke",
+        "oauth.replay",
+    ] {
+        assert!(actions.contains(&a), "{a} audited: {actions:?}");
+    }
+    for log in [gw.log(), replica.log()] {
+        assert!(!log.contains(&pat), "the PAT leaked into a log line");
+        assert!(!log.contains("eyJ"), "a JWT leaked into a log line");
+    }
+}
+
+#[tokio::test]
+async fn a_real_sdk_host_named_by_its_client_metadata_document_signs_in() {
+    // The host's document, served over https by a private authority the gateway trusts.
+    let doc_port = free_port();
+    let certs = gateway_tests::scratch();
+    let _documents = Command::new(peers().join("venv/bin/python"))
+        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
+        .arg(doc_port.to_string())
+        .arg(&certs)
+        .arg("http://127.0.0.1:33418/callback")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    gateway_tests::wait_port(doc_port).await;
+    let ca = certs.join("ca.pem");
+    let document = format!("https://localhost:{doc_port}/client.json");
+
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        "registration = \"off\"\nclient_metadata_allow_private = true",
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(
+        &cfg,
+        &[
+            ("MCP_GATEWAY_LISTEN", &listen),
+            ("SSL_CERT_FILE", ca.to_str().unwrap()),
+        ],
+    )
+    .await;
+    gw.wait_up(&["fx"]).await;
+    let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
+    assert_eq!(meta["client_id_metadata_document_supported"], true);
+    assert!(
+        meta["registration_endpoint"].is_null(),
+        "registration is off: {meta}"
+    );
+
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let steps = sdk_host(
+        &gw,
+        &pat,
+        None,
+        &[("CLIENT_METADATA_URL", &document), ("ONLY_CONNECT", "1")],
+    )
+    .await;
+    assert_eq!(steps["connect"]["ok"], true, "{steps:#}\n{}", gw.log());
+    assert_eq!(steps["connect"]["clientId"], document.as_str());
+    assert_eq!(
+        steps["pages"]["namesClient"], false,
+        "another name: the document's"
+    );
+    assert_eq!(steps["call"]["text"], "hello", "{steps:#}");
+    let clients = gw.get_json("/admin/v1/oauth/clients").await;
+    let listed = clients
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client_id"] == document.as_str())
+        .unwrap_or_else(|| panic!("{clients}"));
+    assert_eq!(listed["source"], "cimd");
+    assert_eq!(listed["metadata"]["client_name"], "Document Host");
+}
+
+#[tokio::test]
+async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let mut cmd = Command::new(peers().join("venv/bin/python"));
+    cmd.arg(gateway_tests::package_dir().join("clients/python_oauth_client.py"))
+        .arg(&gw.mcp)
+        .arg(&pat);
+    let seen = last_json_line(cmd, "the Python host").await;
+    assert!(
+        seen["client_id"].as_str().unwrap().starts_with("mcpgw-"),
+        "{seen}"
+    );
+    assert_eq!(seen["iss"], format!("http://127.0.0.1:{port}"));
+    assert_eq!(seen["text"], "from python", "{seen}");
+    let tools = seen["tools"].as_array().unwrap();
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "{seen}"
+    );
+
+    // An administrator revokes everything the user authorized.
+    let (status, _) = gw
+        .send(
+            reqwest::Method::DELETE,
+            "/admin/v1/oauth/users/ann/grants",
+            gw.admin_token.as_deref(),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(status, 204);
+    let grants = gw.get_json("/admin/v1/oauth/grants?subject=ann").await;
+    let grants = grants.as_array().unwrap();
+    assert!(
+        !grants.is_empty() && grants.iter().all(|g| g["revoked_at"].is_i64()),
+        "{grants:?}"
+    );
+}
+
+#[tokio::test]
+async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let listen = format!("127.0.0.1:{port}");
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    gw.wait_up(&["fx"]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let callback_port = free_port().to_string();
+    let mut bridge = Command::new(peers().join("node_modules/.bin/mcp-remote"))
+        .args([gw.mcp.as_str(), callback_port.as_str(), "--allow-http"])
+        .env("PATH", peer_path())
+        // Its tokens and registration go under HOME (~/.mcp-auth).
+        .env("HOME", &dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(bridge.stderr.take().unwrap()).lines();
+    let mut said = String::new();
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = stderr.next_line().await.unwrap() {
+            said.push_str(&line);
+            said.push('\n');
+            if let Some(at) = line.find("/oauth/authorize?") {
+                let start = line[..at].rfind("http").unwrap();
+                return line[start..].trim().to_string();
+            }
+        }
+        panic!("mcp-remote ended without a sign-in URL: {said}")
+    })
+    .await
+    .expect("mcp-remote asks the user to sign in within a minute");
+
+    // The user's browser: the gateway's pages, then back to mcp-remote's own callback.
+    let mut w = Walk::new(&gw);
+    let page = w.http.get(&url).send().await.unwrap();
+    if let Some(c) = page.headers().get("set-cookie") {
+        w.cookie = c.to_str().unwrap().split(';').next().unwrap().to_string();
+    }
+    let page = page.text().await.unwrap();
+    let cookie = w.cookie.clone();
+    let consent = w
+        .post(
+            "/oauth/authorize",
+            &[("ticket", &field(&page, "ticket")), ("pat", &pat)],
+            &cookie,
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let back = w
+        .post(
+            "/oauth/consent",
+            &[
+                ("ticket", &field(&consent, "ticket")),
+                ("decision", "allow"),
+            ],
+            &cookie,
+        )
+        .await;
+    let to = location(&back);
+    assert_eq!(
+        to.port().map(|p| p.to_string()),
+        Some(callback_port.clone()),
+        "{to}"
+    );
+    let done = reqwest::get(to.as_str()).await.unwrap();
+    assert!(
+        done.status().is_success(),
+        "mcp-remote took the code: {}",
+        done.status()
+    );
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+
+    // The bridge now speaks MCP on stdio, signed in as ann.
+    let mut stdin = bridge.stdin.take().unwrap();
+    let mut stdout = BufReader::new(bridge.stdout.take().unwrap()).lines();
+    let mut exchange = async |msg: Value| -> Value {
+        stdin
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+        if msg.get("id").is_none() {
+            return Value::Null;
+        }
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(60), stdout.next_line())
+                .await
+                .expect("mcp-remote answers within a minute")
+                .unwrap()
+                .expect("mcp-remote stays up");
+            let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if v.get("id") == msg.get("id") {
+                return v;
+            }
+        }
+    };
+    let init = exchange(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "desktop", "version": "1"}}}),
+    )
+    .await;
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let r = exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "fx__echo", "arguments": {"message": "bridged"}}}))
+    .await;
+    assert_eq!(r["result"]["content"][0]["text"], "bridged", "{r}");
+    let grants = gw.get_json("/admin/v1/oauth/grants?subject=ann").await;
+    assert_eq!(grants.as_array().unwrap().len(), 1, "{grants}");
+}

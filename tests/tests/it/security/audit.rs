@@ -1,0 +1,75 @@
+//! An audit log that keeps every call through shutdown and shows tampering.
+
+use super::*;
+
+#[tokio::test]
+async fn audit_log_keeps_every_call_through_shutdown_and_shows_tampering() {
+    const N: usize = 10_000;
+    let db = gateway_tests::postgres_database().await;
+    let gw = Gateway::start(&fixture_config(&db, "")).await;
+    gw.wait_up(&["fx"]).await;
+    let http = reqwest::Client::new();
+    let started = std::time::Instant::now();
+    let calls = futures::stream::iter(0..N).map(|i| {
+        let http = http.clone();
+        let url = gw.mcp.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                "name": "fx__echo", "arguments": {"message": format!("m{i}")},
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {}}}});
+            let r = http
+                .post(&url)
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "fx__echo")
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            r.status().as_u16()
+        }
+    });
+    use futures::StreamExt;
+    let statuses: Vec<u16> = calls.buffer_unordered(500).collect().await;
+    assert!(statuses.iter().all(|s| *s == 200));
+    // Shut down right after the last answer: the queue must still reach the database.
+    let (status, dir) = gw.stop_keeping_dir().await;
+    assert!(status.success());
+    let elapsed = started.elapsed();
+    let pool = sqlx::PgPool::connect(&db).await.unwrap();
+    let rows: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM audit_log WHERE action = 'tools/call'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(rows as usize, N, "every call has its audit row");
+    assert!(
+        elapsed < Duration::from_secs(60),
+        "{N} calls took {elapsed:?}"
+    );
+    let (ok, report) = verify_cli(&dir).await;
+    assert!(ok, "{report}");
+    assert_eq!(report["checked"], N);
+
+    // An edited row breaks the chain there: the CLI and the admin API say where.
+    sqlx::query("UPDATE audit_log SET outcome = 'error' WHERE seq = 4321")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let (ok, report) = verify_cli(&dir).await;
+    assert!(!ok);
+    assert_eq!(report["first_broken"]["seq"], 4321, "{report}");
+    let gw = Gateway::start(&fixture_config(&db, "")).await;
+    let api = gw.get_json("/admin/v1/audit/verify").await;
+    assert_eq!(api["first_broken"]["seq"], 4321, "{api}");
+    assert_eq!(api["ok"], false);
+    // A deleted row is reported as missing.
+    sqlx::query("DELETE FROM audit_log WHERE seq = 77")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let (_, report) = verify_cli(&dir).await;
+    assert_eq!(report["first_broken"]["seq"], 77, "{report}");
+}

@@ -1,0 +1,164 @@
+//! An upstream behind OAuth gets the gateway's own token, or one exchanged for the host's
+//! user, never the host's.
+
+use super::*;
+
+#[tokio::test]
+async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() {
+    let idp = Idp::start(json!([
+        {"client_id": "gw", "client_secret": "gw-secret", "scope": "mcp"}
+    ]))
+    .await;
+    // Gateway b: an upstream that requires OAuth tokens for its resource.
+    let inner = "https://inner.test/mcp";
+    let b = protected_upstream(&idp, inner).await;
+    // Gateway a: b as an HTTP upstream with client credentials; hosts use PATs.
+    let a_dir = gateway_tests::scratch();
+    let a_config = format!(
+        "[database]\nurl = \"{}\"\n{ROLES}\n[auth]\nmode = \"required\"\n\n[[upstreams]]\nname = \"inner\"\n\
+         transport = \"http\"\nurl = \"{}\"\n\
+         oauth = {{ token_url = \"{}/token\", client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }}, \
+         scopes = [\"mcp\"], resource = \"{inner}\" }}\n",
+        sqlite_url(&a_dir),
+        b.mcp,
+        idp.issuer
+    );
+    let a = Gateway::start_secured(&a_config, &[("GW_SECRET", "gw-secret")]).await;
+    a.wait_up(&["inner"]).await;
+    let host_token = a.admin_token.clone().unwrap();
+    let (status, _, body) = call_as(
+        &a.mcp,
+        Some(&host_token),
+        "tools/call",
+        json!({"name": "inner__fx__echo", "arguments": {"message": "via oauth"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}\n{}", a.log());
+    assert_eq!(body["result"]["content"][0]["text"], "via oauth");
+    // b saw the gateway's client, not the host's PAT.
+    let mut rows = Value::Null;
+    for _ in 0..50 {
+        rows = b.get_json("/admin/v1/audit?action=tools/call").await;
+        if rows.as_array().is_some_and(|r| !r.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let principal = rows[0]["principal"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(principal, format!("oauth:{}#gw", idp.issuer), "{rows}");
+    // A wrong secret: the upstream is reported down with the token endpoint's refusal.
+    let c_dir = gateway_tests::scratch();
+    let c = Gateway::start_with_env(
+        &format!(
+            "[database]\nurl = \"{}\"\n[[upstreams]]\nname = \"inner\"\ntransport = \"http\"\nurl = \"{}\"\n\
+             oauth = {{ token_url = \"{}/token\", client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }} }}\n",
+            sqlite_url(&c_dir),
+            b.mcp,
+            idp.issuer
+        ),
+        &[("GW_SECRET", "wrong")],
+    )
+    .await;
+    let mut health = Value::Null;
+    for _ in 0..100 {
+        health = c.get_json("/admin/v1/health").await;
+        if health[0]["status"] == "down" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(health[0]["status"], "down", "{health}");
+    assert!(health.to_string().contains("token request"), "{health}");
+}
+
+#[tokio::test]
+async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_token() {
+    let a_resource = "https://gateway-a.test/mcp";
+    let inner = "https://inner.test/mcp";
+    let idp = Idp::start(json!([
+        {"client_id": "ann", "client_secret": "ann-secret", "scope": "mcp"},
+        {"client_id": "gw", "client_secret": "gw-secret", "scope": "mcp",
+         "token_exchange": {"accept_audience": a_resource}}
+    ]))
+    .await;
+    // Gateway b: the upstream, which accepts tokens of the IdP for its own resource and audits
+    // who called.
+    let b = protected_upstream(&idp, inner).await;
+    // Gateway a: hosts sign in at the IdP; b is reached with each user's exchanged token.
+    let a_dir = gateway_tests::scratch();
+    let a_config = format!(
+        "[database]\nurl = \"{}\"\n{ROLES}\n[[roles]]\nname = \"users\"\nupstreams = [\"inner\"]\n\n\
+         [auth]\nmode = \"required\"\nresource = \"{a_resource}\"\nrequired_scopes = [\"mcp\"]\n\
+         [[auth.issuers]]\nissuer = \"{}\"\n\
+         [[auth.role_mappings]]\nclaim = \"client_id\"\nvalue = \"ann\"\nrole = \"users\"\n\n\
+         [[upstreams]]\nname = \"inner\"\ntransport = \"http\"\nurl = \"{}\"\nsharing = \"per_session\"\n\
+         oauth = {{ token_url = \"{}/token\", client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }}, \
+         scopes = [\"mcp\"], resource = \"{inner}\", token_exchange = true }}\n",
+        sqlite_url(&a_dir),
+        idp.issuer,
+        b.mcp,
+        idp.issuer
+    );
+    let a = Gateway::start_secured(&a_config, &[("GW_SECRET", "gw-secret")]).await;
+    a.wait_up(&["inner"]).await;
+
+    let ann = idp.token("ann", "ann-secret", "mcp", a_resource).await;
+    let (status, _, body) = call_as(
+        &a.mcp,
+        Some(&ann),
+        "tools/call",
+        json!({"name": "inner__fx__echo", "arguments": {"message": "as ann"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}\n{}", a.log());
+    assert_eq!(body["result"]["content"][0]["text"], "as ann", "{body}");
+    // b saw ann (the exchanged token's subject), through a token of its own audience.
+    let mut call = Value::Null;
+    for _ in 0..50 {
+        let rows = b.get_json("/admin/v1/audit?action=tools/call").await;
+        if let Some(r) = rows.as_array().and_then(|r| r.first()) {
+            call = r.clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        call["principal"],
+        format!("oauth:{}#ann", idp.issuer),
+        "the user, not the gateway: {call}"
+    );
+    let ann_jti = jwt_claims(&ann)["jti"].clone();
+    assert_ne!(call["token_id"], ann_jti, "b never got ann's own token");
+
+    // A caller with a PAT has no identity the IdP could exchange: a clear refusal.
+    let pat = a.token_for("bob", &["users"]).await;
+    let (status, _, body) = call_as(
+        &a.mcp,
+        Some(&pat),
+        "tools/call",
+        json!({"name": "inner__fx__echo", "arguments": {"message": "as bob"}}),
+    )
+    .await;
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        status != 200 || body.get("error").is_some(),
+        "a PAT cannot reach a token-exchange upstream: {body}"
+    );
+    assert!(message.contains("OAuth access token"), "{body}");
+
+    // Passthrough stays impossible: the config refuses token exchange on a shared connection.
+    let out = std::process::Command::new(gateway_tests::gateway_bin())
+        .args(["check-config", "--config"])
+        .arg({
+            let p = a_dir.join("shared.toml");
+            std::fs::write(&p, a_config.replace("sharing = \"per_session\"\n", "")).unwrap();
+            p
+        })
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("per_session"));
+}
