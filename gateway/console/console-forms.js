@@ -99,6 +99,9 @@ function fillUpstreamForm(u) {
   field(f, "oauth_token_exchange").checked = !!o.token_exchange;
   field(f, "oauth_secret").value = o.client_secret ? sourceOf(o.client_secret)[1] : "";
   field(f, "oauth_secret_kind").value = o.client_secret ? sourceOf(o.client_secret)[0] : "env";
+  field(f, "oauth_key").value = o.private_key ? sourceOf(o.private_key)[1] : "";
+  field(f, "oauth_key_kind").value = o.private_key ? sourceOf(o.private_key)[0] : "file";
+  field(f, "oauth_key_algorithm").value = o.private_key_algorithm || "";
   const uo = u.user_oauth;
   field(f, "uo_on").checked = !!uo;
   field(f, "uo_client_id").value = (uo && uo.client_id) || "";
@@ -129,11 +132,19 @@ function upstreamFromForm(base) {
   } else {
     spec.url = field(f, "url").value.trim();
     spec.headers = readPairs($("#upstream-headers"));
-    if (field(f, "oauth_token_url").value.trim()) {
-      spec.oauth = { token_url: field(f, "oauth_token_url").value.trim(), client_id: field(f, "oauth_client_id").value.trim(),
-        client_secret: sourceValue(field(f, "oauth_secret_kind").value, field(f, "oauth_secret").value.trim()),
+    if (field(f, "oauth_client_id").value.trim() || field(f, "oauth_token_url").value.trim()) {
+      // Over what was there: a field the form does not show is kept.
+      const o = { ...(base.oauth || {}), client_id: field(f, "oauth_client_id").value.trim(),
         scopes: field(f, "oauth_scopes").value.split(/\s+/).filter(Boolean), token_exchange: field(f, "oauth_token_exchange").checked };
-      if (field(f, "oauth_resource").value.trim()) spec.oauth.resource = field(f, "oauth_resource").value.trim();
+      const text = (k) => field(f, k).value.trim();
+      const optional = (key, v) => { if (v) o[key] = v; else delete o[key]; };
+      optional("token_url", text("oauth_token_url"));
+      optional("resource", text("oauth_resource"));
+      // One credential: the server says so when none or both are given.
+      optional("client_secret", text("oauth_secret") && sourceValue(field(f, "oauth_secret_kind").value, text("oauth_secret")));
+      optional("private_key", text("oauth_key") && sourceValue(field(f, "oauth_key_kind").value, text("oauth_key")));
+      optional("private_key_algorithm", text("oauth_key_algorithm"));
+      spec.oauth = o;
     } else delete spec.oauth;
     if (field(f, "uo_on").checked) {
       const uo = { catalog: field(f, "uo_catalog").value, scopes: field(f, "uo_scopes").value.split(/\s+/).filter(Boolean) };

@@ -1,7 +1,8 @@
 // The conformance suite's auth client, played by the gateway: the scenario's server becomes a
 // `user_oauth` upstream of a gateway started for it (`catalog = "first_user"`: one user, one
 // client, as the scenarios count), and a host's user connects their account, then calls one of
-// its tools through the gateway, opening the connect links it is given as a browser would.
+// its tools through the gateway, opening the connect links it is given as a browser would. In
+// the client credentials scenarios it is an `oauth` upstream (the gateway's own client).
 // Exits 0 when the call came back with a result.
 //
 // Usage (as the suite's --command): node through_gateway.mjs SERVER_URL
@@ -20,10 +21,22 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-through-'));
 const log = (...a) => console.error('[through-gateway]', ...a);
 
-let user = '';
-if (context.client_id) user += `client_id = ${JSON.stringify(context.client_id)}\n`;
-if (context.client_secret) user += 'client_secret = { env = "SCENARIO_CLIENT_SECRET" }\n';
-if (process.env.CLIENT_METADATA_URL) user += `client_metadata_url = ${JSON.stringify(process.env.CLIENT_METADATA_URL)}\n`;
+// The client credentials scenarios (an extension: a machine client, no user) are the gateway's
+// own client: `[upstreams.oauth]` with the scenario's client and its secret or private key, and
+// no token endpoint, so that the gateway finds it as the spec says.
+const machine = (context.name || '').startsWith('auth/client-credentials');
+let client = '';
+if (context.client_id) client += `client_id = ${JSON.stringify(context.client_id)}\n`;
+if (context.client_secret) client += 'client_secret = { env = "SCENARIO_CLIENT_SECRET" }\n';
+if (context.private_key_pem) {
+  fs.writeFileSync(path.join(dir, 'client-key.pem'), context.private_key_pem, { mode: 0o600 });
+  client += `private_key = { file = ${JSON.stringify(path.join(dir, 'client-key.pem'))} }\n`;
+  if (context.signing_algorithm) client += `private_key_algorithm = ${JSON.stringify(context.signing_algorithm)}\n`;
+}
+if (!machine && process.env.CLIENT_METADATA_URL) client += `client_metadata_url = ${JSON.stringify(process.env.CLIENT_METADATA_URL)}\n`;
+const access = machine
+  ? `sharing = "shared"\n[upstreams.oauth]\n${client}`
+  : `sharing = "per_session"\n[upstreams.user_oauth]\ncatalog = "first_user"\n${client}`;
 fs.writeFileSync(path.join(dir, 'gateway.toml'), `
 [server]
 listen = "127.0.0.1:0"
@@ -37,10 +50,7 @@ key = { env = "CREDENTIALS_KEY" }
 name = "scenario"
 transport = "http"
 url = ${JSON.stringify(server)}
-sharing = "per_session"
-[upstreams.user_oauth]
-catalog = "first_user"
-${user}`);
+${access}`);
 
 const gw = spawn(process.env.MCP_GATEWAY_BIN, ['--config', path.join(dir, 'gateway.toml')], {
   env: { ...process.env, CREDENTIALS_KEY: crypto.randomBytes(32).toString('base64'),
@@ -111,8 +121,18 @@ async function connectFirst() {
   throw new Error('the upstream lists no tools');
 }
 
+// The gateway's own client needs no user: the upstream comes up with the token it fetched.
+async function upWithTools() {
+  let h = await health();
+  for (let i = 0; i < 150 && !(h.status === 'up' && h.tools > 0); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    h = await health();
+  }
+  if (!(h.status === 'up' && h.tools > 0)) throw new Error(`the upstream is ${h.status}: ${h.last_error}`);
+}
+
 try {
-  await connectFirst();
+  await (machine ? upWithTools() : connectFirst());
   await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance-host', version: '1' } });
   await rpc('notifications/initialized');
   // The scenario's tools (the gateway lists its own search tools too).

@@ -1,7 +1,7 @@
 // A real OpenID provider (npm `oidc-provider`) for the gateway's auth tests.
 //
 // Usage: PEERS_NODE_MODULES=/path/to/node_modules node idp.mjs CLIENTS_JSON [ACCOUNTS_JSON]
-//   CLIENTS_JSON: [{"client_id", "client_secret", "scope", "ttl"?}] — client-credentials clients;
+//   CLIENTS_JSON: [{"client_id", "client_secret" or "key_file", "scope", "ttl"?}] — client-credentials clients;
 //   a client with `redirect_uris` uses the authorization code flow instead (a company IdP that
 //   users sign in at): its login page (oidc-provider's own) takes any login with any password.
 //   ACCOUNTS_JSON: {"alice": {"groups": ["eng"], "email": "..."}} — the claims of each login,
@@ -17,6 +17,7 @@
 // JWT: for tokens the provider itself would never issue (e.g. a `crit` header).
 import http from 'node:http';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -50,7 +51,13 @@ function build(issuer, key) {
       scope: c.scope,
     } : {
       client_id: c.client_id,
-      client_secret: c.client_secret,
+      // A client with `key_file` (a private key's PEM) authenticates with assertions it signs
+      // (`private_key_jwt`); the provider knows only the public half.
+      ...(c.key_file ? {
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'ES256',
+        jwks: { keys: [crypto.createPublicKey(fs.readFileSync(c.key_file)).export({ format: 'jwk' })] },
+      } : { client_secret: c.client_secret }),
       grant_types: c.token_exchange ? ['client_credentials', TOKEN_EXCHANGE] : ['client_credentials'],
       response_types: [],
       redirect_uris: [],

@@ -241,17 +241,32 @@ impl CatalogReader {
 }
 
 /// The gateway's own credentials for an upstream's authorization server (client credentials
-/// grant); the token it gets is sent to the upstream as `Authorization: Bearer`.
+/// grant); the token it gets is sent to the upstream as `Authorization: Bearer`. The client
+/// authenticates with a secret or with a private key (exactly one of them).
 #[derive(
     Debug, Clone, PartialEq, Deserialize, Serialize, utoipa::ToSchema, schemars::JsonSchema,
 )]
 #[serde(deny_unknown_fields)]
 pub struct UpstreamOAuth {
-    pub token_url: String,
+    /// The authorization server's token endpoint. Left out: found the MCP authorization spec's
+    /// way, from the upstream's protected resource metadata (RFC 9728) and its authorization
+    /// server's metadata (RFC 8414), which also say how the client may authenticate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
     pub client_id: String,
     /// A reference (`{ env = "VAR" }` or `{ file = "/path" }`), never clear text.
-    #[schema(value_type = Object)]
-    pub client_secret: ValueSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub client_secret: Option<ValueSource>,
+    /// A private key in PEM (a reference, never clear text): the client authenticates with an
+    /// assertion it signs (RFC 7523 `private_key_jwt`) instead of a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub private_key: Option<ValueSource>,
+    /// The assertion's signing algorithm: `ES256` (the default), `ES384`, `RS256`, `RS384`,
+    /// `RS512`, `PS256`, `PS384`, `PS512` or `EdDSA`, as the key and the server allow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key_algorithm: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
     /// The upstream's resource URL (RFC 8707), the audience of the token.
@@ -569,11 +584,33 @@ impl UpstreamSpec {
 impl UpstreamOAuth {
     /// The field that is wrong, and why.
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        if matches!(self.client_secret, ValueSource::Literal(_)) {
-            return Err(("client_secret", CLEAR_TEXT.into()));
+        match (&self.client_secret, &self.private_key) {
+            (Some(ValueSource::Literal(_)), _) => return Err(("client_secret", CLEAR_TEXT.into())),
+            (_, Some(ValueSource::Literal(_))) => return Err(("private_key", CLEAR_TEXT.into())),
+            (Some(_), Some(_)) => {
+                return Err((
+                    "private_key",
+                    "give client_secret or private_key, not both".into(),
+                ))
+            }
+            (None, None) => {
+                return Err((
+                    "client_secret",
+                    "needed (or a private_key to sign assertions with)".into(),
+                ))
+            }
+            _ => {}
         }
-        if !(self.token_url.starts_with("https://") || self.token_url.starts_with("http://")) {
-            return Err(("token_url", "must be an http(s) URL".into()));
+        if let Some(a) = &self.private_key_algorithm {
+            if self.private_key.is_none() {
+                return Err(("private_key_algorithm", "needs oauth.private_key".into()));
+            }
+            crate::upstream::assertion::algorithm(a).map_err(|e| ("private_key_algorithm", e))?;
+        }
+        if let Some(u) = &self.token_url {
+            if !(u.starts_with("https://") || u.starts_with("http://")) {
+                return Err(("token_url", "must be an http(s) URL".into()));
+            }
         }
         Ok(())
     }
@@ -634,6 +671,52 @@ mod tests {
     }
 
     #[test]
+    fn the_gateways_client_has_one_credential_given_by_reference() {
+        let with = |oauth: serde_json::Value| {
+            read(
+                serde_json::json!({"name": "a", "transport": "http", "url": "https://x/mcp",
+                "oauth": oauth}),
+            )?
+            .validate()
+            .map_err(|e| e.to_string())
+        };
+        let e = with(serde_json::json!({"client_id": "gw"})).unwrap_err();
+        assert!(
+            e.contains("client_secret") && e.contains("private_key"),
+            "{e}"
+        );
+        let e = with(
+            serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"},
+            "private_key": {"file": "/k"}}),
+        )
+        .unwrap_err();
+        assert!(e.contains("not both"), "{e}");
+        let e =
+            with(serde_json::json!({"client_id": "gw", "private_key": "-----BEGIN"})).unwrap_err();
+        assert!(e.contains("private_key"), "{e}");
+        let e = with(
+            serde_json::json!({"client_id": "gw", "private_key": {"file": "/k"},
+            "private_key_algorithm": "HS256"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("client_secret instead"), "{e}");
+        let e = with(
+            serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"},
+            "private_key_algorithm": "ES256"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("needs oauth.private_key"), "{e}");
+        let e = with(
+            serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"},
+            "token_url": "ftp://idp/token"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("token_url"), "{e}");
+        // No token endpoint: it is found from the upstream's metadata.
+        with(serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"}})).unwrap();
+    }
+
+    #[test]
     fn the_flat_form_round_trips() {
         for json in [
             serde_json::json!({"name": "fs", "transport": "stdio", "command": "npx",
@@ -646,6 +729,10 @@ mod tests {
                 "prefix": "always", "max_result_text_bytes": 9, "enabled": true,
                 "tools": {"exclude": ["delete_*"], "overrides": {"search": {"name": "find",
                 "arguments": {"org": "acme"}}}}}),
+            serde_json::json!({"name": "m2m", "transport": "http", "url": "https://x/mcp",
+                "oauth": {"client_id": "gw", "private_key": {"file": "/k.pem"},
+                "private_key_algorithm": "RS256"}, "sharing": "shared", "prefix": "always",
+                "enabled": true}),
         ] {
             let spec = read(json.clone()).unwrap();
             assert_eq!(spec.to_json(), json);

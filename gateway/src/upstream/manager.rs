@@ -547,23 +547,46 @@ impl Upstreams {
     fn token_source(
         &self,
         upstream: &str,
+        server: &str,
         o: &crate::config::UpstreamOAuth,
     ) -> Result<Arc<super::oauth::TokenSource>, UpstreamError> {
         let mut tokens = self.tokens.lock().unwrap();
-        if let Some(t) = tokens.get(upstream).filter(|t| t.config() == Some(o)) {
+        if let Some(t) = tokens.get(upstream).filter(|t| t.serves(o, server)) {
             return Ok(t.clone());
         }
-        let secret = self.client_secret(o)?;
-        let t = super::oauth::TokenSource::new(o.clone(), secret);
+        let auth = self.client_auth(o)?;
+        let t = super::oauth::TokenSource::new(o.clone(), auth, server);
         tokens.insert(upstream.to_string(), t.clone());
         Ok(t)
     }
 
-    /// The gateway's client secret at the upstream's authorization server.
-    fn client_secret(&self, o: &crate::config::UpstreamOAuth) -> Result<Secret, UpstreamError> {
-        o.client_secret
-            .resolve(&self.config.env)
-            .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}")))
+    /// How the gateway's client authenticates at the upstream's authorization server: its
+    /// secret, or its private key (read, and checked against its algorithm, here).
+    fn client_auth(
+        &self,
+        o: &crate::config::UpstreamOAuth,
+    ) -> Result<super::oauth::ClientAuth, UpstreamError> {
+        let env = &self.config.env;
+        match (&o.client_secret, &o.private_key) {
+            (Some(s), _) => s
+                .resolve(env)
+                .map(super::oauth::ClientAuth::Secret)
+                .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}"))),
+            (None, Some(k)) => {
+                let pem = k
+                    .resolve(env)
+                    .map_err(|e| UpstreamError::Config(format!("oauth.private_key: {e}")))?;
+                super::assertion::SigningKey::from_pem(
+                    pem.expose(),
+                    o.private_key_algorithm.as_deref(),
+                )
+                .map(|k| super::oauth::ClientAuth::Key(Box::new(k)))
+                .map_err(|e| UpstreamError::Config(format!("oauth.private_key: {e}")))
+            }
+            (None, None) => Err(UpstreamError::Config(
+                "oauth needs client_secret or private_key".into(),
+            )),
+        }
     }
 
     /// For an upstream with `oauth.token_exchange`, the exchanger of a session's connection:
@@ -588,10 +611,12 @@ impl Upstreams {
                 spec.name
             ))
         })?;
-        let secret = self.client_secret(o)?;
+        let auth = self.client_auth(o)?;
+        let server = spec.transport.endpoint().map_or("", |e| e.url.as_str());
         Ok(Some(super::oauth::TokenSource::exchanging(
             o.clone(),
-            secret,
+            auth,
+            server,
             subject.clone(),
         )))
     }
@@ -625,7 +650,7 @@ impl Upstreams {
                 }
                 let auth = match (&endpoint.oauth, exchanger) {
                     (_, Some(x)) => Some(x),
-                    (Some(o), None) => Some(self.token_source(&spec.name, o)?),
+                    (Some(o), None) => Some(self.token_source(&spec.name, &endpoint.url, o)?),
                     // Never without an account: the callers pass the session's or the
                     // catalog reader's (`catalog_reader`).
                     (None, None) if endpoint.user_oauth.is_some() => {

@@ -15,6 +15,7 @@
 //! | [`connection`] | transport-independent: ids, pending calls, routing context |
 //! | [`manager`] | supervision (restart with backoff), health, per-session connections, catalog sync |
 
+pub mod assertion;
 pub mod connection;
 pub mod credentials;
 pub mod drain;

@@ -1,16 +1,19 @@
-//! Tokens for upstreams behind an authorization server: the gateway's own (client credentials,
-//! `oauth2` crate), one issued for the upstream in exchange for a session user's access token
-//! (RFC 8693; a form POST, which `oauth2` does not offer), or the user's own token at the
-//! upstream (`user_oauth`, from the credential vault). Each is fetched before connecting,
-//! cached, refreshed in the background before it expires, and renewed when the upstream refuses
-//! it. The host's token itself never goes upstream.
+//! Tokens for upstreams behind an authorization server: the gateway's own (client credentials),
+//! one issued for the upstream in exchange for a session user's access token (RFC 8693), or the
+//! user's own token at the upstream (`user_oauth`, from the credential vault). The gateway's
+//! client finds the token endpoint the MCP authorization spec's way when the config names none,
+//! and authenticates with a secret or a signed assertion (`private_key_jwt`). Each token is
+//! fetched before connecting, cached, refreshed in the background before it expires, and renewed
+//! when the upstream refuses it. The host's token itself never goes upstream.
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use oauth2::basic::BasicClient;
-use oauth2::{ClientId, ClientSecret, Scope, TokenResponse, TokenUrl};
+use serde_json::json;
 
+use super::assertion::SigningKey;
+use super::credentials::discovery::{self, Discovered};
+use super::credentials::flow;
 use super::credentials::vault::Vault;
 use super::UpstreamError;
 use crate::config::{Secret, UpstreamOAuth};
@@ -23,12 +26,26 @@ const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
 
+/// How the gateway's client proves itself at the token endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientAuth {
+    /// `oauth.client_secret`: `client_secret_basic`, or `client_secret_post` where the server
+    /// supports only that.
+    Secret(Secret),
+    /// `oauth.private_key`: `private_key_jwt`. Boxed: a parsed key is large.
+    Key(Box<SigningKey>),
+}
+
 /// Where a source's tokens come from.
 enum Origin {
     /// The gateway's own client (credentials or exchange).
     Client {
-        config: UpstreamOAuth,
-        secret: Secret,
+        /// Boxed: the settings are large beside the other origin.
+        config: Box<UpstreamOAuth>,
+        auth: ClientAuth,
+        /// The upstream's URL: its authorization server is found from it when the config
+        /// names no token endpoint.
+        server: String,
         /// The session user's access token to exchange (`None`: client credentials). Replaced
         /// by the newest one the host sent, so a refreshed host token keeps the exchange working.
         subject: Option<RwLock<Secret>>,
@@ -58,16 +75,25 @@ pub struct TokenSource {
     http: reqwest::Client,
     current: RwLock<Option<(Secret, Instant)>>,
     refreshing: tokio::sync::Mutex<()>,
+    /// The gateway's client at its token endpoint: found once (a failed discovery is tried
+    /// again at the next token).
+    endpoint: tokio::sync::OnceCell<(Discovered, flow::Client)>,
 }
 
 impl TokenSource {
-    pub fn new(config: UpstreamOAuth, secret: Secret) -> Arc<Self> {
-        Self::build(config, secret, None)
+    /// The gateway's own client at the authorization server of the upstream at `server`.
+    pub fn new(config: UpstreamOAuth, auth: ClientAuth, server: &str) -> Arc<Self> {
+        Self::build(config, auth, server, None)
     }
 
     /// A source that exchanges `subject` (a user's access token) for the upstream's token.
-    pub fn exchanging(config: UpstreamOAuth, secret: Secret, subject: Secret) -> Arc<Self> {
-        Self::build(config, secret, Some(RwLock::new(subject)))
+    pub fn exchanging(
+        config: UpstreamOAuth,
+        auth: ClientAuth,
+        server: &str,
+        subject: Secret,
+    ) -> Arc<Self> {
+        Self::build(config, auth, server, Some(RwLock::new(subject)))
     }
 
     /// A source of `holder`'s own tokens at `upstream`.
@@ -139,10 +165,16 @@ impl TokenSource {
         }
     }
 
-    fn build(config: UpstreamOAuth, secret: Secret, subject: Option<RwLock<Secret>>) -> Arc<Self> {
+    fn build(
+        config: UpstreamOAuth,
+        auth: ClientAuth,
+        server: &str,
+        subject: Option<RwLock<Secret>>,
+    ) -> Arc<Self> {
         Self::with(Origin::Client {
-            config,
-            secret,
+            config: Box::new(config),
+            auth,
+            server: server.to_string(),
             subject,
         })
     }
@@ -150,18 +182,109 @@ impl TokenSource {
     fn with(origin: Origin) -> Arc<Self> {
         Arc::new(Self {
             origin,
-            http: super::credentials::flow::token_endpoint_client(),
+            http: flow::token_endpoint_client(),
             current: RwLock::default(),
             refreshing: tokio::sync::Mutex::new(()),
+            endpoint: tokio::sync::OnceCell::new(),
         })
     }
 
-    /// The gateway's client settings (`None` for a holder's own tokens).
-    pub fn config(&self) -> Option<&UpstreamOAuth> {
+    /// Whether this is the gateway's client with the settings `config` for the upstream at
+    /// `url` (else a new source replaces it: the endpoint it found may be another's).
+    pub fn serves(&self, config: &UpstreamOAuth, url: &str) -> bool {
         match &self.origin {
-            Origin::Client { config, .. } => Some(config),
-            Origin::Vault { .. } => None,
+            Origin::Client {
+                config: c, server, ..
+            } => **c == *config && server == url,
+            Origin::Vault { .. } => false,
         }
+    }
+
+    /// The token endpoint and the client's authentication there: the config's `token_url`
+    /// (whose URL is then the assertions' audience), else the one the upstream's resource
+    /// metadata leads to, with the authentication its server supports.
+    async fn endpoint(
+        &self,
+        config: &UpstreamOAuth,
+        auth: &ClientAuth,
+        server: &str,
+    ) -> Result<&(Discovered, flow::Client), UpstreamError> {
+        self.endpoint
+            .get_or_try_init(|| async {
+                let d = match &config.token_url {
+                    Some(url) => Discovered {
+                        resource: config.resource.clone().unwrap_or_default(),
+                        issuer: url.clone(),
+                        metadata: json!({ "token_endpoint": url }),
+                        scope: None,
+                    },
+                    None => discovery::discover(&self.http, server, None)
+                        .await
+                        .map_err(|e| {
+                            UpstreamError::Connect(format!(
+                                "no token endpoint for oauth.client_id {}: {e}",
+                                config.client_id
+                            ))
+                        })?,
+                };
+                let client = match auth {
+                    ClientAuth::Secret(secret) => {
+                        flow::preregistered(&d, &config.client_id, Some(secret.expose()))
+                    }
+                    ClientAuth::Key(key) => flow::Client {
+                        client_id: config.client_id.clone(),
+                        client_secret: None,
+                        auth_method: "private_key_jwt".into(),
+                        private_key: Some(SigningKey::clone(key)),
+                    },
+                };
+                Ok((d, client))
+            })
+            .await
+    }
+
+    /// A token request of the gateway's client: `form` with the resource (the config's, else
+    /// the one the upstream's metadata names) and the scope (the config's, else the metadata's).
+    async fn client_request(
+        &self,
+        config: &UpstreamOAuth,
+        auth: &ClientAuth,
+        server: &str,
+        mut form: Vec<(&'static str, String)>,
+    ) -> Result<(Secret, Duration), UpstreamError> {
+        let (d, client) = self.endpoint(config, auth, server).await?;
+        let discovered = config.token_url.is_none();
+        let resource = config
+            .resource
+            .clone()
+            .or_else(|| discovered.then(|| d.resource.clone()));
+        if let Some(r) = resource {
+            form.push(("resource", r));
+        }
+        let scope = match config.scopes.is_empty() {
+            false => Some(config.scopes.join(" ")),
+            true => d.scope.clone().filter(|_| discovered),
+        };
+        if let Some(s) = scope {
+            form.push(("scope", s));
+        }
+        let grant = match form[0].1.as_str() {
+            TOKEN_EXCHANGE => "token exchange",
+            _ => "client credentials",
+        };
+        let tokens = flow::token_request(&self.http, d, client, form)
+            .await
+            .map_err(|e| {
+                UpstreamError::Connect(format!(
+                    "token request ({grant}) to {} refused: {e}",
+                    d.metadata["token_endpoint"].as_str().unwrap_or_default()
+                ))
+            })?;
+        let lifetime = tokens
+            .expires_in
+            .map(Duration::from_secs)
+            .unwrap_or(DEFAULT_LIFETIME);
+        Ok((Secret::new(tokens.access_token), lifetime))
     }
 
     /// The cached token if it is good for a while yet.
@@ -184,14 +307,21 @@ impl TokenSource {
         let (token, lifetime) = match &self.origin {
             Origin::Client {
                 config,
-                secret,
-                subject: Some(subject),
+                auth,
+                server,
+                subject,
             } => {
-                let subject = subject.read().unwrap().clone();
-                self.exchange(config, secret, &subject).await?
-            }
-            Origin::Client { config, secret, .. } => {
-                self.client_credentials(config, secret).await?
+                let mut form = Vec::new();
+                if let Some(subject) = subject {
+                    let subject = subject.read().unwrap().expose().to_string();
+                    form.push(("grant_type", TOKEN_EXCHANGE.to_string()));
+                    form.push(("subject_token", subject));
+                    form.push(("subject_token_type", ACCESS_TOKEN_TYPE.to_string()));
+                    form.push(("requested_token_type", ACCESS_TOKEN_TYPE.to_string()));
+                } else {
+                    form.push(("grant_type", "client_credentials".to_string()));
+                }
+                self.client_request(config, auth, server, form).await?
             }
             // Boxed: a store read and perhaps a refresh; kept out of the connect future's size.
             Origin::Vault {
@@ -231,82 +361,6 @@ impl TokenSource {
         };
         self.keep(&token, lifetime);
         Ok(())
-    }
-
-    async fn client_credentials(
-        &self,
-        config: &UpstreamOAuth,
-        secret: &Secret,
-    ) -> Result<(Secret, Duration), UpstreamError> {
-        let url = TokenUrl::new(config.token_url.clone())
-            .map_err(|e| UpstreamError::Config(format!("oauth.token_url: {e}")))?;
-        let client = BasicClient::new(ClientId::new(config.client_id.clone()))
-            .set_client_secret(ClientSecret::new(secret.expose().to_string()))
-            .set_token_uri(url);
-        let mut req = client.exchange_client_credentials();
-        for s in &config.scopes {
-            req = req.add_scope(Scope::new(s.clone()));
-        }
-        if let Some(r) = &config.resource {
-            req = req.add_extra_param("resource", r.clone());
-        }
-        let resp = req.request_async(&self.http).await.map_err(|e| {
-            UpstreamError::Connect(format!("token request to {} failed: {e}", config.token_url))
-        })?;
-        let token = Secret::new(resp.access_token().secret().clone());
-        Ok((token, resp.expires_in().unwrap_or(DEFAULT_LIFETIME)))
-    }
-
-    /// RFC 8693: the user's access token for one whose audience is the upstream.
-    async fn exchange(
-        &self,
-        config: &UpstreamOAuth,
-        secret: &Secret,
-        subject: &Secret,
-    ) -> Result<(Secret, Duration), UpstreamError> {
-        let mut form = vec![
-            ("grant_type", TOKEN_EXCHANGE.to_string()),
-            ("subject_token", subject.expose().to_string()),
-            ("subject_token_type", ACCESS_TOKEN_TYPE.to_string()),
-            ("requested_token_type", ACCESS_TOKEN_TYPE.to_string()),
-        ];
-        if let Some(r) = &config.resource {
-            form.push(("resource", r.clone()));
-        }
-        if !config.scopes.is_empty() {
-            form.push(("scope", config.scopes.join(" ")));
-        }
-        let refused = |why: String| {
-            UpstreamError::Connect(format!(
-                "token exchange at {} refused: {why}",
-                config.token_url
-            ))
-        };
-        let resp = self
-            .http
-            .post(&config.token_url)
-            .basic_auth(&config.client_id, Some(secret.expose()))
-            .form(&form)
-            .send()
-            .await
-            .map_err(|e| refused(e.without_url().to_string()))?;
-        let status = resp.status();
-        let body: serde_json::Value = resp.json().await.map_err(|e| refused(e.to_string()))?;
-        if !status.is_success() {
-            let error = body["error"].as_str().unwrap_or("unknown error");
-            let detail = body["error_description"].as_str().unwrap_or("");
-            return Err(refused(
-                format!("{status} {error} {detail}").trim().to_string(),
-            ));
-        }
-        let token = body["access_token"]
-            .as_str()
-            .ok_or_else(|| refused("no access_token in the answer".into()))?;
-        let lifetime = body["expires_in"]
-            .as_u64()
-            .map(Duration::from_secs)
-            .unwrap_or(DEFAULT_LIFETIME);
-        Ok((Secret::new(token), lifetime))
     }
 
     /// The token for a request being sent now; a refresh starts in the background when it is

@@ -194,8 +194,8 @@ async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
     gw.wait_up(&["fx"]).await;
     let remote = json!({"name": "remote", "transport": "http", "url": "http://127.0.0.1:9/mcp",
         "headers": {"Authorization": {"env": "REMOTE_TOKEN"}, "X-Team": "blue"},
-        "oauth": {"token_url": "http://127.0.0.1:9/token", "client_id": "gw",
-                  "client_secret": {"env": "GW_SECRET"}, "scopes": ["mcp"]}});
+        "oauth": {"client_id": "gw", "private_key": {"file": "/etc/gw/key.pem"},
+                  "private_key_algorithm": "RS256", "scopes": ["mcp"]}});
     let local = json!({"name": "local", "transport": "stdio", "command": super::fixture_bin(),
         "env": {"OWN": "own-value", "KEY": {"env": "LOCAL_KEY"}}, "inherit_env": ["KEEP_*"],
         "cwd": dir.display().to_string()});

@@ -14,14 +14,17 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use super::discovery::Discovered;
+use crate::upstream::assertion::{SigningKey, ASSERTION_TYPE};
 
 /// The gateway as a client of one authorization server.
 #[derive(Debug, Clone)]
 pub struct Client {
     pub client_id: String,
     pub client_secret: Option<String>,
-    /// `none`, `client_secret_basic` or `client_secret_post`.
+    /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
     pub auth_method: String,
+    /// The key `private_key_jwt` signs its assertions with.
+    pub private_key: Option<SigningKey>,
 }
 
 /// One authorization in progress: what the answer is checked against and the code redeemed with.
@@ -101,6 +104,7 @@ pub fn preregistered(d: &Discovered, client_id: &str, secret: Option<&str>) -> C
         client_id: client_id.to_string(),
         client_secret: secret.map(str::to_string),
         auth_method: auth_method(d, None, secret.is_some()),
+        private_key: None,
     }
 }
 
@@ -153,6 +157,7 @@ pub async fn register(
             v["token_endpoint_auth_method"].as_str(),
             secret.is_some(),
         ),
+        private_key: None,
     })
 }
 
@@ -235,7 +240,7 @@ pub fn code_of(d: &Discovered, pending: &Pending, answer: &url::Url) -> Result<S
 }
 
 /// A token request with the client's authentication.
-async fn token_request(
+pub async fn token_request(
     http: &reqwest::Client,
     d: &Discovered,
     client: &Client,
@@ -244,6 +249,18 @@ async fn token_request(
     let url = endpoint(d, "token_endpoint")?;
     let mut req = http.post(url).header("accept", "application/json");
     match (client.auth_method.as_str(), &client.client_secret) {
+        ("private_key_jwt", _) => {
+            let key = client
+                .private_key
+                .as_ref()
+                .ok_or("private_key_jwt without a private key")?;
+            // The issuer is the audience (RFC 7523bis): an assertion made for one server is
+            // no good at another that a token endpoint URL could be made to name.
+            let assertion = key.assertion(&client.client_id, &d.issuer)?;
+            form.push(("client_id", client.client_id.clone()));
+            form.push(("client_assertion_type", ASSERTION_TYPE.into()));
+            form.push(("client_assertion", assertion));
+        }
         ("client_secret_basic", Some(secret)) => {
             let enc =
                 |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();

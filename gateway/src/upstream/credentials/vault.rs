@@ -89,6 +89,7 @@ impl Tokens {
             client_id: self.client_id.clone(),
             client_secret: self.client_secret.clone(),
             auth_method: self.auth_method.clone(),
+            private_key: None,
         }
     }
 }
@@ -614,6 +615,7 @@ impl Vault {
             client_id: s.client_id.clone(),
             client_secret: s.client_secret.clone(),
             auth_method: s.auth_method.clone(),
+            private_key: None,
         };
         let outcome = async {
             let code = flow::code_of(&d, &pending, &answer)?;

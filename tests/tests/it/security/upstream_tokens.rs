@@ -74,6 +74,76 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
     assert!(health.to_string().contains("token request"), "{health}");
 }
 
+/// The gateway's client with a private key instead of a secret (`private_key_jwt`, RFC 7523):
+/// the provider, which knows only the public key, takes the gateway's signed assertion, and
+/// the upstream sees the gateway's client. A key that is not one is a clear error.
+#[tokio::test]
+async fn an_upstream_behind_oauth_takes_the_gateways_signed_assertion_for_a_secret() {
+    let key_file = gateway_tests::package_dir().join("idp/client-key.pem");
+    let idp = Idp::start(json!([
+        {"client_id": "gw", "key_file": key_file.to_str().unwrap(), "scope": "mcp"}
+    ]))
+    .await;
+    let inner = "https://inner.test/mcp";
+    let b = protected_upstream(&idp, inner).await;
+    let config = |dir: &std::path::Path, key: &std::path::Path| {
+        format!(
+            "[database]\nurl = \"{}\"\n[[upstreams]]\nname = \"inner\"\ntransport = \"http\"\n\
+             url = \"{}\"\noauth = {{ token_url = \"{}/token\", client_id = \"gw\", \
+             private_key = {{ file = \"{}\" }}, private_key_algorithm = \"ES256\", \
+             scopes = [\"mcp\"], resource = \"{inner}\" }}\n",
+            sqlite_url(dir),
+            b.mcp,
+            idp.issuer,
+            key.display()
+        )
+    };
+    let a_dir = gateway_tests::scratch();
+    let a = Gateway::start(&config(&a_dir, &key_file)).await;
+    a.wait_up(&["inner"]).await;
+    let mut host = RawClient::initialize(&a.mcp, json!({})).await;
+    let r = host
+        .request(
+            "tools/call",
+            json!({"name": "inner__fx__echo", "arguments": {"message": "signed"}}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "signed",
+        "{r}\n{}",
+        a.log()
+    );
+    let mut rows = Value::Null;
+    for _ in 0..50 {
+        rows = b.get_json("/admin/v1/audit?action=tools/call").await;
+        if rows.as_array().is_some_and(|r| !r.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        rows[0]["principal"],
+        format!("oauth:{}#gw", idp.issuer),
+        "{rows}"
+    );
+    // A file that holds no key: the upstream is down, and says why.
+    let c_dir = gateway_tests::scratch();
+    let not_a_key = c_dir.join("key.pem");
+    std::fs::write(&not_a_key, "not a key").unwrap();
+    let c = Gateway::start(&config(&c_dir, &not_a_key)).await;
+    let mut health = Value::Null;
+    for _ in 0..100 {
+        health = c.get_json("/admin/v1/health").await;
+        if health[0]["status"] == "down" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(health[0]["status"], "down", "{health}");
+    assert!(health.to_string().contains("oauth.private_key"), "{health}");
+}
+
 #[tokio::test]
 async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_token() {
     let a_resource = "https://gateway-a.test/mcp";
