@@ -36,14 +36,7 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
     assert_eq!(status, 200, "{body}\n{}", a.log());
     assert_eq!(body["result"]["content"][0]["text"], "via oauth");
     // b saw the gateway's client, not the host's PAT.
-    let mut rows = Value::Null;
-    for _ in 0..50 {
-        rows = b.get_json("/admin/v1/audit?action=tools/call").await;
-        if rows.as_array().is_some_and(|r| !r.is_empty()) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let rows = tool_call_rows(&b).await;
     let principal = rows[0]["principal"]
         .as_str()
         .unwrap_or_default()
@@ -62,14 +55,7 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
         &[("GW_SECRET", "wrong")],
     )
     .await;
-    let mut health = Value::Null;
-    for _ in 0..100 {
-        health = c.get_json("/admin/v1/health").await;
-        if health[0]["status"] == "down" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let health = health_once_down(&c).await;
     assert_eq!(health[0]["status"], "down", "{health}");
     assert!(health.to_string().contains("token request"), "{health}");
 }
@@ -114,14 +100,7 @@ async fn an_upstream_behind_oauth_takes_the_gateways_signed_assertion_for_a_secr
         "{r}\n{}",
         a.log()
     );
-    let mut rows = Value::Null;
-    for _ in 0..50 {
-        rows = b.get_json("/admin/v1/audit?action=tools/call").await;
-        if rows.as_array().is_some_and(|r| !r.is_empty()) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let rows = tool_call_rows(&b).await;
     assert_eq!(
         rows[0]["principal"],
         format!("oauth:{}#gw", idp.issuer),
@@ -132,14 +111,7 @@ async fn an_upstream_behind_oauth_takes_the_gateways_signed_assertion_for_a_secr
     let not_a_key = c_dir.join("key.pem");
     std::fs::write(&not_a_key, "not a key").unwrap();
     let c = Gateway::start(&config(&c_dir, &not_a_key)).await;
-    let mut health = Value::Null;
-    for _ in 0..100 {
-        health = c.get_json("/admin/v1/health").await;
-        if health[0]["status"] == "down" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let health = health_once_down(&c).await;
     assert_eq!(health[0]["status"], "down", "{health}");
     assert!(health.to_string().contains("oauth.private_key"), "{health}");
 }
@@ -231,4 +203,30 @@ async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_t
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("per_session"));
+}
+
+/// The audit rows of `gw`'s tool calls, once there is one (a row is written after the answer).
+async fn tool_call_rows(gw: &Gateway) -> Value {
+    let mut rows = Value::Null;
+    for _ in 0..50 {
+        rows = gw.get_json("/admin/v1/audit?action=tools/call").await;
+        if rows.as_array().is_some_and(|r| !r.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    rows
+}
+
+/// `gw`'s health once its one upstream is down (or as it is after 10 s).
+async fn health_once_down(gw: &Gateway) -> Value {
+    let mut health = Value::Null;
+    for _ in 0..100 {
+        health = gw.get_json("/admin/v1/health").await;
+        if health[0]["status"] == "down" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    health
 }
