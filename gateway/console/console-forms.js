@@ -102,6 +102,8 @@ function fillUpstreamForm(u) {
   field(f, "oauth_key").value = o.private_key ? sourceOf(o.private_key)[1] : "";
   field(f, "oauth_key_kind").value = o.private_key ? sourceOf(o.private_key)[0] : "file";
   field(f, "oauth_key_algorithm").value = o.private_key_algorithm || "";
+  field(f, "oauth_wif").value = o.workload_token ? sourceOf(o.workload_token)[1] : "";
+  field(f, "oauth_wif_kind").value = o.workload_token ? sourceOf(o.workload_token)[0] : "file";
   const uo = u.user_oauth;
   field(f, "uo_on").checked = !!uo;
   field(f, "uo_client_id").value = (uo && uo.client_id) || "";
@@ -144,6 +146,7 @@ function upstreamFromForm(base) {
       optional("client_secret", text("oauth_secret") && sourceValue(field(f, "oauth_secret_kind").value, text("oauth_secret")));
       optional("private_key", text("oauth_key") && sourceValue(field(f, "oauth_key_kind").value, text("oauth_key")));
       optional("private_key_algorithm", text("oauth_key_algorithm"));
+      optional("workload_token", text("oauth_wif") && sourceValue(field(f, "oauth_wif_kind").value, text("oauth_wif")));
       spec.oauth = o;
     } else delete spec.oauth;
     if (field(f, "uo_on").checked) {

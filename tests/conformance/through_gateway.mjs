@@ -21,10 +21,11 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpgw-through-'));
 const log = (...a) => console.error('[through-gateway]', ...a);
 
-// The client credentials scenarios (an extension: a machine client, no user) are the gateway's
-// own client: `[upstreams.oauth]` with the scenario's client and its secret or private key, and
-// no token endpoint, so that the gateway finds it as the spec says.
-const machine = (context.name || '').startsWith('auth/client-credentials');
+// The client credentials and workload identity scenarios (extensions: a machine client, no
+// user) are the gateway's own client: `[upstreams.oauth]` with the scenario's client and its
+// secret, private key or workload token, and no token endpoint, so that the gateway finds it as
+// the spec says.
+const machine = /^auth\/(client-credentials|wif)/.test(context.name || '');
 let client = '';
 if (context.client_id) client += `client_id = ${JSON.stringify(context.client_id)}\n`;
 if (context.client_secret) client += 'client_secret = { env = "SCENARIO_CLIENT_SECRET" }\n';
@@ -33,6 +34,7 @@ if (context.private_key_pem) {
   client += `private_key = { file = ${JSON.stringify(path.join(dir, 'client-key.pem'))} }\n`;
   if (context.signing_algorithm) client += `private_key_algorithm = ${JSON.stringify(context.signing_algorithm)}\n`;
 }
+if (context.valid_jwt) client += 'workload_token = { env = "SCENARIO_WORKLOAD_TOKEN" }\n';
 if (!machine && process.env.CLIENT_METADATA_URL) client += `client_metadata_url = ${JSON.stringify(process.env.CLIENT_METADATA_URL)}\n`;
 const access = machine
   ? `sharing = "shared"\n[upstreams.oauth]\n${client}`
@@ -54,7 +56,8 @@ ${access}`);
 
 const gw = spawn(process.env.MCP_GATEWAY_BIN, ['--config', path.join(dir, 'gateway.toml')], {
   env: { ...process.env, CREDENTIALS_KEY: crypto.randomBytes(32).toString('base64'),
-         SCENARIO_CLIENT_SECRET: context.client_secret || '', RUST_LOG: 'info' },
+         SCENARIO_CLIENT_SECRET: context.client_secret || '',
+         SCENARIO_WORKLOAD_TOKEN: context.valid_jwt || '', RUST_LOG: 'info' },
   stdio: ['ignore', 'pipe', fs.openSync(path.join(dir, 'gateway.log'), 'w')],
 });
 const stop = (code) => {

@@ -267,6 +267,13 @@ pub struct UpstreamOAuth {
     /// `RS512`, `PS256`, `PS384`, `PS512` or `EdDSA`, as the key and the server allow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub private_key_algorithm: Option<String>,
+    /// A JWT the gateway's platform issues it (a workload identity: a Kubernetes projected
+    /// service account token, a cloud's instance identity), as a reference: `{ file = … }` is
+    /// read again at each token request, as platforms rotate it. It is the grant itself (RFC 7523
+    /// JWT bearer, workload identity federation): no secret or key is needed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub workload_token: Option<ValueSource>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
     /// The upstream's resource URL (RFC 8707), the audience of the token.
@@ -584,22 +591,38 @@ impl UpstreamSpec {
 impl UpstreamOAuth {
     /// The field that is wrong, and why.
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        match (&self.client_secret, &self.private_key) {
-            (Some(ValueSource::Literal(_)), _) => return Err(("client_secret", CLEAR_TEXT.into())),
-            (_, Some(ValueSource::Literal(_))) => return Err(("private_key", CLEAR_TEXT.into())),
-            (Some(_), Some(_)) => {
-                return Err((
-                    "private_key",
-                    "give client_secret or private_key, not both".into(),
-                ))
-            }
-            (None, None) => {
+        let credentials = [
+            ("client_secret", &self.client_secret),
+            ("private_key", &self.private_key),
+            ("workload_token", &self.workload_token),
+        ];
+        if let Some((field, _)) = credentials
+            .iter()
+            .find(|(_, v)| matches!(v, Some(ValueSource::Literal(_))))
+        {
+            return Err((field, CLEAR_TEXT.into()));
+        }
+        match credentials.iter().filter(|(_, v)| v.is_some()).count() {
+            0 => {
                 return Err((
                     "client_secret",
-                    "needed (or a private_key to sign assertions with)".into(),
+                    "needed (or a private_key to sign assertions with, or a workload_token)".into(),
                 ))
             }
-            _ => {}
+            1 => {}
+            _ => {
+                return Err((
+                    "client_secret",
+                    "give one of client_secret, private_key and workload_token".into(),
+                ))
+            }
+        }
+        if self.workload_token.is_some() && self.token_exchange {
+            return Err((
+                "token_exchange",
+                "needs a client_secret or a private_key (the exchange authenticates the client)"
+                    .into(),
+            ));
         }
         if let Some(a) = &self.private_key_algorithm {
             if self.private_key.is_none() {
@@ -690,7 +713,14 @@ mod tests {
             "private_key": {"file": "/k"}}),
         )
         .unwrap_err();
-        assert!(e.contains("not both"), "{e}");
+        assert!(e.contains("give one of"), "{e}");
+        let e = with(
+            serde_json::json!({"client_id": "gw", "workload_token": {"file": "/t"},
+            "token_exchange": true}),
+        )
+        .unwrap_err();
+        assert!(e.contains("token_exchange"), "{e}");
+        with(serde_json::json!({"client_id": "gw", "workload_token": {"file": "/t"}})).unwrap();
         let e =
             with(serde_json::json!({"client_id": "gw", "private_key": "-----BEGIN"})).unwrap_err();
         assert!(e.contains("private_key"), "{e}");

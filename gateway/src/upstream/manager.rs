@@ -554,39 +554,10 @@ impl Upstreams {
         if let Some(t) = tokens.get(upstream).filter(|t| t.serves(o, server)) {
             return Ok(t.clone());
         }
-        let auth = self.client_auth(o)?;
+        let auth = super::oauth::ClientAuth::of(o, &self.config.env)?;
         let t = super::oauth::TokenSource::new(o.clone(), auth, server);
         tokens.insert(upstream.to_string(), t.clone());
         Ok(t)
-    }
-
-    /// How the gateway's client authenticates at the upstream's authorization server: its
-    /// secret, or its private key (read, and checked against its algorithm, here).
-    fn client_auth(
-        &self,
-        o: &crate::config::UpstreamOAuth,
-    ) -> Result<super::oauth::ClientAuth, UpstreamError> {
-        let env = &self.config.env;
-        match (&o.client_secret, &o.private_key) {
-            (Some(s), _) => s
-                .resolve(env)
-                .map(super::oauth::ClientAuth::Secret)
-                .map_err(|e| UpstreamError::Config(format!("oauth.client_secret: {e}"))),
-            (None, Some(k)) => {
-                let pem = k
-                    .resolve(env)
-                    .map_err(|e| UpstreamError::Config(format!("oauth.private_key: {e}")))?;
-                super::assertion::SigningKey::from_pem(
-                    pem.expose(),
-                    o.private_key_algorithm.as_deref(),
-                )
-                .map(|k| super::oauth::ClientAuth::Key(Box::new(k)))
-                .map_err(|e| UpstreamError::Config(format!("oauth.private_key: {e}")))
-            }
-            (None, None) => Err(UpstreamError::Config(
-                "oauth needs client_secret or private_key".into(),
-            )),
-        }
     }
 
     /// For an upstream with `oauth.token_exchange`, the exchanger of a session's connection:
@@ -611,7 +582,7 @@ impl Upstreams {
                 spec.name
             ))
         })?;
-        let auth = self.client_auth(o)?;
+        let auth = super::oauth::ClientAuth::of(o, &self.config.env)?;
         let server = spec.transport.endpoint().map_or("", |e| e.url.as_str());
         Ok(Some(super::oauth::TokenSource::exchanging(
             o.clone(),

@@ -2,10 +2,12 @@
 //! one issued for the upstream in exchange for a session user's access token (RFC 8693), or the
 //! user's own token at the upstream (`user_oauth`, from the credential vault). The gateway's
 //! client finds the token endpoint the MCP authorization spec's way when the config names none,
-//! and authenticates with a secret or a signed assertion (`private_key_jwt`). Each token is
+//! and authenticates with a secret or a signed assertion (`private_key_jwt`), or presents its
+//! platform's workload token as the grant (RFC 7523 JWT bearer). Each token is
 //! fetched before connecting, cached, refreshed in the background before it expires, and renewed
 //! when the upstream refuses it. The host's token itself never goes upstream.
 
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -16,7 +18,7 @@ use super::credentials::discovery::{self, Discovered};
 use super::credentials::flow;
 use super::credentials::vault::Vault;
 use super::UpstreamError;
-use crate::config::{Secret, UpstreamOAuth};
+use crate::config::{Secret, UpstreamOAuth, ValueSource};
 
 /// Refresh when less than this is left of a token's life.
 const REFRESH_BEFORE: Duration = Duration::from_secs(60);
@@ -25,6 +27,7 @@ const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// How the gateway's client proves itself at the token endpoint.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +37,61 @@ pub enum ClientAuth {
     Secret(Secret),
     /// `oauth.private_key`: `private_key_jwt`. Boxed: a parsed key is large.
     Key(Box<SigningKey>),
+    /// `oauth.workload_token`: the platform's JWT is the grant (RFC 7523 §2.1); the client
+    /// authenticates with nothing else.
+    Workload(WorkloadToken),
+}
+
+impl ClientAuth {
+    /// How the client of `o` authenticates, its references resolved in `env`: a private key is
+    /// read, and checked against its algorithm, here; a workload token file at each request.
+    pub fn of(o: &UpstreamOAuth, env: &HashMap<String, String>) -> Result<Self, UpstreamError> {
+        let config = |field: &str, e: String| UpstreamError::Config(format!("oauth.{field}: {e}"));
+        match (&o.workload_token, &o.client_secret, &o.private_key) {
+            (Some(ValueSource::File { file }), ..) => {
+                Ok(Self::Workload(WorkloadToken::File(file.clone())))
+            }
+            (Some(t), ..) => t
+                .resolve(env)
+                .map(|t| Self::Workload(WorkloadToken::Fixed(t)))
+                .map_err(|e| config("workload_token", e)),
+            (None, Some(s), _) => s
+                .resolve(env)
+                .map(Self::Secret)
+                .map_err(|e| config("client_secret", e)),
+            (None, None, Some(k)) => {
+                let pem = k.resolve(env).map_err(|e| config("private_key", e))?;
+                SigningKey::from_pem(pem.expose(), o.private_key_algorithm.as_deref())
+                    .map(|k| Self::Key(Box::new(k)))
+                    .map_err(|e| config("private_key", e))
+            }
+            (None, None, None) => Err(UpstreamError::Config(
+                "oauth needs a client_secret, a private_key or a workload_token".into(),
+            )),
+        }
+    }
+}
+
+/// Where the workload's JWT is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkloadToken {
+    /// Given once (an environment variable).
+    Fixed(Secret),
+    /// A file the platform rewrites as the token rotates: read at each token request.
+    File(String),
+}
+
+impl WorkloadToken {
+    fn read(&self) -> Result<String, UpstreamError> {
+        match self {
+            WorkloadToken::Fixed(t) => Ok(t.expose().to_string()),
+            WorkloadToken::File(path) => std::fs::read_to_string(path)
+                .map(|t| t.trim().to_string())
+                .map_err(|e| {
+                    UpstreamError::Config(format!("oauth.workload_token: cannot read {path}: {e}"))
+                }),
+        }
+    }
 }
 
 /// Where a source's tokens come from.
@@ -237,6 +295,12 @@ impl TokenSource {
                         auth_method: "private_key_jwt".into(),
                         private_key: Some(SigningKey::clone(key)),
                     },
+                    ClientAuth::Workload(_) => flow::Client {
+                        client_id: config.client_id.clone(),
+                        client_secret: None,
+                        auth_method: "none".into(),
+                        private_key: None,
+                    },
                 };
                 Ok((d, client))
             })
@@ -270,6 +334,7 @@ impl TokenSource {
         }
         let grant = match form[0].1.as_str() {
             TOKEN_EXCHANGE => "token exchange",
+            JWT_BEARER => "workload token",
             _ => "client credentials",
         };
         let tokens = flow::token_request(&self.http, d, client, form)
@@ -318,6 +383,9 @@ impl TokenSource {
                     form.push(("subject_token", subject));
                     form.push(("subject_token_type", ACCESS_TOKEN_TYPE.to_string()));
                     form.push(("requested_token_type", ACCESS_TOKEN_TYPE.to_string()));
+                } else if let ClientAuth::Workload(token) = auth {
+                    form.push(("grant_type", JWT_BEARER.to_string()));
+                    form.push(("assertion", token.read()?));
                 } else {
                     form.push(("grant_type", "client_credentials".to_string()));
                 }
@@ -383,5 +451,48 @@ impl TokenSource {
             });
         }
         Some(format!("Bearer {token}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workload_token_file_is_read_again_at_each_request() {
+        let dir = std::env::temp_dir().join(format!("mcpgw-wif-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("token");
+        std::fs::write(&path, "first.jwt\n").unwrap();
+        let token = WorkloadToken::File(path.display().to_string());
+        assert_eq!(token.read().unwrap(), "first.jwt");
+        // The platform rotates the token in place.
+        std::fs::write(&path, "second.jwt").unwrap();
+        assert_eq!(token.read().unwrap(), "second.jwt");
+        std::fs::remove_file(&path).unwrap();
+        let e = token.read().unwrap_err().to_string();
+        assert!(e.contains("oauth.workload_token"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_credential_a_client_has_decides_how_it_authenticates() {
+        let o = |v: serde_json::Value| -> UpstreamOAuth { serde_json::from_value(v).unwrap() };
+        let env = HashMap::from([("T".to_string(), "tok".to_string())]);
+        let auth = |v| ClientAuth::of(&o(v), &env);
+        assert!(matches!(
+            auth(serde_json::json!({"client_id": "c", "workload_token": {"file": "/t"}})),
+            Ok(ClientAuth::Workload(WorkloadToken::File(f))) if f == "/t"
+        ));
+        assert!(matches!(
+            auth(serde_json::json!({"client_id": "c", "workload_token": {"env": "T"}})),
+            Ok(ClientAuth::Workload(WorkloadToken::Fixed(t))) if t.expose() == "tok"
+        ));
+        assert!(matches!(
+            auth(serde_json::json!({"client_id": "c", "client_secret": {"env": "T"}})),
+            Ok(ClientAuth::Secret(_))
+        ));
+        let e = auth(serde_json::json!({"client_id": "c", "client_secret": {"env": "NONE"}}));
+        assert!(matches!(e, Err(UpstreamError::Config(m)) if m.contains("oauth.client_secret")));
     }
 }
