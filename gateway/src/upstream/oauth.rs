@@ -133,9 +133,9 @@ pub struct TokenSource {
     http: reqwest::Client,
     current: RwLock<Option<(Secret, Instant)>>,
     refreshing: tokio::sync::Mutex<()>,
-    /// The gateway's client at its token endpoint: found once (a failed discovery is tried
-    /// again at the next token).
-    endpoint: tokio::sync::OnceCell<(Discovered, flow::Client)>,
+    /// The gateway's client at its token endpoint, once found. A refused token request
+    /// forgets a discovered one, so that an authorization server that moved is found again.
+    endpoint: RwLock<Option<Arc<(Discovered, flow::Client)>>>,
 }
 
 impl TokenSource {
@@ -243,7 +243,7 @@ impl TokenSource {
             http: flow::token_endpoint_client(),
             current: RwLock::default(),
             refreshing: tokio::sync::Mutex::new(()),
-            endpoint: tokio::sync::OnceCell::new(),
+            endpoint: RwLock::default(),
         })
     }
 
@@ -266,45 +266,49 @@ impl TokenSource {
         config: &UpstreamOAuth,
         auth: &ClientAuth,
         server: &str,
-    ) -> Result<&(Discovered, flow::Client), UpstreamError> {
-        self.endpoint
-            .get_or_try_init(|| async {
-                let d = match &config.token_url {
-                    Some(url) => Discovered {
-                        resource: config.resource.clone().unwrap_or_default(),
-                        issuer: url.clone(),
-                        metadata: json!({ "token_endpoint": url }),
-                        scope: None,
-                    },
-                    None => discovery::discover(&self.http, server, None)
-                        .await
-                        .map_err(|e| {
-                            UpstreamError::Connect(format!(
-                                "no token endpoint for oauth.client_id {}: {e}",
-                                config.client_id
-                            ))
-                        })?,
-                };
-                let client = match auth {
-                    ClientAuth::Secret(secret) => {
-                        flow::preregistered(&d, &config.client_id, Some(secret.expose()))
-                    }
-                    ClientAuth::Key(key) => flow::Client {
-                        client_id: config.client_id.clone(),
-                        client_secret: None,
-                        auth_method: "private_key_jwt".into(),
-                        private_key: Some(SigningKey::clone(key)),
-                    },
-                    ClientAuth::Workload(_) => flow::Client {
-                        client_id: config.client_id.clone(),
-                        client_secret: None,
-                        auth_method: "none".into(),
-                        private_key: None,
-                    },
-                };
-                Ok((d, client))
-            })
-            .await
+    ) -> Result<Arc<(Discovered, flow::Client)>, UpstreamError> {
+        if let Some(known) = self.endpoint.read().unwrap().clone() {
+            return Ok(known);
+        }
+        // Callers hold `refreshing`: one discovery at a time.
+        let found = Arc::new({
+            let d = match &config.token_url {
+                Some(url) => Discovered {
+                    resource: config.resource.clone().unwrap_or_default(),
+                    issuer: url.clone(),
+                    metadata: json!({ "token_endpoint": url }),
+                    scope: None,
+                },
+                None => discovery::discover(&self.http, server, None)
+                    .await
+                    .map_err(|e| {
+                        UpstreamError::Connect(format!(
+                            "no token endpoint for oauth.client_id {}: {e}",
+                            config.client_id
+                        ))
+                    })?,
+            };
+            let client = match auth {
+                ClientAuth::Secret(secret) => {
+                    flow::preregistered(&d, &config.client_id, Some(secret.expose()))
+                }
+                ClientAuth::Key(key) => flow::Client {
+                    client_id: config.client_id.clone(),
+                    client_secret: None,
+                    auth_method: "private_key_jwt".into(),
+                    private_key: Some(SigningKey::clone(key)),
+                },
+                ClientAuth::Workload(_) => flow::Client {
+                    client_id: config.client_id.clone(),
+                    client_secret: None,
+                    auth_method: "none".into(),
+                    private_key: None,
+                },
+            };
+            (d, client)
+        });
+        *self.endpoint.write().unwrap() = Some(found.clone());
+        Ok(found)
     }
 
     /// A token request of the gateway's client: `form` with the resource (the config's, else
@@ -316,7 +320,8 @@ impl TokenSource {
         server: &str,
         mut form: Vec<(&'static str, String)>,
     ) -> Result<(Secret, Duration), UpstreamError> {
-        let (d, client) = self.endpoint(config, auth, server).await?;
+        let endpoint = self.endpoint(config, auth, server).await?;
+        let (d, client) = &*endpoint;
         let discovered = config.token_url.is_none();
         let resource = config
             .resource
@@ -340,6 +345,9 @@ impl TokenSource {
         let tokens = flow::token_request(&self.http, d, client, form)
             .await
             .map_err(|e| {
+                if discovered {
+                    *self.endpoint.write().unwrap() = None;
+                }
                 UpstreamError::Connect(format!(
                     "token request ({grant}) to {} refused: {e}",
                     d.metadata["token_endpoint"].as_str().unwrap_or_default()
@@ -473,6 +481,67 @@ mod tests {
         let e = token.read().unwrap_err().to_string();
         assert!(e.contains("oauth.workload_token"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A stand-in for an upstream and its authorization server on one port: resource metadata
+    /// naming it, its metadata (counted), and a token endpoint that refuses the first request.
+    async fn moving_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+        use axum::routing::{get, post};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let lookups = Arc::new(AtomicUsize::new(0));
+        let tokens = Arc::new(AtomicUsize::new(0));
+        let (b1, b2, seen) = (base.clone(), base.clone(), lookups.clone());
+        let app = axum::Router::new()
+            .route(
+                "/.well-known/oauth-protected-resource/mcp",
+                get(move || async move {
+                    axum::Json(json!({"resource": format!("{b1}/mcp"),
+                                      "authorization_servers": [b1]}))
+                }),
+            )
+            .route(
+                "/.well-known/oauth-authorization-server",
+                get(move || async move {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    axum::Json(json!({"issuer": b2, "token_endpoint": format!("{b2}/token")}))
+                }),
+            )
+            .route(
+                "/token",
+                post(move || async move {
+                    match tokens.fetch_add(1, Ordering::SeqCst) {
+                        0 => (
+                            axum::http::StatusCode::BAD_REQUEST,
+                            axum::Json(json!({"error": "invalid_client"})),
+                        ),
+                        _ => (
+                            axum::http::StatusCode::OK,
+                            axum::Json(json!({"access_token": "t", "token_type": "Bearer"})),
+                        ),
+                    }
+                }),
+            );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (base, lookups)
+    }
+
+    #[tokio::test]
+    async fn a_refused_token_request_forgets_the_endpoint_it_found() {
+        let (base, lookups) = moving_server().await;
+        let config: UpstreamOAuth =
+            serde_json::from_value(json!({"client_id": "gw", "client_secret": {"env": "S"}}))
+                .unwrap();
+        let auth = ClientAuth::Secret(Secret::new("s"));
+        let source = TokenSource::new(config, auth, &format!("{base}/mcp"));
+        let e = source.token().await.unwrap_err().to_string();
+        assert!(e.contains("refused") && e.contains("invalid_client"), "{e}");
+        assert_eq!(source.token().await.unwrap().expose(), "t");
+        // Found again after the refusal, then kept.
+        assert_eq!(lookups.load(std::sync::atomic::Ordering::SeqCst), 2);
+        source.rejected().await.unwrap();
+        assert_eq!(lookups.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 
     #[test]
