@@ -341,8 +341,7 @@ impl Application {
             }
         }
         crate::followers::upstreams(&registry, &upstreams);
-        let auth_server =
-            crate::auth::server::AuthServer::from_config(&config.auth, &registry).await?;
+        let auth_server = crate::auth::server::AuthServer::from_config(&config, &registry).await?;
         let auth = Arc::new(Authenticator::new(
             config.auth.clone(),
             roles,

@@ -1,7 +1,10 @@
 //! The authorization server's signing keys: Ed25519, kept in the store so that every replica
 //! signs and verifies with the same ones, published at `jwks_uri`, and rotated: after
 //! `key_rotation` a new key signs, and the old one verifies until the tokens it signed have
-//! expired. The same keys sign the forms of the sign-in and consent pages.
+//! expired. The same keys sign the forms of the sign-in and consent pages. With
+//! `user_credentials.key` set, a key's private half is sealed in the store under it (whoever
+//! reads the database cannot sign tokens); a key stored before that stays as it was until it
+//! rotates out.
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -15,6 +18,8 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use registry::{now_ms, Registry, SigningKeyRecord};
 use serde_json::{json, Map, Value};
 use sha2::Sha256;
+
+use crate::upstream::credentials::seal::KeyRing;
 
 /// The PKCS#8 v1 prefix of an Ed25519 private key (RFC 8410): the 32-byte seed follows it.
 const ED25519_PKCS8_PREFIX: [u8; 16] = [
@@ -38,6 +43,14 @@ struct Key {
 pub struct Keys {
     keys: RwLock<Arc<Vec<Key>>>,
     reloaded: std::sync::Mutex<Option<Instant>>,
+    /// Seals the private halves in the store (`user_credentials.key`; empty: not sealed).
+    ring: KeyRing,
+}
+
+/// What a sealed seed is for: its key id, so that a sealed seed copied to another row does not
+/// open.
+fn purpose(kid: &str) -> String {
+    format!("signing-key:{kid}")
 }
 
 /// Why a token of ours was refused.
@@ -49,8 +62,21 @@ pub enum KeyError {
     Unavailable,
 }
 
-fn key_of(rec: &SigningKeyRecord) -> Option<Key> {
-    let seed: [u8; 32] = B64.decode(&rec.secret).ok()?.try_into().ok()?;
+/// The key of `rec`; its seed opened with `ring` when it is sealed (a sealed value names its
+/// sealing key before a dot, which a base64url seed never holds).
+fn key_of(rec: &SigningKeyRecord, ring: &KeyRing) -> Option<Key> {
+    let opened;
+    let secret = if rec.secret.contains('.') {
+        let Some((seed, _)) = ring.open(&purpose(&rec.kid), &rec.secret) else {
+            tracing::warn!(kid = %rec.kid, "a signing key sealed under a key this gateway does not have (user_credentials.key)");
+            return None;
+        };
+        opened = seed.as_str()?.to_string();
+        &opened
+    } else {
+        &rec.secret
+    };
+    let seed: [u8; 32] = B64.decode(secret).ok()?.try_into().ok()?;
     let mut der = ED25519_PKCS8_PREFIX.to_vec();
     der.extend_from_slice(&seed);
     let mut mac = Hmac::<Sha256>::new_from_slice(&seed).ok()?;
@@ -65,16 +91,20 @@ fn key_of(rec: &SigningKeyRecord) -> Option<Key> {
     })
 }
 
-/// A new key record.
-fn generate() -> SigningKeyRecord {
+/// A new key record, its seed sealed with `ring` unless that is empty.
+fn generate(ring: &KeyRing) -> SigningKeyRecord {
     let mut seed = [0u8; 32];
     OsRng.fill_bytes(&mut seed);
     let public = ed25519_dalek::SigningKey::from_bytes(&seed)
         .verifying_key()
         .to_bytes();
+    let kid = uuid::Uuid::new_v4().simple().to_string()[..16].to_string();
+    let secret = ring
+        .seal(&purpose(&kid), &json!(B64.encode(seed)))
+        .unwrap_or_else(|| B64.encode(seed));
     SigningKeyRecord {
-        kid: uuid::Uuid::new_v4().simple().to_string()[..16].to_string(),
-        secret: B64.encode(seed),
+        kid,
+        secret,
         public_x: B64.encode(public),
         created_at: now_ms(),
         retired_at: None,
@@ -84,10 +114,15 @@ fn generate() -> SigningKeyRecord {
 impl Keys {
     /// The stored keys; a new one first when there is none or the newest is older than
     /// `rotation`.
-    pub async fn load(registry: &dyn Registry, rotation: Duration) -> registry::Result<Self> {
+    pub async fn load(
+        registry: &dyn Registry,
+        rotation: Duration,
+        ring: KeyRing,
+    ) -> registry::Result<Self> {
         let keys = Self {
             keys: RwLock::new(Arc::new(Vec::new())),
             reloaded: std::sync::Mutex::new(None),
+            ring,
         };
         keys.rotate_if_due(registry, rotation).await?;
         Ok(keys)
@@ -96,7 +131,7 @@ impl Keys {
     /// Re-reads the keys from the store (another replica added one).
     pub async fn reload(&self, registry: &dyn Registry) -> registry::Result<()> {
         let recs = registry.signing_keys().await?;
-        let keys: Vec<Key> = recs.iter().filter_map(key_of).collect();
+        let keys: Vec<Key> = recs.iter().filter_map(|r| key_of(r, &self.ring)).collect();
         *self.keys.write().unwrap() = Arc::new(keys);
         Ok(())
     }
@@ -111,7 +146,7 @@ impl Keys {
         let newest = self.current().first().map(|k| k.created_at);
         let due = newest.is_none_or(|at| now_ms() - at >= rotation.as_millis() as i64);
         if due {
-            registry.add_signing_key(&generate()).await?;
+            registry.add_signing_key(&generate(&self.ring)).await?;
             self.reload(registry).await?;
         }
         Ok(())
@@ -243,10 +278,49 @@ mod tests {
     use super::*;
 
     fn keys_of(recs: &[SigningKeyRecord]) -> Keys {
+        let ring = KeyRing::new(&[]);
         Keys {
-            keys: RwLock::new(Arc::new(recs.iter().filter_map(key_of).collect())),
+            keys: RwLock::new(Arc::new(
+                recs.iter().filter_map(|r| key_of(r, &ring)).collect(),
+            )),
             reloaded: std::sync::Mutex::new(None),
+            ring,
         }
+    }
+
+    fn generate() -> SigningKeyRecord {
+        super::generate(&KeyRing::new(&[]))
+    }
+
+    #[test]
+    fn a_seed_is_sealed_under_the_credentials_key_and_opens_only_with_it() {
+        let ring = KeyRing::new(&[[7u8; 32]]);
+        let rec = generate_with(&ring);
+        assert!(rec.secret.contains('.'), "sealed: {}", rec.secret);
+        let key = key_of(&rec, &ring).expect("it opens with the key that sealed it");
+        let plain = key_of(&rec, &KeyRing::new(&[[8u8; 32]]));
+        assert!(plain.is_none(), "another key does not open it");
+        assert!(key_of(&rec, &KeyRing::new(&[])).is_none(), "nor no key");
+        // After a rotation of the credentials key the previous one still opens it.
+        let rotated = KeyRing::new(&[[9u8; 32], [7u8; 32]]);
+        assert_eq!(
+            key_of(&rec, &rotated).map(|k| k.public_x),
+            Some(key.public_x)
+        );
+        // Copied to another key id, it does not open.
+        let moved = SigningKeyRecord {
+            kid: "other".into(),
+            ..rec.clone()
+        };
+        assert!(key_of(&moved, &ring).is_none());
+        // A seed stored before sealing (plain base64url) is still read.
+        let old = generate();
+        assert!(!old.secret.contains('.'));
+        assert!(key_of(&old, &ring).is_some());
+    }
+
+    fn generate_with(ring: &KeyRing) -> SigningKeyRecord {
+        super::generate(ring)
     }
 
     #[test]

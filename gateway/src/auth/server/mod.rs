@@ -44,6 +44,7 @@ use serde_json::{json, Value};
 
 use crate::config::auth_server::{AuthServerConfig, Registration};
 use crate::state::AppState;
+use crate::upstream::credentials::seal::KeyRing;
 
 /// The authorization server, when `[auth.server]` is on.
 pub struct AuthServer {
@@ -116,13 +117,15 @@ pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> Respon
 impl AuthServer {
     /// The server `[auth.server]` asks for, started; `None` when it is off.
     pub async fn from_config(
-        auth: &crate::config::AuthConfig,
+        config: &crate::config::Config,
         registry: &Arc<dyn Registry>,
     ) -> anyhow::Result<Option<Arc<Self>>> {
+        let auth = &config.auth;
         let (Some(c), Some(resource)) = (&auth.server, &auth.resource) else {
             return Ok(None);
         };
-        let s = Self::start(c.clone(), resource.clone(), registry.clone()).await?;
+        let ring = KeyRing::new(&config.user_credentials.keys);
+        let s = Self::start(c.clone(), resource.clone(), registry.clone(), ring).await?;
         tracing::info!(issuer = %c.issuer, "authorization server on");
         Ok(Some(s))
     }
@@ -133,8 +136,15 @@ impl AuthServer {
         config: AuthServerConfig,
         resource: String,
         registry: Arc<dyn Registry>,
+        ring: KeyRing,
     ) -> anyhow::Result<Arc<Self>> {
-        let keys = keys::Keys::load(registry.as_ref(), config.key_rotation).await?;
+        if ring.is_empty() {
+            tracing::warn!(
+                "the authorization server's signing keys are stored unsealed: set \
+                 user_credentials.key to seal them"
+            );
+        }
+        let keys = keys::Keys::load(registry.as_ref(), config.key_rotation, ring).await?;
         for (c, secret) in &config.clients {
             let mut metadata = json!({
                 "redirect_uris": c.redirect_uris,

@@ -3,17 +3,32 @@
 
 use super::*;
 
+/// Both replicas seal the signing keys under `user_credentials.key`: whoever reads the database
+/// cannot sign tokens, and the replica that did not make the key still opens it.
 #[tokio::test]
 async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_every_replica() {
+    use base64::Engine;
     let db = postgres_database().await;
     let port = free_port();
     let cfg = config(&db, port, "");
     let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
+    let seal = base64::engine::general_purpose::STANDARD.encode([5u8; 32]);
+    let seal = ("MCP_GATEWAY_USER_CREDENTIALS_KEY", seal.as_str());
+    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen), seal]).await;
     gw.wait_up(&["fx"]).await;
-    let mut replica = Gateway::start_with_env(&cfg, &[]).await;
+    let mut replica = Gateway::start_with_env(&cfg, &[seal]).await;
     replica.admin_token = gw.admin_token.clone();
     replica.wait_up(&["fx"]).await;
+
+    let pool = sqlx::PgPool::connect(&db).await.unwrap();
+    let secrets: Vec<String> = sqlx::query_scalar("SELECT secret FROM oauth_keys")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert!(
+        !secrets.is_empty() && secrets.iter().all(|s| s.contains('.') && s.len() > 60),
+        "the seeds are sealed, not base64 seeds: {secrets:?}"
+    );
 
     // What a host finds first: the protected resource names the gateway as its authorization
     // server, whose metadata offers registration and S256 only.
