@@ -120,6 +120,10 @@ pub trait OAuthStore: Send + Sync {
     /// of the grants revoked now.
     async fn revoke_grants(&self, which: GrantsOf<'_>) -> Result<Vec<String>>;
 
+    /// Spends the form `form_hash` (good until `expires_at`) at `at`: true the first time,
+    /// false when it was spent before. Spent forms that expired are forgotten.
+    async fn spend_form(&self, form_hash: &str, expires_at: i64, at: i64) -> Result<bool>;
+
     async fn create_code(&self, code_hash: &str, code: &CodeRecord) -> Result<()>;
     async fn redeem_code(&self, code_hash: &str, at: i64) -> Result<Redeemed<CodeRecord>>;
 
@@ -464,6 +468,24 @@ impl OAuthStore for SqlRegistry {
         Ok(ids)
     }
 
+    async fn spend_form(&self, form_hash: &str, expires_at: i64, at: i64) -> Result<bool> {
+        sqlx::query("DELETE FROM oauth_spent_forms WHERE expires_at < $1")
+            .bind(at)
+            .execute(self.pool())
+            .await
+            .map_err(db("spent forms"))?;
+        let done = sqlx::query(
+            "INSERT INTO oauth_spent_forms (form_hash, expires_at) VALUES ($1, $2) \
+             ON CONFLICT (form_hash) DO NOTHING",
+        )
+        .bind(form_hash)
+        .bind(expires_at)
+        .execute(self.pool())
+        .await
+        .map_err(db("spent form"))?;
+        Ok(done.rows_affected() == 1)
+    }
+
     async fn create_code(&self, code_hash: &str, c: &CodeRecord) -> Result<()> {
         sqlx::query(
             "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, code_challenge, \
@@ -592,6 +614,25 @@ mod tests {
             created_at: now_ms(),
             revoked_at: None,
         }
+    }
+
+    /// A form is spent once; once expired it is forgotten (and its row with it).
+    #[tokio::test]
+    async fn a_form_is_spent_once_and_forgotten_when_it_expires() {
+        let (r, _dir) = sqlite().await;
+        let now = now_ms();
+        assert!(r.spend_form("f1", now + 1000, now).await.unwrap());
+        assert!(!r.spend_form("f1", now + 1000, now).await.unwrap());
+        assert!(r.spend_form("f2", now + 1000, now).await.unwrap());
+        assert!(
+            r.spend_form("f1", now + 5000, now + 2000).await.unwrap(),
+            "after it expired the row is gone (the form itself is refused as expired)"
+        );
+        let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM oauth_spent_forms")
+            .fetch_one(r.pool())
+            .await
+            .unwrap();
+        assert_eq!(left, 1, "f2 expired and was dropped");
     }
 
     /// A code and a refresh token work once; the second use names the grant to revoke.

@@ -409,7 +409,7 @@ pub(super) async fn signed_in(
         .flatten()
         .is_some_and(|had| req.scope.split(' ').all(|w| had.split(' ').any(|h| h == w)));
     if consented {
-        return grant_and_redirect(state, s, req, &user).await;
+        return grant_and_redirect(state, s, req, ticket, &user).await;
     }
     let csrf = ticket["x"].as_str().unwrap_or("").to_string();
     let mut sealed = req.to_value(&csrf, ticket["e"].as_i64().unwrap_or(0));
@@ -453,14 +453,18 @@ pub async fn consent(State(state): State<AppState>, headers: HeaderMap, body: By
             "the gateway cannot store your answer right now; try again",
         );
     }
-    grant_and_redirect(&state, s, &req, user).await
+    grant_and_redirect(&state, s, &req, &ticket, user).await
 }
 
-/// A new grant for the signed-in user, and the client's redirect with a code for it.
+/// A new grant for the signed-in user, and the client's redirect with a code for it. The
+/// request's forms (`ticket`: its CSRF value and expiry) end in one code: a form posted again
+/// (a double click, the back button, a replay from the same browser) gets a page, not a second
+/// code.
 async fn grant_and_redirect(
     state: &AppState,
     s: &AuthServer,
     req: &Request,
+    ticket: &Value,
     user: &Value,
 ) -> Response {
     let key = user["key"].as_str().unwrap_or("").to_string();
@@ -470,6 +474,37 @@ async fn grant_and_redirect(
             "temporarily_unavailable",
             "the audit log cannot be written right now; try again shortly",
         );
+    }
+    let form = hashed(&format!(
+        "{}|{}",
+        ticket["x"].as_str().unwrap_or(""),
+        req.challenge
+    ));
+    let expires = ticket["e"].as_i64().unwrap_or(0);
+    match state.registry.spend_form(&form, expires, now_ms()).await {
+        Ok(true) => {}
+        Ok(false) => {
+            audit(
+                state,
+                &key,
+                "oauth.replay",
+                &req.client_id,
+                "form posted again",
+            )
+            .await;
+            return pages::error(
+                StatusCode::BAD_REQUEST,
+                "this sign-in was already completed; start again from your application",
+            );
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot record a sign-in form");
+            return req.error(
+                &s.config.issuer,
+                "temporarily_unavailable",
+                "the sign-in cannot be recorded right now",
+            );
+        }
     }
     let grant = GrantRecord {
         id: uuid::Uuid::new_v4().simple().to_string(),

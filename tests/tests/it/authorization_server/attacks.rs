@@ -141,6 +141,30 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
     assert!(r.headers().get("location").is_none());
     assert!(r.text().await.unwrap().contains("not valid"));
 
+    // A form posted again (a double click, the back button, a replay from the same browser):
+    // one code, then a page that says so, and no second code.
+    let mut w = Walk::new(&gw);
+    let page = w.authorize(&pairs).await.text().await.unwrap();
+    let cookie = w.cookie.clone();
+    let mut form = vec![("ticket", field(&page, "ticket")), ("pat", pat.clone())];
+    let mut path = "/oauth/authorize";
+    let mut r = w.post(path, &as_pairs(&form), &cookie).await;
+    if r.status() != 303 {
+        let consent = r.text().await.unwrap();
+        form = vec![
+            ("ticket", field(&consent, "ticket")),
+            ("decision", "allow".to_string()),
+        ];
+        path = "/oauth/consent";
+        r = w.post(path, &as_pairs(&form), &cookie).await;
+    }
+    assert_eq!(r.status(), 303);
+    assert!(param(&location(&r), "code").is_some());
+    let again = w.post(path, &as_pairs(&form), &cookie).await;
+    assert_eq!(again.status(), 400, "{path} posted again");
+    assert!(again.headers().get("location").is_none());
+    assert!(again.text().await.unwrap().contains("already completed"));
+
     // The real walk, then the code used twice: the second use is refused and revokes the
     // tokens the first one got.
     let mut w = Walk::new(&gw);
