@@ -94,6 +94,9 @@ pub trait OAuthStore: Send + Sync {
     async fn signing_keys(&self) -> Result<Vec<SigningKeyRecord>>;
     /// Adds a key and retires the ones before it; every replica is told.
     async fn add_signing_key(&self, key: &SigningKeyRecord) -> Result<()>;
+    /// Replaces key `kid`'s secret `was` with `now` (its seed sealed): false when the secret
+    /// is no longer `was` (another replica sealed it first).
+    async fn reseal_signing_key(&self, kid: &str, was: &str, now: &str) -> Result<bool>;
     /// Deletes keys retired before `before` (no token they signed can still be valid).
     async fn drop_retired_keys(&self, before: i64) -> Result<u64>;
 
@@ -251,6 +254,17 @@ impl OAuthStore for SqlRegistry {
                 })
             })
             .collect()
+    }
+
+    async fn reseal_signing_key(&self, kid: &str, was: &str, now: &str) -> Result<bool> {
+        let done = sqlx::query("UPDATE oauth_keys SET secret = $1 WHERE kid = $2 AND secret = $3")
+            .bind(now)
+            .bind(kid)
+            .bind(was)
+            .execute(self.pool())
+            .await
+            .map_err(db("signing key"))?;
+        Ok(done.rows_affected() == 1)
     }
 
     async fn add_signing_key(&self, k: &SigningKeyRecord) -> Result<()> {

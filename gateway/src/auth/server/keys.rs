@@ -3,8 +3,7 @@
 //! `key_rotation` a new key signs, and the old one verifies until the tokens it signed have
 //! expired. The same keys sign the forms of the sign-in and consent pages. With
 //! `user_credentials.key` set, a key's private half is sealed in the store under it (whoever
-//! reads the database cannot sign tokens); a key stored before that stays as it was until it
-//! rotates out.
+//! reads the database cannot sign tokens), a key stored before that too, at the next start.
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -136,18 +135,42 @@ impl Keys {
         Ok(())
     }
 
-    /// Adds a key when the newest is older than `rotation` (or there is none).
+    /// Adds a key when the newest is older than `rotation` (or there is none). With a sealing
+    /// key, a seed stored unsealed (before `user_credentials.key` was set) is sealed first.
     pub async fn rotate_if_due(
         &self,
         registry: &dyn Registry,
         rotation: Duration,
     ) -> registry::Result<()> {
+        self.seal_stored(registry).await?;
         self.reload(registry).await?;
         let newest = self.current().first().map(|k| k.created_at);
         let due = newest.is_none_or(|at| now_ms() - at >= rotation.as_millis() as i64);
         if due {
             registry.add_signing_key(&generate(&self.ring)).await?;
             self.reload(registry).await?;
+        }
+        Ok(())
+    }
+
+    /// Seals the stored seeds that are not (a replica that sealed one first wins; the seed is
+    /// the same either way).
+    async fn seal_stored(&self, registry: &dyn Registry) -> registry::Result<()> {
+        if self.ring.is_empty() {
+            return Ok(());
+        }
+        for rec in registry.signing_keys().await? {
+            if rec.secret.contains('.') {
+                continue;
+            }
+            if let Some(sealed) = self.ring.seal(&purpose(&rec.kid), &json!(rec.secret)) {
+                if registry
+                    .reseal_signing_key(&rec.kid, &rec.secret, &sealed)
+                    .await?
+                {
+                    tracing::info!(kid = %rec.kid, "a stored signing key is sealed now");
+                }
+            }
         }
         Ok(())
     }
