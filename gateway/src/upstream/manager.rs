@@ -567,11 +567,11 @@ impl Upstreams {
         spec: &UpstreamSpec,
         subject: Option<&Secret>,
     ) -> Result<Option<Arc<super::oauth::TokenSource>>, UpstreamError> {
-        let Some(o) = spec
+        let Some((server, o)) = spec
             .transport
             .endpoint()
-            .and_then(|e| e.oauth.as_ref())
-            .filter(|o| o.token_exchange)
+            .and_then(|e| Some((e.url.as_str(), e.oauth.as_ref()?)))
+            .filter(|(_, o)| o.token_exchange)
         else {
             return Ok(None);
         };
@@ -583,7 +583,6 @@ impl Upstreams {
             ))
         })?;
         let auth = super::oauth::ClientAuth::of(o, &self.config.env)?;
-        let server = spec.transport.endpoint().map_or("", |e| e.url.as_str());
         Ok(Some(super::oauth::TokenSource::exchanging(
             o.clone(),
             auth,

@@ -293,17 +293,12 @@ impl TokenSource {
                     flow::preregistered(&d, &config.client_id, Some(secret.expose()))
                 }
                 ClientAuth::Key(key) => flow::Client {
-                    client_id: config.client_id.clone(),
-                    client_secret: None,
                     auth_method: "private_key_jwt".into(),
                     private_key: Some(SigningKey::clone(key)),
+                    ..flow::preregistered(&d, &config.client_id, None)
                 },
-                ClientAuth::Workload(_) => flow::Client {
-                    client_id: config.client_id.clone(),
-                    client_secret: None,
-                    auth_method: "none".into(),
-                    private_key: None,
-                },
+                // No secret: `none` whatever the server lists; the grant is the credential.
+                ClientAuth::Workload(_) => flow::preregistered(&d, &config.client_id, None),
             };
             (d, client)
         });

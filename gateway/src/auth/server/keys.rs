@@ -46,10 +46,16 @@ pub struct Keys {
     ring: KeyRing,
 }
 
-/// What a sealed seed is for: its key id, so that a sealed seed copied to another row does not
-/// open.
-fn purpose(kid: &str) -> String {
-    format!("signing-key:{kid}")
+/// Key `kid`'s seed (base64url) sealed with `ring` (`None`: an empty ring). Its key id is what
+/// it is sealed for, so a sealed seed copied to another row does not open.
+fn seal_seed(ring: &KeyRing, kid: &str, seed: &str) -> Option<String> {
+    ring.seal(&format!("signing-key:{kid}"), &json!(seed))
+}
+
+/// What [`seal_seed`] sealed, opened.
+fn open_seed(ring: &KeyRing, kid: &str, sealed: &str) -> Option<String> {
+    let (seed, _) = ring.open(&format!("signing-key:{kid}"), sealed)?;
+    seed.as_str().map(str::to_string)
 }
 
 /// Why a token of ours was refused.
@@ -64,16 +70,14 @@ pub enum KeyError {
 /// The key of `rec`; its seed opened with `ring` when it is sealed (a sealed value names its
 /// sealing key before a dot, which a base64url seed never holds).
 fn key_of(rec: &SigningKeyRecord, ring: &KeyRing) -> Option<Key> {
-    let opened;
     let secret = if rec.secret.contains('.') {
-        let Some((seed, _)) = ring.open(&purpose(&rec.kid), &rec.secret) else {
+        let Some(seed) = open_seed(ring, &rec.kid, &rec.secret) else {
             tracing::warn!(kid = %rec.kid, "a signing key sealed under a key this gateway does not have (user_credentials.key)");
             return None;
         };
-        opened = seed.as_str()?.to_string();
-        &opened
+        seed
     } else {
-        &rec.secret
+        rec.secret.clone()
     };
     let seed: [u8; 32] = B64.decode(secret).ok()?.try_into().ok()?;
     let mut der = ED25519_PKCS8_PREFIX.to_vec();
@@ -98,9 +102,8 @@ fn generate(ring: &KeyRing) -> SigningKeyRecord {
         .verifying_key()
         .to_bytes();
     let kid = uuid::Uuid::new_v4().simple().to_string()[..16].to_string();
-    let secret = ring
-        .seal(&purpose(&kid), &json!(B64.encode(seed)))
-        .unwrap_or_else(|| B64.encode(seed));
+    let plain = B64.encode(seed);
+    let secret = seal_seed(ring, &kid, &plain).unwrap_or(plain);
     SigningKeyRecord {
         kid,
         secret,
@@ -163,7 +166,7 @@ impl Keys {
             if rec.secret.contains('.') {
                 continue;
             }
-            if let Some(sealed) = self.ring.seal(&purpose(&rec.kid), &json!(rec.secret)) {
+            if let Some(sealed) = seal_seed(&self.ring, &rec.kid, &rec.secret) {
                 if registry
                     .reseal_signing_key(&rec.kid, &rec.secret, &sealed)
                     .await?
@@ -318,7 +321,7 @@ mod tests {
     #[test]
     fn a_seed_is_sealed_under_the_credentials_key_and_opens_only_with_it() {
         let ring = KeyRing::new(&[[7u8; 32]]);
-        let rec = generate_with(&ring);
+        let rec = super::generate(&ring);
         assert!(rec.secret.contains('.'), "sealed: {}", rec.secret);
         let key = key_of(&rec, &ring).expect("it opens with the key that sealed it");
         let plain = key_of(&rec, &KeyRing::new(&[[8u8; 32]]));
@@ -340,10 +343,6 @@ mod tests {
         let old = generate();
         assert!(!old.secret.contains('.'));
         assert!(key_of(&old, &ring).is_some());
-    }
-
-    fn generate_with(ring: &KeyRing) -> SigningKeyRecord {
-        super::generate(ring)
     }
 
     #[test]
