@@ -295,7 +295,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::auth::server::routes(&state))
         .route(
             credentials::vault::CONNECT_PATH,
-            get(credentials::pages::connect),
+            get(credentials::confirm::connect).post(credentials::confirm::sign_in),
         )
         .route(
             credentials::vault::CALLBACK_PATH,

@@ -1,10 +1,13 @@
 // A browser without a screen, for authorization flows that end at the gateway: it opens URL,
 // follows redirects with a cookie jar, signs in at oidc-provider's development login page as
 // LOGIN (any password) and approves its consent page, and stops after the first page that is
-// not a redirect or one of those forms. Prints `{"url", "status", "text"}` of that page.
+// not a redirect or one of those forms. Given a PAT, it also signs in to the gateway with it
+// where a gateway page asks for one (the form with a `pat` field; PAT `federated`: the button
+// of the company's provider instead) and follows the page's "continue" link after it. Prints `{"url", "status",
+// "text"}` of that page.
 //
-// Usage: node browser.mjs URL LOGIN
-const [start, login] = process.argv.slice(2);
+// Usage: node browser.mjs URL LOGIN [PAT]
+const [start, login, pat] = process.argv.slice(2);
 const jar = new Map(); // origin -> Map(name -> value)
 
 function cookies(url) {
@@ -30,9 +33,11 @@ async function go(url, init = {}) {
   return res;
 }
 
-// The first form of a page: its action and its inputs' values (the login filled in).
-function form(html, base) {
-  const f = html.match(/<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/i);
+// The first form of a page (or the first with a field named `field`): its action and its
+// inputs' values (the login, password and PAT filled in).
+function form(html, base, field) {
+  const f = [...html.matchAll(/<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/gi)]
+    .find((m) => !field || m[2].includes(`name="${field}"`));
   if (!f) return null;
   const fields = new URLSearchParams();
   for (const input of f[2].matchAll(/<input[^>]*>/gi)) {
@@ -41,12 +46,14 @@ function form(html, base) {
     let value = input[0].match(/value="([^"]*)"/i)?.[1] ?? '';
     if (name === 'login') value = login;
     if (name === 'password') value = 'any';
+    if (name === 'pat') value = pat;
     fields.append(name, value);
   }
   return { action: new URL(f[1].replace(/&amp;/g, '&'), base).href, fields };
 }
 
 let url = start;
+let signedIn = false;
 let res = await go(url);
 for (let step = 0; step < 20; step++) {
   const location = res.headers.get('location');
@@ -56,7 +63,20 @@ for (let step = 0; step < 20; step++) {
     continue;
   }
   const text = await res.text();
-  const f = /\/interaction\//.test(url) ? form(text, url) : null;
+  const f = /\/interaction\//.test(url)
+    ? form(text, url)
+    : pat && !signedIn && /name="(pat|way)"/.test(text)
+      ? form(text, url, pat === 'federated' ? 'way' : 'pat')
+      : null;
+  // The gateway's sign-in is filled in once: a page that asks again says why, and is the end.
+  if (f && !/\/interaction\//.test(url)) signedIn = true;
+  // After it, a link goes on (a form's redirect may not leave for another site).
+  const next = !f && text.match(/<a id="continue" href="([^"]*)"/);
+  if (next) {
+    url = new URL(next[1].replace(/&amp;/g, '&'), url).href;
+    res = await go(url);
+    continue;
+  }
   if (!f) {
     console.log(JSON.stringify({ url, status: res.status, text: text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() }));
     process.exit(0);

@@ -34,14 +34,31 @@ pub(super) struct RawUserCredentials {
     /// origin of `auth.resource`, else `http://` and `server.listen`).
     #[schemars(extend("x-env" = PUBLIC_URL_VAR))]
     public_url: Option<String>,
+    /// Whoever opens a connect link signs in to the gateway first, and goes on only as the
+    /// user the link was made for (default true). Off: a link sent on to someone else connects
+    /// that person's account to the link's user. Turn it off only where users sign in with
+    /// tokens of a provider the gateway cannot sign them in with in a browser.
+    confirm_links: Option<bool>,
 }
 
 /// Where users' upstream tokens are sealed with, and where browsers reach the gateway.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct UserCredentialsConfig {
     /// The current key first, then the previous ones. Empty: no key given.
     pub keys: Vec<[u8; KEY_BYTES]>,
     pub public_url: Option<String>,
+    /// Whoever opens a connect link shows first that they are its user.
+    pub confirm_links: bool,
+}
+
+impl Default for UserCredentialsConfig {
+    fn default() -> Self {
+        Self {
+            keys: Vec::new(),
+            public_url: None,
+            confirm_links: true,
+        }
+    }
 }
 
 impl std::fmt::Debug for UserCredentialsConfig {
@@ -49,6 +66,7 @@ impl std::fmt::Debug for UserCredentialsConfig {
         f.debug_struct("UserCredentialsConfig")
             .field("keys", &self.keys.len())
             .field("public_url", &self.public_url)
+            .field("confirm_links", &self.confirm_links)
             .finish()
     }
 }
@@ -95,6 +113,7 @@ impl UserCredentialsConfig {
         Ok(Self {
             keys,
             public_url: public_url.map(|u| u.trim_end_matches('/').to_string()),
+            confirm_links: raw.confirm_links.unwrap_or(true),
         })
     }
 }

@@ -29,11 +29,12 @@ name = "fixtures-only"
 upstreams = ["fx"]
 "#;
 
-/// Opens `url` in the headless browser, signing in at the provider as `login`: the page it
-/// ends on.
-async fn browse(url: &str, login: &str) -> Value {
+/// Opens `url` in the headless browser, signing in to the gateway with the personal access
+/// token `pat` (where the gateway asks who opens a connect link) and at the provider as
+/// `login`: the page it ends on.
+async fn browse(url: &str, pat: &str, login: &str) -> Value {
     let mut cmd = node("idp/browser.mjs");
-    cmd.arg(url).arg(login);
+    cmd.arg(url).arg(login).arg(pat);
     last_json_line(cmd, "the browser").await
 }
 
@@ -55,6 +56,42 @@ fn link_in(text: &str) -> String {
         .find("http://")
         .unwrap_or_else(|| panic!("a link in {text:?}"));
     text[at..].split_whitespace().next().unwrap().to_string()
+}
+
+/// The first cookie a response sets, as a `Cookie` header's pair.
+fn cookie_of(r: &reqwest::Response) -> String {
+    let c = r.headers()["set-cookie"].to_str().unwrap();
+    c.split(';').next().unwrap().to_string()
+}
+
+/// A connect link followed by hand, signed in on the gateway's page with `pat`: the answer
+/// that leads to the upstream's authorization server.
+async fn signed_in_and_started(http: &reqwest::Client, link: &str, pat: &str) -> reqwest::Response {
+    let asked = http.get(link).send().await.unwrap();
+    let csrf = cookie_of(&asked);
+    let html = asked.text().await.unwrap();
+    let value = |name: &str| {
+        let key = format!("name=\"{name}\" value=\"");
+        let at = html
+            .find(&key)
+            .unwrap_or_else(|| panic!("{name} in {html}"))
+            + key.len();
+        html[at..at + html[at..].find('"').unwrap()].to_string()
+    };
+    let signed_in = http
+        .post(link.split('?').next().unwrap())
+        .header("cookie", &csrf)
+        .form(&[
+            ("ticket", value("ticket")),
+            ("csrf", value("csrf")),
+            ("pat", pat.into()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), 200);
+    let user = cookie_of(&signed_in);
+    http.get(link).header("cookie", user).send().await.unwrap()
 }
 
 /// What the upstream recorded: `calls` (each tool call's user and token) or `lists` (each
@@ -159,7 +196,12 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         )
         .await;
     assert_eq!(status, 200, "{link}");
-    let page = browse(link["url"].as_str().unwrap(), "catalog-bot").await;
+    let page = browse(
+        link["url"].as_str().unwrap(),
+        gw.admin_token.as_deref().unwrap(),
+        "catalog-bot",
+    )
+    .await;
     assert!(
         page["text"].as_str().unwrap().contains("Connected"),
         "{page}\n{}",
@@ -178,7 +220,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
     let elicitation = &first["error"]["data"]["elicitations"][0];
     assert_eq!(elicitation["mode"], "url", "{first}");
     let mut stream = Box::pin(alice.listen().await);
-    let page = browse(elicitation["url"].as_str().unwrap(), "alice").await;
+    let page = browse(elicitation["url"].as_str().unwrap(), &alice_token, "alice").await;
     assert!(
         page["text"].as_str().unwrap().contains("Connected"),
         "{page}"
@@ -225,7 +267,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let started = no_redirects.get(&bob_link).send().await.unwrap();
+    let started = signed_in_and_started(&no_redirects, &bob_link, &bob_token).await;
     assert_eq!(started.status(), 302);
     let to_provider = url::Url::parse(started.headers()["location"].to_str().unwrap()).unwrap();
     assert!(
@@ -254,7 +296,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         seen.iter().all(|c| c["sub"] == "alice"),
         "only alice's token was used for calls so far: {seen:?}"
     );
-    let page = browse(&bob_link, "bob").await;
+    let page = browse(&bob_link, &bob_token, "bob").await;
     assert!(
         page["text"].as_str().unwrap().contains("Connected"),
         "{page}"
@@ -544,7 +586,7 @@ async fn under_first_user_the_catalog_is_read_with_the_first_connected_account()
         )
         .await;
     assert_eq!(status, 200, "{link}");
-    let page = browse(link["url"].as_str().unwrap(), "alice").await;
+    let page = browse(link["url"].as_str().unwrap(), &alice, "alice").await;
     assert!(
         page["text"].as_str().unwrap().contains("Connected"),
         "{page}"
@@ -568,6 +610,7 @@ async fn under_first_user_the_catalog_is_read_with_the_first_connected_account()
     assert_eq!(r["result"]["isError"], true, "{r}");
     let page = browse(
         &link_in(r["result"]["content"][0]["text"].as_str().unwrap()),
+        &bob,
         "bob",
     )
     .await;
@@ -605,5 +648,111 @@ async fn under_first_user_the_catalog_is_read_with_the_first_connected_account()
     gw.wait_up(&["own"]).await;
     let calls = recorded(&own.upstream, "calls").await;
     assert!(calls.iter().all(|c| c["sub"] == "bob"), "{calls:?}");
+    drop(own.idp);
+}
+
+/// A connect link is a bearer link: sent on to someone else (by mistake, or by someone who
+/// wants the other's account), it must not connect the opener's account at the upstream to
+/// the link's user. Whoever opens it signs in to the gateway as the user it was made for.
+#[tokio::test]
+async fn a_connect_link_opened_by_someone_else_does_not_connect_their_account() {
+    let dir = scratch();
+    let port = free_port();
+    let own = own_upstream(&dir, port, "catalog = \"first_user\"").await;
+    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
+    let listen = format!("127.0.0.1:{port}");
+    let env = [
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key.as_str()),
+        ("OLD_CREDENTIALS_KEY", key.as_str()),
+    ];
+    let gw = Gateway::start_secured(&own.config, &env).await;
+    gw.wait_up(&["fx"]).await;
+    let alice = gw.token_for("alice", &["member"]).await;
+    let mallory = gw.token_for("mallory", &["member"]).await;
+    let connections = |token: String| {
+        let gw = &gw;
+        async move {
+            let (_, mine) = gw
+                .send(
+                    reqwest::Method::GET,
+                    "/v1/connections",
+                    Some(&token),
+                    &Value::Null,
+                )
+                .await;
+            mine["connections"].clone()
+        }
+    };
+
+    // mallory asks for a link to connect her account and sends it to alice, who opens it and
+    // would sign in at the upstream's provider as herself.
+    let (status, link) = gw
+        .send(
+            reqwest::Method::POST,
+            "/v1/connections/own",
+            Some(&mallory),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    let url = link["url"].as_str().unwrap();
+    let page = browse(url, &alice, "alice").await;
+    assert_eq!(page["status"], 403, "{page}\n{}", gw.log());
+    assert!(
+        page["text"].as_str().unwrap().contains("another user"),
+        "{page}"
+    );
+    assert_eq!(connections(mallory.clone()).await, json!([]));
+    assert_eq!(connections(alice.clone()).await, json!([]));
+    assert!(
+        recorded(&own.upstream, "lists").await.is_empty(),
+        "alice's account was never used"
+    );
+
+    // Without a token that is valid, nobody goes on either; a sign-in posted from another site
+    // (no cookie of the page) is refused.
+    let page = browse(url, "mcpgw_not-a-token", "alice").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("not valid"),
+        "{page}"
+    );
+    let plain = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let ticket = url.split("ticket=").nth(1).unwrap();
+    let forged = plain
+        .post(format!("{}/oauth/upstream/connect", gw.base))
+        .form(&[("ticket", ticket), ("pat", mallory.as_str()), ("csrf", "x")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 403);
+    assert!(forged.headers().get("location").is_none());
+
+    // The user the link was made for goes on to the upstream, and is connected.
+    let page = browse(url, &mallory, "mallory").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}\n{}",
+        gw.log()
+    );
+    let mine = connections(mallory.clone()).await;
+    assert_eq!(mine[0]["upstream"], "own", "{mine}");
+
+    // The refusal is an audit row that names both.
+    let audit = gw.get_json("/admin/v1/audit?limit=200").await;
+    let refused = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["action"] == "upstream.connect.confirm" && r["principal"] == "pat:alice")
+        .cloned()
+        .unwrap_or_else(|| panic!("a refusal row in {audit}"));
+    assert_eq!(refused["outcome"], "refused", "{refused}");
+    assert_eq!(refused["target"], "pat:mallory", "{refused}");
+    assert_eq!(refused["upstream"], "own", "{refused}");
     drop(own.idp);
 }

@@ -96,9 +96,6 @@ fn unavailable(why: &str) -> Response {
 /// `POST /oauth/federate`: from the sign-in page to the company's provider.
 pub async fn start(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let s = server(&state);
-    let Some(f) = &s.config.federation else {
-        return pages::error(StatusCode::NOT_FOUND, "federated sign-in is not configured");
-    };
     let form = match authorize::params(&String::from_utf8_lossy(&body)) {
         Ok(f) => f,
         Err(e) => return pages::error(StatusCode::BAD_REQUEST, &e),
@@ -106,6 +103,24 @@ pub async fn start(State(state): State<AppState>, headers: HeaderMap, body: Byte
     if let Err((status, why)) = authorize::opened(s, &headers, &form) {
         return pages::error(status, why);
     }
+    to_provider(s, ("t", &form["ticket"])).await
+}
+
+/// To the company's provider to confirm who opened an upstream connect link (`link`: the
+/// link's sealed ticket), from the page that asks (`upstream::credentials::confirm`).
+pub(crate) async fn confirm_link(state: &AppState, link: &str) -> Response {
+    match &state.auth.server {
+        Some(s) => to_provider(s, ("c", link)).await,
+        None => pages::error(StatusCode::NOT_FOUND, "federated sign-in is not configured"),
+    }
+}
+
+/// The browser sent to the provider, with the round trip sealed in its cookie; `after`: what
+/// the sign-in is for, `("t", the host's sealed request)` or `("c", a connect link's ticket)`.
+async fn to_provider(s: &AuthServer, after: (&str, &str)) -> Response {
+    let Some(f) = &s.config.federation else {
+        return pages::error(StatusCode::NOT_FOUND, "federated sign-in is not configured");
+    };
     let meta = match s.provider.metadata(f).await {
         Ok(m) => m,
         Err(e) => return unavailable(&e),
@@ -115,8 +130,9 @@ pub async fn start(State(state): State<AppState>, headers: HeaderMap, body: Byte
     };
     let (verifier, nonce, round) = (random_secret(), random_secret(), random_secret());
     let challenge = B64.encode(Sha256::digest(verifier.as_bytes()));
-    let trip = json!({"s": round, "v": verifier, "n": nonce, "t": form["ticket"],
-                      "e": now_ms() + s.config.page_ttl.as_millis() as i64});
+    let mut trip = json!({"s": round, "v": verifier, "n": nonce,
+                          "e": now_ms() + s.config.page_ttl.as_millis() as i64});
+    trip[after.0] = json!(after.1);
     let Ok(sealed) = s.keys.seal(&trip) else {
         return unavailable("cannot seal the round trip");
     };
@@ -162,12 +178,28 @@ pub async fn callback(
         Ok(q) => q,
         Err(e) => return pages::error(StatusCode::BAD_REQUEST, &e),
     };
-    let (trip, ticket) = match round_trip(s, &headers, &q) {
-        Ok(both) => both,
+    let trip = match round_trip(s, &headers, &q) {
+        Ok(trip) => trip,
         Err((status, why)) => return pages::error(status, why),
     };
-    let Some(req) = Request::from_value(&ticket) else {
-        return pages::error(StatusCode::BAD_REQUEST, "the sign-in request is incomplete");
+    // A connect link's sign-in, or a host's request (checked as the sign-in page's form would
+    // be: its CSRF value is the page cookie's).
+    let after = match trip["c"].as_str() {
+        Some(link) => After::Link(link),
+        None => {
+            let form = std::collections::HashMap::from([(
+                "ticket".to_string(),
+                trip["t"].as_str().unwrap_or("").to_string(),
+            )]);
+            let ticket = match authorize::opened(s, &headers, &form) {
+                Ok(t) => t,
+                Err((status, why)) => return pages::error(status, why),
+            };
+            let Some(req) = Request::from_value(&ticket) else {
+                return pages::error(StatusCode::BAD_REQUEST, "the sign-in request is incomplete");
+            };
+            After::Host(req, ticket)
+        }
     };
     let claims = match q.get("code") {
         _ if q.contains_key("error") => Err(format!(
@@ -181,14 +213,11 @@ pub async fn callback(
     let claims = match claims {
         Ok(c) => c,
         Err(e) => {
-            audit(
-                &state,
-                "anonymous",
-                "oauth.sign_in",
-                &req.client_id,
-                "refused",
-            )
-            .await;
+            let target = match &after {
+                After::Link(_) => "upstream connect link",
+                After::Host(req, _) => &req.client_id,
+            };
+            audit(&state, "anonymous", "oauth.sign_in", target, "refused").await;
             tracing::warn!(error = %e, "federated sign-in refused");
             return pages::error(
                 StatusCode::FORBIDDEN,
@@ -205,27 +234,45 @@ pub async fn callback(
             ),
         );
     };
-    let roles = state.auth.roles_for_claims(&claims);
-    let client = match authorize::live_client(&state, &req.client_id).await {
-        Ok(c) => c,
-        Err(page) => return page,
+    let mut resp = match after {
+        After::Link(link) => {
+            let proof = crate::upstream::credentials::confirm::Proof::Federated {
+                issuer: &f.issuer,
+                subject,
+            };
+            crate::upstream::credentials::confirm::signed_in(&state, link, proof).await
+        }
+        After::Host(req, ticket) => {
+            let roles = state.auth.roles_for_claims(&claims);
+            let client = match authorize::live_client(&state, &req.client_id).await {
+                Ok(c) => c,
+                Err(page) => return page,
+            };
+            let user = json!({"key": subject, "roles": roles, "via": format!("oidc:{}", f.issuer)});
+            let described = authorize::describe(&client, &req.redirect_uri);
+            let target = authorize::origin(&req.redirect_uri);
+            authorize::signed_in(&state, s, &req, &ticket, user, &described, &target).await
+        }
     };
-    let user = json!({"key": subject, "roles": roles, "via": format!("oidc:{}", f.issuer)});
-    let described = authorize::describe(&client, &req.redirect_uri);
-    let target = authorize::origin(&req.redirect_uri);
-    let mut resp = authorize::signed_in(&state, s, &req, &ticket, user, &described, &target).await;
     // The round trip is over: its cookie goes, so the same answer cannot be replayed.
     super::set_cookie(s, &mut resp, ROUND_TRIP_COOKIE, "", 0);
     resp
 }
 
-/// The round trip's sealed cookie, unexpired and of this `state`, and the host's request it
-/// carries (checked as the sign-in page's form would be).
+/// What a federated sign-in is for.
+enum After<'t> {
+    /// Confirming who opened an upstream connect link (its sealed ticket).
+    Link(&'t str),
+    /// A host's authorization request, and its opened ticket.
+    Host(Request, Value),
+}
+
+/// The round trip's sealed cookie, unexpired and of this `state`.
 fn round_trip(
     s: &AuthServer,
     headers: &HeaderMap,
     q: &std::collections::HashMap<String, String>,
-) -> Result<(Value, Value), (StatusCode, &'static str)> {
+) -> Result<Value, (StatusCode, &'static str)> {
     let trip = super::cookie(headers, ROUND_TRIP_COOKIE)
         .and_then(|c| s.keys.open(c))
         .filter(|t| t["e"].as_i64().is_some_and(|e| e >= now_ms()))
@@ -245,13 +292,7 @@ fn round_trip(
              (state mismatch)",
         ));
     }
-    // The host's request, as the sign-in page sealed it (its CSRF value is the page cookie's).
-    let form = std::collections::HashMap::from([(
-        "ticket".to_string(),
-        trip["t"].as_str().unwrap_or("").to_string(),
-    )]);
-    let ticket = authorize::opened(s, headers, &form)?;
-    Ok((trip, ticket))
+    Ok(trip)
 }
 
 /// The provider's code redeemed and its ID token verified: the token's claims.

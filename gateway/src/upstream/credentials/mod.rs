@@ -8,12 +8,14 @@
 //! | [`flow`] | registration, PKCE authorization, the answer's checks, code and refresh redemption |
 //! | [`seal`] | the AEAD that seals tokens, links and states with `user_credentials.key` |
 //! | [`vault`] | users' tokens: stored, refreshed, dropped; connect links and their answers |
+//! | [`confirm`] | who opens a connect link: signed in to the gateway as the link's user |
 //! | [`pages`] | `/oauth/upstream/...`: connect, callback, a user's own connections |
 //!
 //! [`sign_in`] runs the whole flow against an MCP server, following the authorization server's
 //! redirects as a browser would (`mcp-gateway upstream-login URL`): the official conformance
 //! suite's client authorization scenarios judge it (`scripts/conformance-auth`).
 
+pub mod confirm;
 pub mod discovery;
 pub mod flow;
 pub mod pages;

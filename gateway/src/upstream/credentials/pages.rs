@@ -1,11 +1,12 @@
 //! What users reach of their upstream connections: the connect link (`GET
-//! /oauth/upstream/connect`, sends the browser to the upstream's authorization server), the
+//! /oauth/upstream/connect`, once [`super::confirm`] knows who opened it, sends the browser to
+//! the upstream's authorization server), the
 //! callback the server sends it back to, and their own connections (`GET /v1/connections`,
 //! `POST` and `DELETE /v1/connections/{upstream}`, signed in as for `/mcp`).
 
 use std::sync::Arc;
 
-use axum::extract::{Extension, Path, Query, RawQuery, State};
+use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -20,12 +21,12 @@ use crate::state::AppState;
 
 #[derive(Deserialize)]
 pub struct ConnectQuery {
-    ticket: String,
+    pub(super) ticket: String,
 }
 
-/// A connect link: on to the upstream's authorization server, with the cookie that the answer
-/// must come back with.
-pub async fn connect(State(state): State<AppState>, Query(q): Query<ConnectQuery>) -> Response {
+/// A connect link followed (by its principal, [`super::confirm`]): on to the upstream's
+/// authorization server, with the cookie that the answer must come back with.
+pub(super) async fn onward(state: &AppState, ticket: &str) -> Response {
     let ups = &state.hub.upstreams;
     // Connecting is an audit row: while the log cannot take it, nobody connects.
     if state.dispatcher.audit.admit().is_err() {
@@ -34,7 +35,7 @@ pub async fn connect(State(state): State<AppState>, Query(q): Query<ConnectQuery
             "the audit log cannot be written right now; try again shortly",
         );
     }
-    match ups.vault.begin(&q.ticket, |name| ups.spec(name)).await {
+    match ups.vault.begin(ticket, |name| ups.spec(name)).await {
         Ok((url, nonce)) => {
             let Ok(location) = HeaderValue::from_str(&url) else {
                 return error(

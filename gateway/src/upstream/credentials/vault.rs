@@ -424,6 +424,35 @@ impl Vault {
         ))
     }
 
+    /// A connect link's ticket, opened: this gateway's and unexpired.
+    fn ticket(&self, sealed: &str) -> Result<Ticket, String> {
+        let (v, _) = self
+            .ring
+            .open("connect", sealed)
+            .ok_or("this link is not one of this gateway's")?;
+        let ticket: Ticket = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        if ticket.expires_at < now_ms() {
+            return Err("this link has expired: call the tool again for a new one".into());
+        }
+        Ok(ticket)
+    }
+
+    /// What a connect link is for: its upstream, and the principal who asked for it (the one
+    /// whose connection it makes, or the admin who connects the catalog's account).
+    pub fn link_of(&self, sealed: &str) -> Result<(String, String), String> {
+        self.ticket(sealed).map(|t| (t.upstream, t.by))
+    }
+
+    /// Seals `value` for the connect pages (`purpose` keeps one kind from passing for another).
+    pub fn seal(&self, purpose: &str, value: &serde_json::Value) -> Option<String> {
+        self.ring.seal(purpose, value)
+    }
+
+    /// Opens what [`seal`](Self::seal) sealed for `purpose`.
+    pub fn open(&self, purpose: &str, sealed: &str) -> Option<serde_json::Value> {
+        self.ring.open(purpose, sealed).map(|(v, _)| v)
+    }
+
     /// Opens a connect link: the authorization URL to send the browser to, and the cookie
     /// value that must come back with the answer.
     pub async fn begin(
@@ -431,14 +460,7 @@ impl Vault {
         ticket: &str,
         spec: impl Fn(&str) -> Option<UpstreamSpec>,
     ) -> Result<(String, String), String> {
-        let (v, _) = self
-            .ring
-            .open("connect", ticket)
-            .ok_or("this link is not one of this gateway's")?;
-        let ticket: Ticket = serde_json::from_value(v).map_err(|e| e.to_string())?;
-        if ticket.expires_at < now_ms() {
-            return Err("this link has expired: call the tool again for a new one".into());
-        }
+        let ticket = self.ticket(ticket)?;
         let spec = spec(&ticket.upstream)
             .ok_or_else(|| format!("there is no upstream {:?} now", ticket.upstream))?;
         let endpoint = spec.transport.endpoint().ok_or("not an http upstream")?;

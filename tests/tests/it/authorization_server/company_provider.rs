@@ -142,3 +142,153 @@ role = \"reader\"
         "{by:?}"
     );
 }
+
+/// A connect link of a user who signs in through the gateway's server is confirmed at the
+/// company's provider: whoever opens it signs in there, and goes on only as the link's user
+/// (here bob, whose link alice opens first). One oidc-provider is both the company's provider
+/// and the upstream's own authorization server.
+#[tokio::test]
+async fn a_connect_link_is_confirmed_at_the_company_provider() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let idp = gateway_tests::Idp::start_with_accounts(
+        json!([{"client_id": "gateway", "client_secret": "gateway-secret",
+                "scope": "openid email",
+                "redirect_uris": [format!("http://127.0.0.1:{port}/oauth/callback")]},
+               {"client_id": "gateway-upstream", "client_secret": "upstream-secret",
+                "scope": "openid tools", "refresh": true,
+                "redirect_uris": [format!("http://127.0.0.1:{port}/oauth/upstream/callback")]}]),
+        json!({"alice": {}, "bob": {}}),
+    )
+    .await;
+    let (_server, upstream) =
+        gateway_tests::spawn_reporting_url(node("upstream/own_accounts.mjs").arg(&idp.issuer))
+            .await;
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        &format!(
+            "[auth.server.oidc]\nissuer = \"{}\"\nclient_id = \"gateway\"\n\
+             client_secret = {{ env = \"IDP_SECRET\" }}\ndisplay_name = \"Example Corp\"\n\
+             [[upstreams]]\nname = \"own\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
+             sharing = \"per_session\"\n[upstreams.user_oauth]\nclient_id = \"gateway-upstream\"\n\
+             client_secret = {{ env = \"UPSTREAM_SECRET\" }}\ncatalog = \"first_user\"\n\
+             [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n",
+            idp.issuer
+        ),
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let key = "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=";
+    let gw = Gateway::start_secured(
+        &cfg,
+        &[
+            ("MCP_GATEWAY_LISTEN", &listen),
+            ("IDP_SECRET", "gateway-secret"),
+            ("UPSTREAM_SECRET", "upstream-secret"),
+            ("CREDENTIALS_KEY", key),
+        ],
+    )
+    .await;
+    gw.wait_up(&["fx"]).await;
+
+    // bob's host signs him in on the gateway's pages (with his token) and gets a token of the
+    // gateway's server: his principal is the server's `bob`.
+    let bob_pat = gw.token_for("bob", &["admin"]).await;
+    let id = register(&gw, "http://127.0.0.1:9/cb", "Host").await;
+    let (verifier, challenge) = pkce();
+    let query = auth_query(&id, &challenge, port);
+    let mut w = Walk::new(&gw);
+    let code = param(
+        &location(&w.through(&as_pairs(&query), &bob_pat).await),
+        "code",
+    )
+    .unwrap();
+    let tokens: Value = reqwest::Client::new()
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("code_verifier", verifier.as_str()),
+            ("client_id", id.as_str()),
+            ("redirect_uri", "http://127.0.0.1:9/cb"),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let bob = tokens["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tokens}"));
+    let (status, link) = gw
+        .send(
+            reqwest::Method::POST,
+            "/v1/connections/own",
+            Some(bob),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    let url = link["url"].as_str().unwrap();
+
+    // alice opens it and signs in at the company's provider: she is not bob.
+    let browse = |login: &'static str| {
+        let mut cmd = node("idp/browser.mjs");
+        cmd.arg(url).arg(login).arg("federated");
+        last_json_line(cmd, "the browser")
+    };
+    let page = browse("alice").await;
+    assert_eq!(page["status"], 403, "{page}\n{}", gw.log());
+    assert!(
+        page["text"].as_str().unwrap().contains("another user"),
+        "{page}"
+    );
+    let (_, mine) = gw
+        .send(
+            reqwest::Method::GET,
+            "/v1/connections",
+            Some(bob),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(mine["connections"], json!([]), "{mine}");
+
+    // bob signs in there as bob, goes on to the upstream's server, and is connected: the
+    // upstream lists its tools with his account.
+    let page = browse("bob").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}\n{}",
+        gw.log()
+    );
+    let (_, mine) = gw
+        .send(
+            reqwest::Method::GET,
+            "/v1/connections",
+            Some(bob),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(mine["connections"][0]["upstream"], "own", "{mine}");
+    let audit = gw.get_json("/admin/v1/audit?limit=200").await;
+    let confirms: Vec<(&str, &str)> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["action"] == "upstream.connect.confirm")
+        .map(|r| {
+            (
+                r["principal"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let alice_key = format!("oauth:{}#alice", idp.issuer);
+    let bob_key = format!("oauth:http://127.0.0.1:{port}#bob");
+    assert!(
+        confirms.contains(&(alice_key.as_str(), "refused"))
+            && confirms.contains(&(bob_key.as_str(), "ok")),
+        "{confirms:?}"
+    );
+}

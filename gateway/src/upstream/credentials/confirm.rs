@@ -1,0 +1,387 @@
+//! Who opens a connect link. A link is a bearer link: sent on to someone else (by mistake, or
+//! by someone who wants the other's account), it would connect the opener's account at the
+//! upstream to the user who asked for it, and that user would then call the upstream as the
+//! opener. So before the browser goes to the upstream's authorization server, whoever opened
+//! the link signs in to the gateway (a personal access token, or the company's provider of
+//! `[auth.server.oidc]`) and goes on only as the principal the link was made for (MCP
+//! 2025-11-25, URL mode elicitation: the server checks that the user who completes the
+//! interaction is the user it asked).
+//!
+//! The page's forms carry a CSRF value that must equal its cookie: a sign-in posted from
+//! another site (which would start the flow in someone's browser as the poster) is refused. A
+//! sign-in here is remembered for [`SIGNED_IN_SECS`] in a sealed cookie, and the browser goes
+//! on by following the link again: a form's redirect may not leave for the upstream's server
+//! (the pages' `form-action`), a link may.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use registry::{now_ms, AuditEntry};
+use serde_json::json;
+
+use super::pages::{onward, ConnectQuery};
+use super::vault::CONNECT_PATH;
+use crate::auth::pat::same_bytes;
+use crate::auth::server::pages::{error, escape, page};
+use crate::auth::server::{cookie, random_secret};
+use crate::state::AppState;
+
+/// The CSRF cookie of the page that asks who opened a link.
+const CSRF_COOKIE: &str = "mcpgw_connect_csrf";
+/// Who signed in on these pages, sealed.
+const SIGNED_IN_COOKIE: &str = "mcpgw_connect_user";
+/// How long a sign-in here opens links (as long as a link lives).
+const SIGNED_IN_SECS: i64 = 600;
+/// What the sealed sign-in is for, so that nothing else sealed passes for it.
+const SIGNED_IN_PURPOSE: &str = "connect-user";
+
+/// What a browser proved about its user on these pages.
+pub enum Proof<'a> {
+    /// The owner of a personal access token.
+    Pat(&'a str),
+    /// A subject of the company's provider.
+    Federated { issuer: &'a str, subject: &'a str },
+}
+
+impl Proof<'_> {
+    /// The principal keys this user has on `/mcp`. A token's owner is `pat:{owner}`, and
+    /// `oauth:{issuer}#{owner}` through this gateway's authorization server when it signs in
+    /// with tokens; a subject of the company's provider is `oauth:{provider}#{subject}` with the
+    /// provider's own tokens and `oauth:{issuer}#{subject}` through this gateway's server.
+    fn keys(&self, server: Option<(&str, bool)>) -> Vec<String> {
+        match self {
+            Proof::Pat(owner) => {
+                let mut keys = vec![format!("pat:{owner}")];
+                if let Some((issuer, true)) = server {
+                    keys.push(format!("oauth:{issuer}#{owner}"));
+                }
+                keys
+            }
+            Proof::Federated { issuer, subject } => {
+                let mut keys = vec![format!("oauth:{issuer}#{subject}")];
+                if let Some((gateway, _)) = server {
+                    keys.push(format!("oauth:{gateway}#{subject}"));
+                }
+                keys
+            }
+        }
+    }
+}
+
+/// This gateway's authorization server: its issuer, and whether it signs in with tokens.
+fn server_of(state: &AppState) -> Option<(&str, bool)> {
+    state
+        .auth
+        .server
+        .as_ref()
+        .map(|s| (s.config.issuer.as_str(), s.config.pat_sign_in))
+}
+
+/// How the principal `by` can show who they are here: with a token, and at the company's
+/// provider (its name).
+struct Ways {
+    pat: bool,
+    federated: Option<String>,
+}
+
+fn ways(state: &AppState, by: &str) -> Ways {
+    let server = state.auth.server.as_ref();
+    let through_server =
+        server.is_some_and(|s| by.starts_with(&format!("oauth:{}#", s.config.issuer)));
+    Ways {
+        pat: by.starts_with("pat:")
+            || (through_server && server.is_some_and(|s| s.config.pat_sign_in)),
+        federated: server
+            .and_then(|s| s.config.federation.as_ref())
+            .filter(|f| through_server || by.starts_with(&format!("oauth:{}#", f.issuer)))
+            .map(|f| f.display_name.clone()),
+    }
+}
+
+/// Whether whoever opens a link of `by` must show that they are `by`.
+fn must_confirm(state: &AppState, by: &str) -> bool {
+    by != "anonymous" && state.config.user_credentials.confirm_links
+}
+
+/// The user part of a principal key, as a page names it.
+fn user_of(key: &str) -> &str {
+    match key.strip_prefix("oauth:") {
+        Some(rest) => rest.rsplit_once('#').map_or(rest, |(_, s)| s),
+        None => key.split_once(':').map_or(key, |(_, s)| s),
+    }
+}
+
+/// The principal keys the browser signed in as on these pages (none when it has not, or the
+/// sign-in is over).
+fn signed_in_as(state: &AppState, headers: &HeaderMap) -> Vec<String> {
+    cookie(headers, SIGNED_IN_COOKIE)
+        .and_then(|c| state.hub.upstreams.vault.open(SIGNED_IN_PURPOSE, c))
+        .filter(|v| v["e"].as_i64().is_some_and(|e| e >= now_ms()))
+        .and_then(|v| serde_json::from_value(v["k"].clone()).ok())
+        .unwrap_or_default()
+}
+
+fn set_cookie(resp: &mut Response, state: &AppState, name: &str, value: &str, max_age: i64) {
+    let secure = if state
+        .hub
+        .upstreams
+        .vault
+        .public_url()
+        .starts_with("https://")
+    {
+        "; Secure"
+    } else {
+        ""
+    };
+    let c = format!(
+        "{name}={value}; Path=/oauth/upstream; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}"
+    );
+    if let Ok(v) = HeaderValue::from_str(&c) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+}
+
+/// `GET /oauth/upstream/connect`: on to the upstream's authorization server when the browser
+/// signed in here as the link's principal (or there is nobody to confirm), else the page that
+/// asks who it is.
+pub async fn connect(
+    State(state): State<AppState>,
+    Query(q): Query<ConnectQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let (upstream, by) = match state.hub.upstreams.vault.link_of(&q.ticket) {
+        Ok(link) => link,
+        Err(e) => return error(StatusCode::BAD_REQUEST, &e),
+    };
+    if !must_confirm(&state, &by) || signed_in_as(&state, &headers).contains(&by) {
+        return onward(&state, &q.ticket).await;
+    }
+    ask(&state, &q.ticket, &upstream, &by, None)
+}
+
+/// The page that asks who opened the link, with the ways `by` can sign in here.
+fn ask(
+    state: &AppState,
+    ticket: &str,
+    upstream: &str,
+    by: &str,
+    problem: Option<&str>,
+) -> Response {
+    let ways = ways(state, by);
+    let who = escape(user_of(by));
+    let up = escape(upstream);
+    if !ways.pat && ways.federated.is_none() {
+        return error(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "this gateway cannot check in a browser that you are {} (signed in with another \
+                 provider's tokens), so the link cannot be used; an administrator can configure \
+                 that provider as [auth.server.oidc], or turn user_credentials.confirm_links off",
+                user_of(by)
+            ),
+        );
+    }
+    let csrf = random_secret();
+    let ticket = escape(ticket);
+    let problem = problem
+        .map(|p| format!("<p class=\"error\">{}</p>", escape(p)))
+        .unwrap_or_default();
+    let federated = ways
+        .federated
+        .map(|name| {
+            format!(
+                "<form method=\"post\" action=\"{CONNECT_PATH}\">\
+                 <input type=\"hidden\" name=\"ticket\" value=\"{ticket}\">\
+                 <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+                 <input type=\"hidden\" name=\"way\" value=\"federated\">\
+                 <button type=\"submit\" id=\"federated\">Sign in with {}</button></form>",
+                escape(&name)
+            )
+        })
+        .unwrap_or_default();
+    let pat = if ways.pat {
+        format!(
+            "<form method=\"post\" action=\"{CONNECT_PATH}\">\
+             <input type=\"hidden\" name=\"ticket\" value=\"{ticket}\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+             <label for=\"pat\">Personal access token</label>\
+             <input id=\"pat\" name=\"pat\" type=\"password\" autocomplete=\"off\" required>\
+             <button type=\"submit\">Sign in</button></form>"
+        )
+    } else {
+        String::new()
+    };
+    let body = format!(
+        "<h1>Connect your account at {up}</h1>\
+         <p>This link connects an account at <b>{up}</b> to the gateway user <b>{who}</b>. \
+         Sign in to the gateway as {who} to go on.</p>\
+         <p class=\"note\">If someone sent you this link, close this page: going on would let \
+         them use your account.</p>{problem}{federated}{pat}"
+    );
+    let target = state
+        .auth
+        .server
+        .as_ref()
+        .and_then(|s| s.config.federation.as_ref())
+        .and_then(|f| url::Url::parse(&f.issuer).ok())
+        .map(|u| u.origin().ascii_serialization());
+    let mut resp = page(
+        StatusCode::OK,
+        "Connect your account",
+        &body,
+        target.as_deref(),
+    );
+    set_cookie(&mut resp, state, CSRF_COOKIE, &csrf, SIGNED_IN_SECS);
+    resp
+}
+
+/// `POST /oauth/upstream/connect`: the page's sign-in, with a token or at the company's
+/// provider.
+pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let form: HashMap<String, String> = url::form_urlencoded::parse(&body).into_owned().collect();
+    let ticket = form.get("ticket").map(String::as_str).unwrap_or("");
+    let (upstream, by) = match state.hub.upstreams.vault.link_of(ticket) {
+        Ok(link) => link,
+        Err(e) => return error(StatusCode::BAD_REQUEST, &e),
+    };
+    let sent = form.get("csrf").map(String::as_str).unwrap_or("");
+    let kept = cookie(&headers, CSRF_COOKIE).unwrap_or("");
+    if sent.is_empty() || !same_bytes(sent.as_bytes(), kept.as_bytes()) {
+        return error(
+            StatusCode::FORBIDDEN,
+            "this form was not sent from the page the gateway showed (its CSRF check failed)",
+        );
+    }
+    let ways = ways(&state, &by);
+    if form.get("way").map(String::as_str) == Some("federated") {
+        return match ways.federated {
+            Some(_) => crate::auth::server::federation::confirm_link(&state, ticket).await,
+            None => error(
+                StatusCode::BAD_REQUEST,
+                "this sign-in is not offered for this link",
+            ),
+        };
+    }
+    if !ways.pat {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "this sign-in is not offered for this link",
+        );
+    }
+    let pat = form.get("pat").map(|p| p.trim()).unwrap_or("");
+    match state.auth.tokens.check(&state.registry, pat).await {
+        Ok(rec) => signed_in(&state, ticket, Proof::Pat(&rec.owner)).await,
+        Err(crate::auth::pat::Refusal::Unavailable) => ask(
+            &state,
+            ticket,
+            &upstream,
+            &by,
+            Some("the gateway cannot check tokens right now; try again in a moment"),
+        ),
+        Err(_) => {
+            record(&state, "anonymous", &upstream, &by, "refused").await;
+            ask(
+                &state,
+                ticket,
+                &upstream,
+                &by,
+                Some("that token is not valid (unknown, revoked or expired)"),
+            )
+        }
+    }
+}
+
+/// The browser signed in here with `proof`: as the principal of the link `ticket`, the page
+/// that goes on to the upstream (the sign-in kept in a cookie); as anyone else, a refusal.
+pub async fn signed_in(state: &AppState, ticket: &str, proof: Proof<'_>) -> Response {
+    let vault = &state.hub.upstreams.vault;
+    let (upstream, by) = match vault.link_of(ticket) {
+        Ok(link) => link,
+        Err(e) => return error(StatusCode::BAD_REQUEST, &e),
+    };
+    let keys = proof.keys(server_of(state));
+    if !keys.contains(&by) {
+        record(state, &keys[0], &upstream, &by, "refused").await;
+        return error(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "this link was made for another user ({}), and you signed in as {}: nothing was \
+                 connected. If someone sent you this link, do not use it.",
+                user_of(&by),
+                user_of(&keys[0])
+            ),
+        );
+    }
+    record(state, &by, &upstream, &by, "ok").await;
+    let Some(sealed) = vault.seal(
+        SIGNED_IN_PURPOSE,
+        &json!({"k": keys, "e": now_ms() + SIGNED_IN_SECS * 1000}),
+    ) else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the gateway cannot seal a sign-in (no user_credentials.key)",
+        );
+    };
+    let link = format!("{CONNECT_PATH}?ticket={}", escape(ticket));
+    let body = format!(
+        "<h1>Signed in as {who}</h1><p>Go on to connect your account at <b>{up}</b>.</p>\
+         <p><a id=\"continue\" href=\"{link}\">Continue to {up}</a></p>",
+        who = escape(user_of(&by)),
+        up = escape(&upstream)
+    );
+    let mut resp = page(StatusCode::OK, "Signed in", &body, None);
+    set_cookie(&mut resp, state, SIGNED_IN_COOKIE, &sealed, SIGNED_IN_SECS);
+    set_cookie(&mut resp, state, CSRF_COOKIE, "", 0);
+    resp
+}
+
+/// An audit row of a sign-in on these pages: who signed in, for which upstream and whose link.
+async fn record(state: &AppState, principal: &str, upstream: &str, by: &str, outcome: &str) {
+    state
+        .dispatcher
+        .audit
+        .record(AuditEntry {
+            at: now_ms(),
+            principal: principal.into(),
+            action: "upstream.connect.confirm".into(),
+            upstream: Some(upstream.into()),
+            target: Some(by.into()),
+            outcome: outcome.into(),
+            ..Default::default()
+        })
+        .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sign_in_stands_for_the_keys_its_user_has_on_mcp() {
+        let gw = "https://gw.example";
+        assert_eq!(Proof::Pat("ann").keys(None), ["pat:ann"]);
+        assert_eq!(
+            Proof::Pat("ann").keys(Some((gw, true))),
+            ["pat:ann", "oauth:https://gw.example#ann"]
+        );
+        // A server that does not sign in with tokens gave no token's owner its subjects.
+        assert_eq!(Proof::Pat("ann").keys(Some((gw, false))), ["pat:ann"]);
+        let company = Proof::Federated {
+            issuer: "https://idp.example",
+            subject: "u-1",
+        };
+        assert_eq!(
+            company.keys(Some((gw, false))),
+            [
+                "oauth:https://idp.example#u-1",
+                "oauth:https://gw.example#u-1"
+            ]
+        );
+        assert_eq!(user_of("oauth:https://idp.example#u-1"), "u-1");
+        assert_eq!(user_of("pat:ann"), "ann");
+        assert_eq!(user_of("pat:a#b"), "a#b");
+    }
+}
