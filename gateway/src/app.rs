@@ -370,6 +370,7 @@ impl Application {
         .await;
         routing.reload_virtual_servers().await;
         crate::followers::virtual_servers(&registry, &routing);
+        crate::followers::elicitations(&registry, &hub);
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.server.list_page_size,

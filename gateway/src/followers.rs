@@ -1,7 +1,8 @@
 //! Keeps this replica in step with what other replicas change through their admin APIs
 //! (announced by the registry, Postgres LISTEN/NOTIFY): upstreams, roles and tokens, virtual
-//! servers. Each follower also re-reads everything every minute and after notifications were
-//! lost, and stops when what it follows is dropped.
+//! servers; and tells its sessions of URL elicitations completed there. Each follower also
+//! re-reads everything every minute and after notifications were lost, and stops when what it
+//! follows is dropped.
 
 use std::future::Future;
 use std::sync::{Arc, Weak};
@@ -12,6 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::auth::Authenticator;
 use crate::config::UpstreamSpec;
+use crate::mcp::hub::Hub;
 use crate::routing::ToolRouter;
 use crate::upstream::Upstreams;
 
@@ -132,6 +134,7 @@ pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
                     Change::Upstream(_)
                     | Change::VirtualServer(_)
                     | Change::Connection(..)
+                    | Change::ElicitationComplete(..)
                     | Change::Pins(_),
                 ) => return,
             }
@@ -139,6 +142,16 @@ pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
                 tracing::warn!(error = %e, "cannot re-read the roles; keeping the known ones");
             }
             auth.limits.trim();
+        }
+    });
+}
+
+/// A URL elicitation completed on another replica (the browser came back there) is told to
+/// its holder's sessions here.
+pub fn elicitations(registry: &Arc<dyn Registry>, hub: &Arc<Hub>) {
+    follow(registry, hub, |hub, change| async move {
+        if let Some(Change::ElicitationComplete(holder, id)) = change {
+            crate::upstream::credentials::pages::elicitation_complete(&hub, &holder, &id);
         }
     });
 }

@@ -15,6 +15,9 @@ pub enum Change {
     SigningKey(String),
     /// A user's (or the catalog account's) connection to an upstream: (upstream, holder).
     Connection(String, String),
+    /// A URL elicitation a holder completed in the browser, on the replica the browser came
+    /// back to: (holder, elicitation id). Nothing is stored; the holder's sessions are told.
+    ElicitationComplete(String, String),
     /// An upstream's tool pins (a definition approved or rejected).
     Pins(String),
     /// The listener lost its connection: what was announced meanwhile is not known, so caches
@@ -35,6 +38,8 @@ impl Change {
             Change::SigningKey(kid) => format!("key:{kid}"),
             // Upstream names have no '/' (validated); holders may have anything after it.
             Change::Connection(u, h) => format!("connection:{u}/{h}"),
+            // Elicitation ids are the gateway's UUIDs: no '/'.
+            Change::ElicitationComplete(h, id) => format!("elicitation:{id}/{h}"),
             Change::Pins(u) => format!("pins:{u}"),
             Change::Lost => "lost:notifications".into(),
         }
@@ -52,6 +57,10 @@ impl Change {
             Some(("connection", c)) => {
                 let (u, h) = c.split_once('/')?;
                 Change::Connection(u.to_string(), h.to_string())
+            }
+            Some(("elicitation", c)) => {
+                let (id, h) = c.split_once('/')?;
+                Change::ElicitationComplete(h.to_string(), id.to_string())
             }
             Some(_) => return None,
         })
@@ -72,6 +81,7 @@ mod tests {
             Change::Grant("g1".into()),
             Change::SigningKey("k1".into()),
             Change::Connection("gh".into(), "user:oauth:https://as#a/b".into()),
+            Change::ElicitationComplete("user:oauth:https://as#a/b".into(), "e-1".into()),
             Change::Pins("gh".into()),
         ] {
             assert_eq!(Change::from_wire(&c.to_wire()), Some(c));

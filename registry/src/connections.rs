@@ -46,6 +46,9 @@ pub trait ConnectionStore: Send + Sync {
     async fn list_connections(&self, holder: Option<&str>) -> Result<Vec<ConnectionRecord>>;
     /// Deletes one; whether it existed. Every replica is told.
     async fn delete_connection(&self, upstream: &str, holder: &str) -> Result<bool>;
+    /// Tells every other replica that `holder` completed the URL elicitation `id` (stores
+    /// nothing; a single-process store has nobody to tell).
+    async fn announce_elicitation_complete(&self, holder: &str, id: &str) -> Result<()>;
 }
 
 const COLUMNS: &str =
@@ -142,5 +145,10 @@ impl ConnectionStore for SqlRegistry {
                 .await?;
         }
         Ok(existed)
+    }
+
+    async fn announce_elicitation_complete(&self, holder: &str, id: &str) -> Result<()> {
+        self.announce(&Change::ElicitationComplete(holder.into(), id.into()))
+            .await
     }
 }

@@ -123,7 +123,7 @@ struct Own {
     config: String,
 }
 
-async fn own_upstream(dir: &std::path::Path, port: u16, user_oauth: &str) -> Own {
+async fn own_upstream(db: &str, port: u16, user_oauth: &str) -> Own {
     let idp = gateway_tests::Idp::start_with_accounts(
         json!([{"client_id": "gateway", "client_secret": "upstream-secret",
                 "scope": "openid tools", "refresh": true,
@@ -140,7 +140,7 @@ async fn own_upstream(dir: &std::path::Path, port: u16, user_oauth: &str) -> Own
          [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n\
          previous_keys = [{{ env = \"OLD_CREDENTIALS_KEY\" }}]\n\
          [auth]\nmode = \"required\"\n{ROLES}",
-        fixture_config(&sqlite_url(dir), "")
+        fixture_config(db, "")
     );
     Own {
         idp,
@@ -170,7 +170,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         _server,
         upstream,
         config: cfg,
-    } = own_upstream(&dir, port, "").await;
+    } = own_upstream(&sqlite_url(&dir), port, "").await;
     let b64 = |k: [u8; 32]| base64::engine::general_purpose::STANDARD.encode(k);
     let (key, unused, rotated) = (b64([42; 32]), b64([7; 32]), b64([99; 32]));
     let listen = format!("127.0.0.1:{port}");
@@ -534,7 +534,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
 async fn under_first_user_the_catalog_is_read_with_the_first_connected_account() {
     let dir = scratch();
     let port = free_port();
-    let own = own_upstream(&dir, port, "catalog = \"first_user\"").await;
+    let own = own_upstream(&sqlite_url(&dir), port, "catalog = \"first_user\"").await;
     let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
     let listen = format!("127.0.0.1:{port}");
     let env = [
@@ -658,7 +658,7 @@ async fn under_first_user_the_catalog_is_read_with_the_first_connected_account()
 async fn a_connect_link_opened_by_someone_else_does_not_connect_their_account() {
     let dir = scratch();
     let port = free_port();
-    let own = own_upstream(&dir, port, "catalog = \"first_user\"").await;
+    let own = own_upstream(&sqlite_url(&dir), port, "catalog = \"first_user\"").await;
     let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
     let listen = format!("127.0.0.1:{port}");
     let env = [
@@ -754,5 +754,84 @@ async fn a_connect_link_opened_by_someone_else_does_not_connect_their_account() 
     assert_eq!(refused["outcome"], "refused", "{refused}");
     assert_eq!(refused["target"], "pat:mallory", "{refused}");
     assert_eq!(refused["upstream"], "own", "{refused}");
+    drop(own.idp);
+}
+
+/// With two replicas, the browser may come back to the one the host is not on: the host's
+/// session is told that its URL elicitation is complete all the same.
+#[tokio::test]
+async fn the_completion_reaches_a_host_on_another_replica() {
+    let db = gateway_tests::postgres_database().await;
+    // The browsers reach replica b (user_credentials.public_url): links and callbacks go there.
+    let port_b = free_port();
+    let own = own_upstream(&db, port_b, "").await;
+    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
+    let public = format!("http://127.0.0.1:{port_b}");
+    let listen_b = format!("127.0.0.1:{port_b}");
+    let env = [
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key.as_str()),
+        ("OLD_CREDENTIALS_KEY", key.as_str()),
+        ("MCP_GATEWAY_USER_CREDENTIALS_PUBLIC_URL", public.as_str()),
+    ];
+    let a = Gateway::start_secured(&own.config, &env).await;
+    let mut env_b = env.to_vec();
+    env_b.push(("MCP_GATEWAY_LISTEN", listen_b.as_str()));
+    let b = Gateway::start_secured(&own.config, &env_b).await;
+    a.wait_up(&["fx"]).await;
+    b.wait_up(&["fx"]).await;
+    let (status, link) = a
+        .send(
+            reqwest::Method::POST,
+            "/admin/v1/upstreams/own/connection",
+            None,
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    assert!(link["url"].as_str().unwrap().starts_with(&public), "{link}");
+    let page = browse(
+        link["url"].as_str().unwrap(),
+        a.admin_token.as_deref().unwrap(),
+        "catalog-bot",
+    )
+    .await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    a.wait_up(&["own"]).await;
+
+    // alice's host is on replica a; she completes the elicitation through replica b.
+    let alice = a.token_for("alice", &["member"]).await;
+    let caps = json!({"elicitation": {"url": {}}});
+    let mut host = RawClient::initialize_as(&a.mcp, caps, Some(&alice)).await;
+    let first = whoami(&mut host).await;
+    assert_eq!(first["error"]["code"], -32042, "{first}");
+    let elicitation = &first["error"]["data"]["elicitations"][0];
+    let mut stream = Box::pin(host.listen().await);
+    let page = browse(elicitation["url"].as_str().unwrap(), &alice, "alice").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    let complete = tokio::time::timeout(Duration::from_secs(10), async {
+        use futures::StreamExt;
+        while let Some(m) = stream.next().await {
+            if m["method"] == "notifications/elicitation/complete" {
+                return m;
+            }
+        }
+        Value::Null
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no completion on replica a within 10 s\n{}", b.log()));
+    assert_eq!(
+        complete["params"]["elicitationId"], elicitation["elicitationId"],
+        "{complete}"
+    );
+    drop(stream);
+    let r = whoami(&mut host).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
     drop(own.idp);
 }

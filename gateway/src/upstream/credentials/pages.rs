@@ -83,7 +83,15 @@ pub async fn callback(
         Ok(c) => {
             ups.connection_changed(&c.upstream, &c.holder).await;
             if let Some(id) = &c.elicitation {
-                elicitation_complete(&state, &c.holder, id);
+                elicitation_complete(&state.hub, &c.holder, id);
+                // The host's session may live on another replica.
+                if let Err(e) = state
+                    .registry
+                    .announce_elicitation_complete(&c.holder, id)
+                    .await
+                {
+                    tracing::warn!(error = %e, "cannot tell the other replicas that an elicitation is complete");
+                }
             }
             let body = format!(
                 "<main><h1>Connected</h1><p>Your account at <b>{}</b> is connected to the \
@@ -101,12 +109,12 @@ pub async fn callback(
 
 /// Tells the holder's sessions on this replica that the URL elicitation `id` is complete
 /// (2025-11-25 `notifications/elicitation/complete`; a host may then retry by itself).
-fn elicitation_complete(state: &AppState, holder: &str, id: &str) {
+pub(crate) fn elicitation_complete(hub: &crate::mcp::hub::Hub, holder: &str, id: &str) {
     let note = crate::protocol::jsonrpc::notification(
         crate::protocol::method::NOTIFY_ELICITATION_COMPLETE,
         Some(json!({ "elicitationId": id })),
     );
-    for s in state.hub.all() {
+    for s in hub.all() {
         if !s.modern && user_holder(s.principal().key()) == holder {
             s.send_related(None, &note);
         }
