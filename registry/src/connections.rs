@@ -49,6 +49,21 @@ pub trait ConnectionStore: Send + Sync {
     /// Tells every other replica that `holder` completed the URL elicitation `id` (stores
     /// nothing; a single-process store has nobody to tell).
     async fn announce_elicitation_complete(&self, holder: &str, id: &str) -> Result<()>;
+
+    /// The gateway's registration (RFC 7591, sealed) at `issuer` for `upstream`.
+    async fn get_upstream_client(&self, upstream: &str, issuer: &str) -> Result<Option<String>>;
+    /// Keeps a registration unless one is kept already (another replica registered at the
+    /// same time): the one kept, which every replica then uses.
+    async fn keep_upstream_client(
+        &self,
+        upstream: &str,
+        issuer: &str,
+        sealed: &str,
+        at: i64,
+    ) -> Result<String>;
+    /// Forgets a registration (the server no longer knows it, or it cannot be opened): the
+    /// next connect registers again.
+    async fn forget_upstream_client(&self, upstream: &str, issuer: &str) -> Result<()>;
 }
 
 const COLUMNS: &str =
@@ -150,5 +165,90 @@ impl ConnectionStore for SqlRegistry {
     async fn announce_elicitation_complete(&self, holder: &str, id: &str) -> Result<()> {
         self.announce(&Change::ElicitationComplete(holder.into(), id.into()))
             .await
+    }
+
+    async fn get_upstream_client(&self, upstream: &str, issuer: &str) -> Result<Option<String>> {
+        let row =
+            sqlx::query("SELECT sealed FROM upstream_clients WHERE upstream = $1 AND issuer = $2")
+                .bind(upstream)
+                .bind(issuer)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(db)?;
+        row.map(|r| {
+            r.try_get::<String, _>("sealed")
+                .map_err(RegistryError::Database)
+        })
+        .transpose()
+    }
+
+    async fn keep_upstream_client(
+        &self,
+        upstream: &str,
+        issuer: &str,
+        sealed: &str,
+        at: i64,
+    ) -> Result<String> {
+        sqlx::query(
+            "INSERT INTO upstream_clients (upstream, issuer, sealed, created_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (upstream, issuer) DO NOTHING",
+        )
+        .bind(upstream)
+        .bind(issuer)
+        .bind(sealed)
+        .bind(at)
+        .execute(self.pool())
+        .await
+        .map_err(db)?;
+        Ok(self
+            .get_upstream_client(upstream, issuer)
+            .await?
+            .unwrap_or_else(|| sealed.to_string()))
+    }
+
+    async fn forget_upstream_client(&self, upstream: &str, issuer: &str) -> Result<()> {
+        sqlx::query("DELETE FROM upstream_clients WHERE upstream = $1 AND issuer = $2")
+            .bind(upstream)
+            .bind(issuer)
+            .execute(self.pool())
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_registration_is_kept_once_per_upstream_and_issuer() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let url = format!("sqlite://{}/c.db?mode=rwc", dir.path().display());
+        let r = SqlRegistry::open(&url, Default::default()).await.unwrap();
+        assert_eq!(
+            r.get_upstream_client("gh", "https://as").await.unwrap(),
+            None
+        );
+        // Two replicas registered at once: the first one kept is the one both use.
+        let first = r.keep_upstream_client("gh", "https://as", "one", 1).await;
+        let second = r.keep_upstream_client("gh", "https://as", "two", 2).await;
+        assert_eq!(first.unwrap(), "one");
+        assert_eq!(second.unwrap(), "one");
+        assert_eq!(
+            r.keep_upstream_client("gh", "https://other", "three", 3)
+                .await
+                .unwrap(),
+            "three"
+        );
+        r.forget_upstream_client("gh", "https://as").await.unwrap();
+        assert_eq!(
+            r.get_upstream_client("gh", "https://as").await.unwrap(),
+            None
+        );
+        assert_eq!(
+            r.get_upstream_client("gh", "https://other").await.unwrap(),
+            Some("three".into())
+        );
     }
 }

