@@ -125,10 +125,11 @@ const TRACE_CONTEXT: [HeaderName; 2] = [
 
 impl Shared {
     /// Headers for a request: a 2026-07-28 one gets its routing headers and no session.
+    /// A POST's headers.
     fn headers_for(&self, head: &Head) -> HeaderMap {
         let mut h = match &head.modern {
             Some(routing) => {
-                let mut h = self.base_headers();
+                let mut h = self.base_headers("POST");
                 for (k, v) in routing {
                     if let Some(v) = v {
                         h.insert(k.clone(), v.clone());
@@ -136,7 +137,7 @@ impl Shared {
                 }
                 h
             }
-            None => self.request_headers(),
+            None => self.request_headers("POST"),
         };
         // A traced call's context, which the gateway wrote into `_meta`, as the W3C header too.
         for (k, v) in TRACE_CONTEXT.iter().zip(&head.trace) {
@@ -147,24 +148,20 @@ impl Shared {
         h
     }
 
-    fn base_headers(&self) -> HeaderMap {
+    /// The headers of every request with method `htm` (a DPoP proof names it).
+    fn base_headers(&self, htm: &str) -> HeaderMap {
         // Room for what every request adds (routing or session headers, Accept, Content-Type,
-        // trace context), so that the map never grows on the way.
-        let mut h = HeaderMap::with_capacity(self.headers.len() + 8);
+        // trace context, a DPoP proof), so that the map never grows on the way.
+        let mut h = HeaderMap::with_capacity(self.headers.len() + 9);
         h.extend(self.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
-        if let Some(v) = self
-            .auth
-            .as_ref()
-            .and_then(|a| a.header())
-            .and_then(|t| HeaderValue::from_str(&t).ok())
-        {
-            h.insert(reqwest::header::AUTHORIZATION, v);
+        if let Some(auth) = &self.auth {
+            auth.authorize(&mut h, htm, self.poster.url().as_str());
         }
         h
     }
 
-    fn request_headers(&self) -> HeaderMap {
-        let mut h = self.base_headers();
+    fn request_headers(&self, htm: &str) -> HeaderMap {
+        let mut h = self.base_headers(htm);
         if let Some(s) = self.session.lock().unwrap().as_deref() {
             if let Ok(v) = HeaderValue::from_str(s) {
                 h.insert(SESSION_NAME, v);
@@ -280,7 +277,7 @@ pub fn connect(
                 .poster
                 .client()
                 .delete(closer.poster.url().clone())
-                .headers(closer.request_headers())
+                .headers(closer.request_headers("DELETE"))
                 .timeout(Duration::from_secs(2));
             rt.spawn(async move {
                 let _ = req.send().await;
@@ -401,7 +398,12 @@ async fn post_attempt(
                 let forbidden = status == StatusCode::FORBIDDEN;
                 // Boxed: renewing a token is rare, and its future (a token request) is large;
                 // inline it would grow every POST's state, which is moved on each spawn.
-                match Box::pin(auth.refused(forbidden, &challenge)).await {
+                let nonce = resp
+                    .headers()
+                    .get("dpop-nonce")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                match Box::pin(auth.refused(forbidden, &challenge, nonce.as_deref())).await {
                     Refusal::Renewed => {
                         return Box::pin(post_attempt(s, post, head, body, false)).await
                     }
@@ -501,7 +503,7 @@ async fn answer_of_stream(
             .poster
             .client()
             .get(s.poster.url().clone())
-            .headers(s.request_headers())
+            .headers(s.request_headers("GET"))
             .header(ACCEPT, "text/event-stream")
             .header("last-event-id", read.last_event.clone().unwrap_or_default())
             .send()
@@ -658,7 +660,7 @@ async fn listen(s: &Shared) {
             .poster
             .client()
             .get(s.poster.url().clone())
-            .headers(s.request_headers())
+            .headers(s.request_headers("GET"))
             .header(ACCEPT, "text/event-stream");
         if let Some(id) = &last_event {
             req = req.header("last-event-id", id.clone());

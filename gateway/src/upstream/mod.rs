@@ -9,6 +9,7 @@
 //! | [`drain`] | an answer dropped before its end, read to the end so its connection is kept |
 //! | [`sse`] | legacy HTTP+SSE (2024-11-05) |
 //! | [`oauth`] | the gateway's own OAuth token for an upstream (client credentials) |
+//! | [`dpop`] | DPoP proofs (RFC 9449) for tokens bound to a key of the gateway's |
 //! | [`credentials`] | the gateway as an OAuth client of an upstream's authorization server, for a user |
 //! | [`pinning`] | tool pinning's rules: pin hashes, what each policy serves, argument checks |
 //! | [`limits`] | bounded reads: HTTP answers, SSE events, stdio lines |
@@ -18,6 +19,7 @@
 pub mod assertion;
 pub mod connection;
 pub mod credentials;
+pub mod dpop;
 pub mod drain;
 pub mod h1;
 pub mod http;

@@ -8,6 +8,7 @@
 //! when the upstream refuses it. The host's token itself never goes upstream.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -16,9 +17,11 @@ use serde_json::json;
 use super::assertion::SigningKey;
 use super::credentials::discovery::{self, Discovered};
 use super::credentials::flow;
-use super::credentials::vault::Vault;
+use super::credentials::vault::{Access, Vault};
+use super::dpop::{self, DpopKey};
 use super::UpstreamError;
 use crate::config::{Secret, UpstreamOAuth, ValueSource};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 
 /// Refresh when less than this is left of a token's life.
 const REFRESH_BEFORE: Duration = Duration::from_secs(60);
@@ -132,6 +135,12 @@ pub struct TokenSource {
     origin: Origin,
     http: reqwest::Client,
     current: RwLock<Option<(Secret, Instant)>>,
+    /// The key the current token is bound to (DPoP), and the upstream's last nonce for it.
+    dpop: RwLock<Option<Arc<DpopKey>>>,
+    nonce: RwLock<Option<String>>,
+    /// The upstream refused the DPoP scheme with a bearer-only challenge: it knows no DPoP
+    /// (its authorization server does), and takes the bound token as a bearer token.
+    bearer_only: AtomicBool,
     refreshing: tokio::sync::Mutex<()>,
     /// The gateway's client at its token endpoint, once found. A refused token request
     /// forgets a discovered one, so that an authorization server that moved is found again.
@@ -196,7 +205,23 @@ impl TokenSource {
     /// The upstream refused the current token (`forbidden`: 403, else 401) with `challenge`
     /// (its `WWW-Authenticate`). A 401: a new token. A 403 `insufficient_scope` of a holder's
     /// own token: they connect again for the scope asked for.
-    pub async fn refused(&self, forbidden: bool, challenge: &str) -> Refusal {
+    pub async fn refused(&self, forbidden: bool, challenge: &str, nonce: Option<&str>) -> Refusal {
+        let bound = self.dpop.read().unwrap().is_some();
+        // A server that wants its nonce in the proofs (RFC 9449 §9): the same token, once more.
+        if let Some(n) =
+            nonce.filter(|_| !forbidden && bound && challenge.contains("use_dpop_nonce"))
+        {
+            *self.nonce.write().unwrap() = Some(n.to_string());
+            return Refusal::Renewed;
+        }
+        // A server that knows only bearer tokens, behind an authorization server that binds
+        // them: the same token, once more, as a bearer token (from now on).
+        let bearer_challenge =
+            !challenge.is_empty() && !challenge.to_ascii_lowercase().contains("dpop");
+        if !forbidden && bound && bearer_challenge && !self.bearer_only.swap(true, Relaxed) {
+            tracing::info!("the upstream takes no DPoP proofs; its token goes as a bearer token");
+            return Refusal::Renewed;
+        }
         if forbidden {
             let scope = super::credentials::discovery::challenge_param(challenge, "scope");
             return match challenge.contains("insufficient_scope") && self.wants_scope(scope) {
@@ -242,6 +267,9 @@ impl TokenSource {
             origin,
             http: flow::token_endpoint_client(),
             current: RwLock::default(),
+            dpop: RwLock::default(),
+            nonce: RwLock::default(),
+            bearer_only: AtomicBool::new(false),
             refreshing: tokio::sync::Mutex::new(()),
             endpoint: RwLock::default(),
         })
@@ -372,7 +400,7 @@ impl TokenSource {
         if let Some(t) = self.fresh() {
             return Ok(t);
         }
-        let (token, lifetime) = match &self.origin {
+        let access = match &self.origin {
             Origin::Client {
                 config,
                 auth,
@@ -392,7 +420,12 @@ impl TokenSource {
                 } else {
                     form.push(("grant_type", "client_credentials".to_string()));
                 }
-                self.client_request(config, auth, server, form).await?
+                let (token, lifetime) = self.client_request(config, auth, server, form).await?;
+                Access {
+                    token,
+                    lifetime,
+                    dpop: None,
+                }
             }
             // Boxed: a store read and perhaps a refresh; kept out of the connect future's size.
             Origin::Vault {
@@ -401,20 +434,22 @@ impl TokenSource {
                 holder,
             } => Box::pin(vault.token(upstream, holder)).await?,
         };
-        self.keep(&token, lifetime);
+        let token = access.token.clone();
+        self.keep(access);
         Ok(token)
     }
 
-    fn keep(&self, token: &Secret, lifetime: Duration) {
-        tracing::debug!(?lifetime, "upstream access token obtained");
-        *self.current.write().unwrap() = Some((token.clone(), Instant::now() + lifetime));
+    fn keep(&self, access: Access) {
+        tracing::debug!(lifetime = ?access.lifetime, dpop = access.dpop.is_some(), "upstream access token obtained");
+        *self.dpop.write().unwrap() = access.dpop;
+        *self.current.write().unwrap() = Some((access.token, Instant::now() + access.lifetime));
     }
 
     /// The upstream refused the current token (401): a new one, or why there is none.
     async fn rejected(&self) -> Result<(), UpstreamError> {
         let _one = self.refreshing.lock().await;
         let stale = self.current.write().unwrap().take();
-        let (token, lifetime) = match &self.origin {
+        let access = match &self.origin {
             Origin::Vault {
                 vault,
                 upstream,
@@ -430,16 +465,19 @@ impl TokenSource {
                 return self.token().await.map(|_| ());
             }
         };
-        self.keep(&token, lifetime);
+        self.keep(access);
         Ok(())
     }
 
-    /// The token for a request being sent now; a refresh starts in the background when it is
-    /// about to expire (the request goes with the current one).
-    pub fn header(self: &Arc<Self>) -> Option<String> {
+    /// Authorizes a request being sent now (`htm` to `url`): `Authorization: Bearer`, or for a
+    /// token bound to a key, `Authorization: DPoP` with a fresh proof. A refresh starts in the
+    /// background when the token is about to expire (the request goes with the current one).
+    pub fn authorize(self: &Arc<Self>, h: &mut HeaderMap, htm: &str, url: &str) {
         let (token, stale) = {
             let cur = self.current.read().unwrap();
-            let (t, until) = cur.as_ref()?;
+            let Some((t, until)) = cur.as_ref() else {
+                return;
+            };
             (
                 t.expose().to_string(),
                 until.saturating_duration_since(Instant::now()) <= REFRESH_BEFORE,
@@ -453,7 +491,21 @@ impl TokenSource {
                 }
             });
         }
-        Some(format!("Bearer {token}"))
+        let key = self.dpop.read().unwrap().clone();
+        let (scheme, proof) = match key.filter(|_| !self.bearer_only.load(Relaxed)) {
+            None => ("Bearer", None),
+            Some(k) => {
+                let nonce = self.nonce.read().unwrap().clone();
+                let proof = k.proof(htm, &dpop::htu(url), Some(&token), nonce.as_deref());
+                ("DPoP", HeaderValue::from_str(&proof).ok())
+            }
+        };
+        if let Ok(v) = HeaderValue::from_str(&format!("{scheme} {token}")) {
+            h.insert(AUTHORIZATION, v);
+        }
+        if let Some(p) = proof {
+            h.insert(HeaderName::from_static("dpop"), p);
+        }
     }
 }
 

@@ -548,6 +548,13 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         "no token in the log:\n{}",
         gw.log()
     );
+    // oidc-provider binds tokens to the gateway's DPoP key (it advertises ES256 proofs); the
+    // upstream, which knows only bearer tokens, got them as bearer tokens after its refusal.
+    assert!(
+        gw.log().contains("the upstream takes no DPoP proofs"),
+        "{}",
+        gw.log()
+    );
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 
 use super::discovery::Discovered;
 use crate::upstream::assertion::{SigningKey, ASSERTION_TYPE};
+use crate::upstream::dpop::DpopKey;
 
 /// The gateway as a client of one authorization server.
 #[derive(Debug, Clone)]
@@ -25,6 +26,8 @@ pub struct Client {
     pub auth_method: String,
     /// The key `private_key_jwt` signs its assertions with.
     pub private_key: Option<SigningKey>,
+    /// The key this client's tokens are bound to (DPoP): its token requests carry proofs.
+    pub dpop: Option<std::sync::Arc<DpopKey>>,
 }
 
 /// One authorization in progress: what the answer is checked against and the code redeemed with.
@@ -40,6 +43,8 @@ pub struct Pending {
 #[derive(Debug, Clone)]
 pub struct Tokens {
     pub access_token: String,
+    /// `Bearer`, or `DPoP` for a token bound to the proofs' key.
+    pub token_type: Option<String>,
     pub refresh_token: Option<String>,
     pub expires_in: Option<u64>,
     pub scope: Option<String>,
@@ -105,6 +110,7 @@ pub fn preregistered(d: &Discovered, client_id: &str, secret: Option<&str>) -> C
         client_secret: secret.map(str::to_string),
         auth_method: auth_method(d, None, secret.is_some()),
         private_key: None,
+        dpop: None,
     }
 }
 
@@ -158,6 +164,7 @@ pub async fn register(
             secret.is_some(),
         ),
         private_key: None,
+        dpop: None,
     })
 }
 
@@ -239,15 +246,70 @@ pub fn code_of(d: &Discovered, pending: &Pending, answer: &url::Url) -> Result<S
     get("code").ok_or_else(|| "the answer has no code".into())
 }
 
-/// A token request with the client's authentication.
+/// A token request with the client's authentication (and a DPoP proof for a client whose
+/// tokens are bound to a key: a server that asks for its nonce gets the request once more).
 pub async fn token_request(
     http: &reqwest::Client,
     d: &Discovered,
     client: &Client,
-    mut form: Vec<(&str, String)>,
+    form: Vec<(&str, String)>,
 ) -> Result<Tokens, String> {
     let url = endpoint(d, "token_endpoint")?;
-    let mut req = http.post(url).header("accept", "application/json");
+    let mut nonce: Option<String> = None;
+    loop {
+        let mut req = authenticated(http.post(url), d, client, form.clone())?;
+        if let Some(key) = &client.dpop {
+            req = req.header(
+                "dpop",
+                key.proof(
+                    "POST",
+                    &crate::upstream::dpop::htu(url),
+                    None,
+                    nonce.as_deref(),
+                ),
+            );
+        }
+        let r = req
+            .send()
+            .await
+            .map_err(|e| format!("the token endpoint: {e}"))?;
+        let status = r.status();
+        let asked = r
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let v: Value = r
+            .json()
+            .await
+            .map_err(|e| format!("the token answer: {e}"))?;
+        if client.dpop.is_some() && nonce.is_none() && v["error"] == "use_dpop_nonce" {
+            if let Some(n) = asked {
+                nonce = Some(n);
+                continue;
+            }
+        }
+        let access = v["access_token"]
+            .as_str()
+            .ok_or_else(|| format!("no token ({status}): {v}"))?;
+        return Ok(Tokens {
+            access_token: access.to_string(),
+            token_type: v["token_type"].as_str().map(str::to_string),
+            refresh_token: v["refresh_token"].as_str().map(str::to_string),
+            expires_in: v["expires_in"].as_u64(),
+            scope: v["scope"].as_str().map(str::to_string),
+        });
+    }
+}
+
+/// A token request's form and headers with the client's authentication.
+fn authenticated(
+    mut req: reqwest::RequestBuilder,
+    d: &Discovered,
+    client: &Client,
+    mut form: Vec<(&str, String)>,
+) -> Result<reqwest::RequestBuilder, String> {
+    req = req.header("accept", "application/json");
     match (client.auth_method.as_str(), &client.client_secret) {
         ("private_key_jwt", _) => {
             let key = client
@@ -273,25 +335,7 @@ pub async fn token_request(
         }
         _ => form.push(("client_id", client.client_id.clone())),
     }
-    let r = req
-        .form(&form)
-        .send()
-        .await
-        .map_err(|e| format!("the token endpoint: {e}"))?;
-    let status = r.status();
-    let v: Value = r
-        .json()
-        .await
-        .map_err(|e| format!("the token answer: {e}"))?;
-    let access = v["access_token"]
-        .as_str()
-        .ok_or_else(|| format!("no token ({status}): {v}"))?;
-    Ok(Tokens {
-        access_token: access.to_string(),
-        refresh_token: v["refresh_token"].as_str().map(str::to_string),
-        expires_in: v["expires_in"].as_u64(),
-        scope: v["scope"].as_str().map(str::to_string),
-    })
+    Ok(req.form(&form))
 }
 
 /// Redeems a code.

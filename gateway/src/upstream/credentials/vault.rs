@@ -27,6 +27,7 @@ use super::flow::{self, Client};
 use super::seal::KeyRing;
 use crate::audit::Auditor;
 use crate::config::{Config, Secret, UpstreamSpec, UserOAuth};
+use crate::upstream::dpop::{self, DpopKey};
 use crate::upstream::UpstreamError;
 
 /// The holder whose connection the catalog is read with.
@@ -64,9 +65,35 @@ struct Tokens {
     client_id: String,
     client_secret: Option<String>,
     auth_method: String,
+    /// The key the token is bound to (DPoP), when the server bound it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
+}
+
+/// A holder's token as requests use it.
+pub struct Access {
+    pub token: Secret,
+    pub lifetime: Duration,
+    /// The key the token is bound to (DPoP): requests carry proofs signed with it.
+    pub dpop: Option<Arc<DpopKey>>,
 }
 
 impl Tokens {
+    fn access(&self, now: i64) -> Access {
+        Access {
+            token: Secret::new(self.access_token.clone()),
+            lifetime: self.lifetime(now),
+            dpop: self.dpop(),
+        }
+    }
+
+    fn dpop(&self) -> Option<Arc<DpopKey>> {
+        self.dpop_key
+            .as_deref()
+            .and_then(DpopKey::from_secret)
+            .map(Arc::new)
+    }
+
     fn fresh(&self, now: i64) -> bool {
         self.expires_at.is_none_or(|e| e - now > REFRESH_BEFORE_MS)
     }
@@ -92,6 +119,7 @@ impl Tokens {
             client_secret: self.client_secret.clone(),
             auth_method: self.auth_method.clone(),
             private_key: None,
+            dpop: self.dpop(),
         }
     }
 }
@@ -117,6 +145,9 @@ struct Started {
     auth_method: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     elicitation: Option<String>,
+    /// The key the tokens will be bound to, where the server takes DPoP proofs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
 }
 
 /// A connect link's content.
@@ -240,11 +271,7 @@ impl Vault {
 
     /// A valid access token of `holder` at `upstream`, refreshed if it is about to expire, and
     /// how long it lasts.
-    pub async fn token(
-        &self,
-        upstream: &str,
-        holder: &str,
-    ) -> Result<(Secret, Duration), UpstreamError> {
+    pub async fn token(&self, upstream: &str, holder: &str) -> Result<Access, UpstreamError> {
         let now = now_ms();
         match self.stored(upstream, holder).await? {
             None => Err(Self::needs_connect(upstream, holder)),
@@ -254,7 +281,7 @@ impl Vault {
                     self.save(upstream, holder, &rec.connected_by, &rec.scope, &t)
                         .await?;
                 }
-                Ok((Secret::new(t.access_token.clone()), t.lifetime(now)))
+                Ok(t.access(now))
             }
             Some((_, t, _)) => self.renew(upstream, holder, &t.access_token).await,
         }
@@ -267,7 +294,7 @@ impl Vault {
         upstream: &str,
         holder: &str,
         stale: &str,
-    ) -> Result<(Secret, Duration), UpstreamError> {
+    ) -> Result<Access, UpstreamError> {
         let gate = self
             .refreshing
             .lock()
@@ -282,7 +309,7 @@ impl Vault {
         };
         if t.access_token != stale && t.fresh(now) {
             // Refreshed meanwhile, here or on another replica.
-            return Ok((Secret::new(t.access_token.clone()), t.lifetime(now)));
+            return Ok(t.access(now));
         }
         let answer = match &t.refresh_token {
             Some(rt) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
@@ -294,6 +321,10 @@ impl Vault {
                     access_token: fresh.access_token,
                     refresh_token: fresh.refresh_token.or(t.refresh_token.clone()),
                     expires_at: fresh.expires_in.map(|s| now + s as i64 * 1000),
+                    dpop_key: t
+                        .dpop_key
+                        .clone()
+                        .filter(|_| dpop::bound(fresh.token_type.as_deref())),
                     ..t
                 };
                 self.save(
@@ -305,13 +336,13 @@ impl Vault {
                 )
                 .await?;
                 tracing::info!(upstream, "a user's upstream token was refreshed");
-                Ok((Secret::new(next.access_token.clone()), next.lifetime(now)))
+                Ok(next.access(now))
             }
             Err(why) => {
                 // Another replica may have spent the refresh token a moment ago.
                 if let Some((_, other, _)) = self.stored(upstream, holder).await? {
                     if other.access_token != t.access_token && other.fresh(now) {
-                        return Ok((Secret::new(other.access_token.clone()), other.lifetime(now)));
+                        return Ok(other.access(now));
                     }
                 }
                 tracing::warn!(upstream, error = %why, "a user's upstream token could not be refreshed; they are asked to connect again");
@@ -519,6 +550,7 @@ impl Vault {
             client_secret: client.client_secret.clone(),
             auth_method: client.auth_method.clone(),
             elicitation: ticket.elicitation,
+            dpop_key: dpop::supported(&d.metadata).then(|| DpopKey::generate().secret()),
         };
         let state = self
             .ring
@@ -644,6 +676,7 @@ impl Vault {
             client_secret: v["secret"].as_str().map(str::to_string),
             auth_method: v["method"].as_str()?.to_string(),
             private_key: None,
+            dpop: None,
         })
     }
 
@@ -720,6 +753,11 @@ impl Vault {
             client_secret: s.client_secret.clone(),
             auth_method: s.auth_method.clone(),
             private_key: None,
+            dpop: s
+                .dpop_key
+                .as_deref()
+                .and_then(DpopKey::from_secret)
+                .map(Arc::new),
         };
         let outcome = async {
             let code = flow::code_of(&d, &pending, &answer)?;
@@ -750,6 +788,10 @@ impl Vault {
             client_id: s.client_id,
             client_secret: s.client_secret,
             auth_method: s.auth_method,
+            // A server may answer a proof with a token it did not bind (`Bearer`).
+            dpop_key: s
+                .dpop_key
+                .filter(|_| dpop::bound(tokens.token_type.as_deref())),
         };
         self.save(&s.upstream, &s.holder, &s.by, &scope, &t)
             .await
@@ -838,7 +880,7 @@ fn listening_url(listen: std::net::SocketAddr) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::union;
+    use super::*;
 
     #[test]
     fn scopes_asked_again_keep_what_was_asked_before() {
@@ -848,5 +890,29 @@ mod tests {
         );
         assert_eq!(union("", "a"), "a");
         assert_eq!(union("a  b", ""), "a b");
+    }
+
+    #[test]
+    fn a_bound_token_keeps_its_key_and_a_row_from_before_dpop_still_opens() {
+        let key = DpopKey::generate();
+        let t: Tokens = serde_json::from_value(json!({
+            "access_token": "a", "refresh_token": "r", "expires_at": null,
+            "issuer": "https://as", "token_endpoint": "https://as/token",
+            "resource": "https://up/mcp", "client_id": "c", "client_secret": null,
+            "auth_method": "none", "dpop_key": key.secret()
+        }))
+        .unwrap();
+        let access = t.access(now_ms());
+        let again = access.dpop.expect("the key");
+        assert_eq!(again.secret(), key.secret());
+        assert!(
+            t.client().dpop.is_some(),
+            "a refresh carries proofs of the same key"
+        );
+        // Stored before DPoP: no key, a bearer token.
+        let mut old = serde_json::to_value(&t).unwrap();
+        old.as_object_mut().unwrap().remove("dpop_key");
+        let old: Tokens = serde_json::from_value(old).unwrap();
+        assert!(old.access(now_ms()).dpop.is_none() && old.client().dpop.is_none());
     }
 }
