@@ -236,11 +236,11 @@ pub async fn callback(
     };
     let mut resp = match after {
         After::Link(link) => {
-            let proof = crate::upstream::credentials::confirm::Proof::Federated {
+            let proof = crate::upstream::credentials::confirmed::Proof::Federated {
                 issuer: &f.issuer,
                 subject,
             };
-            crate::upstream::credentials::confirm::signed_in(&state, link, proof).await
+            crate::upstream::credentials::confirmed::signed_in(&state, link, proof).await
         }
         After::Host(req, ticket) => {
             let roles = state.auth.roles_for_claims(&claims);

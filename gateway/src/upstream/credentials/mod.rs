@@ -6,9 +6,11 @@
 //! |---|---|
 //! | [`discovery`] | protected resource and authorization server metadata, 2025-03-26 fallbacks |
 //! | [`flow`] | registration, PKCE authorization, the answer's checks, code and refresh redemption |
+//! | [`registration`] | the gateway's registrations at upstreams' servers, kept in the store |
 //! | [`seal`] | the AEAD that seals tokens, links and states with `user_credentials.key` |
 //! | [`vault`] | users' tokens: stored, refreshed, dropped; connect links and their answers |
-//! | [`confirm`] | who opens a connect link: signed in to the gateway as the link's user |
+//! | [`confirm`] | who opens a connect link: the page that asks them to sign in to the gateway |
+//! | [`confirmed`] | what that sign-in comes to: the link goes on as its user, or is refused |
 //! | [`pages`] | `/oauth/upstream/...`: connect, callback, a user's own connections |
 //!
 //! [`sign_in`] runs the whole flow against an MCP server, following the authorization server's
@@ -16,9 +18,11 @@
 //! suite's client authorization scenarios judge it (`scripts/conformance-auth`).
 
 pub mod confirm;
+pub mod confirmed;
 pub mod discovery;
 pub mod flow;
 pub mod pages;
+mod registration;
 pub mod seal;
 pub mod vault;
 

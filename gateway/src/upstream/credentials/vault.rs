@@ -26,7 +26,7 @@ use super::discovery::{self, Discovered};
 use super::flow::{self, Client};
 use super::seal::KeyRing;
 use crate::audit::Auditor;
-use crate::config::{Config, Secret, UpstreamSpec, UserOAuth};
+use crate::config::{Config, Secret, UpstreamSpec};
 use crate::upstream::dpop::{self, DpopKey};
 use crate::upstream::UpstreamError;
 
@@ -38,8 +38,6 @@ pub const CALLBACK_PATH: &str = "/oauth/upstream/callback";
 pub const CONNECT_PATH: &str = "/oauth/upstream/connect";
 /// The cookie that binds an authorization to the browser that started it.
 pub const COOKIE: &str = "mcpgw_upstream_connect";
-/// What a kept registration is sealed for.
-const CLIENT_PURPOSE: &str = "upstream-client";
 /// How long a connect link and an authorization in progress stay good.
 const LINK_LIFETIME_MS: i64 = 10 * 60 * 1000;
 /// A token with less than this left is refreshed before use.
@@ -173,15 +171,15 @@ pub struct Connected {
 
 /// The users' tokens at `user_oauth` upstreams.
 pub struct Vault {
-    registry: Arc<dyn Registry>,
-    ring: KeyRing,
-    http: reqwest::Client,
+    pub(super) registry: Arc<dyn Registry>,
+    pub(super) ring: KeyRing,
+    pub(super) http: reqwest::Client,
     /// Where browsers reach the gateway (links and redirects), and whether it was taken from
     /// the listening address (which the bound port replaces: `server.listen` may say port 0).
     public_url: std::sync::RwLock<(String, bool)>,
-    env: HashMap<String, String>,
+    pub(super) env: HashMap<String, String>,
     /// Clients the gateway registered (RFC 7591), by upstream and issuer, as kept in the store.
-    registered: Mutex<HashMap<(String, String), Client>>,
+    pub(super) registered: Mutex<HashMap<(String, String), Client>>,
     /// One refresh at a time per connection.
     refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// A larger scope an upstream asked for (403 `insufficient_scope`), by upstream and holder:
@@ -583,129 +581,7 @@ impl Vault {
         None
     }
 
-    /// The gateway as a client of the upstream's authorization server.
-    async fn client(
-        &self,
-        upstream: &str,
-        user: &UserOAuth,
-        d: &Discovered,
-    ) -> Result<Client, String> {
-        if let Some(id) = &user.client_id {
-            let secret = match &user.client_secret {
-                Some(s) => Some(
-                    s.resolve(&self.env)
-                        .map_err(|e| format!("user_oauth.client_secret: {e}"))?,
-                ),
-                None => None,
-            };
-            return Ok(flow::preregistered(
-                d,
-                id,
-                secret.as_ref().map(|s| s.expose()),
-            ));
-        }
-        if let Some(url) = &user.client_metadata_url {
-            if d.metadata["client_id_metadata_document_supported"] == true {
-                return Ok(flow::preregistered(d, url, None));
-            }
-        }
-        let key = (upstream.to_string(), d.issuer.clone());
-        if let Some(c) = self.registered.lock().unwrap().get(&key) {
-            return Ok(c.clone());
-        }
-        if let Some(c) = self.stored_client(upstream, &d.issuer).await {
-            self.registered.lock().unwrap().insert(key, c.clone());
-            return Ok(c);
-        }
-        if !d.metadata["registration_endpoint"].is_string() {
-            return Err(format!(
-                "the authorization server of {upstream} offers no registration and no client \
-                 is configured: set user_oauth.client_id (and client_secret)"
-            ));
-        }
-        let mut c = flow::register(&self.http, d, &self.redirect_uri()).await?;
-        tracing::info!(upstream, issuer = %d.issuer, client_id = %c.client_id, "registered at the upstream's authorization server");
-        // Kept for every replica and restart; when another replica registered at the same
-        // time, its registration is the one kept, and this one goes unused.
-        let sealed = self.ring.seal(
-            CLIENT_PURPOSE,
-            &json!({"id": c.client_id, "secret": c.client_secret, "method": c.auth_method}),
-        );
-        if let Some(sealed) = sealed {
-            match self
-                .registry
-                .keep_upstream_client(upstream, &d.issuer, &sealed, now_ms())
-                .await
-            {
-                Ok(kept) => c = self.open_client(&kept).unwrap_or(c),
-                Err(e) => {
-                    tracing::warn!(error = %e, upstream, "cannot keep a registration; this process uses it alone")
-                }
-            }
-        }
-        self.registered.lock().unwrap().insert(key, c.clone());
-        Ok(c)
-    }
-
-    /// The registration kept in the store for `upstream` at `issuer`; one that no key opens
-    /// any more is forgotten (the next connect registers again).
-    async fn stored_client(&self, upstream: &str, issuer: &str) -> Option<Client> {
-        let sealed = match self.registry.get_upstream_client(upstream, issuer).await {
-            Ok(s) => s?,
-            Err(e) => {
-                tracing::warn!(error = %e, upstream, "cannot read the kept registration");
-                return None;
-            }
-        };
-        let c = self.open_client(&sealed);
-        if c.is_none() {
-            tracing::warn!(
-                upstream,
-                issuer,
-                "a kept registration cannot be opened with the configured keys; registering again"
-            );
-            let _ = self.registry.forget_upstream_client(upstream, issuer).await;
-        }
-        c
-    }
-
-    fn open_client(&self, sealed: &str) -> Option<Client> {
-        let (v, _) = self.ring.open(CLIENT_PURPOSE, sealed)?;
-        Some(Client {
-            client_id: v["id"].as_str()?.to_string(),
-            client_secret: v["secret"].as_str().map(str::to_string),
-            auth_method: v["method"].as_str()?.to_string(),
-            private_key: None,
-            dpop: None,
-        })
-    }
-
-    /// Forgets the registration `client_id` at `issuer` for `upstream` once the server says it
-    /// does not know it (`invalid_client`): the next connect registers again.
-    async fn forget_client(&self, upstream: &str, issuer: &str, client_id: &str) {
-        let key = (upstream.to_string(), issuer.to_string());
-        let in_memory = self
-            .registered
-            .lock()
-            .unwrap()
-            .get(&key)
-            .is_some_and(|c| c.client_id == client_id);
-        let ours = in_memory
-            || self
-                .stored_client(upstream, issuer)
-                .await
-                .is_some_and(|c| c.client_id == client_id);
-        if !ours {
-            return;
-        }
-        self.registered.lock().unwrap().remove(&key);
-        tracing::warn!(upstream, issuer, client_id, "the authorization server no longer knows the gateway's registration; the next connect registers again");
-        if let Err(e) = self.registry.forget_upstream_client(upstream, issuer).await {
-            tracing::warn!(error = %e, upstream, "cannot forget a kept registration");
-        }
-    }
-
-    fn redirect_uri(&self) -> String {
+    pub(super) fn redirect_uri(&self) -> String {
         format!("{}{CALLBACK_PATH}", self.public_url())
     }
 
