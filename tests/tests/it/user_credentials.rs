@@ -114,6 +114,24 @@ async fn connect_own(gw: &Gateway, token: &str, login: &str) {
     );
 }
 
+/// The first `notifications/elicitation/complete` on a host's stream, if one comes within
+/// 10 s.
+async fn completion<S: futures::Stream<Item = Value> + Unpin>(stream: &mut S) -> Option<Value> {
+    use futures::StreamExt;
+    let wait = async {
+        while let Some(m) = stream.next().await {
+            if m["method"] == "notifications/elicitation/complete" {
+                return Some(m);
+            }
+        }
+        None
+    };
+    tokio::time::timeout(Duration::from_secs(10), wait)
+        .await
+        .ok()
+        .flatten()
+}
+
 /// What the upstream recorded: `calls` (each tool call's user and token) or `lists` (each
 /// tools/list's user).
 async fn recorded(upstream: &str, what: &str) -> Vec<Value> {
@@ -246,17 +264,9 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         "{page}"
     );
     // Her host is told that the elicitation is complete.
-    let complete = tokio::time::timeout(Duration::from_secs(10), async {
-        use futures::StreamExt;
-        while let Some(m) = stream.next().await {
-            if m["method"] == "notifications/elicitation/complete" {
-                return m;
-            }
-        }
-        Value::Null
-    })
-    .await
-    .expect("the completion comes within 10 s");
+    let complete = completion(&mut stream)
+        .await
+        .expect("the completion comes within 10 s");
     assert_eq!(
         complete["params"]["elicitationId"], elicitation["elicitationId"],
         "{complete}"
@@ -842,17 +852,9 @@ async fn the_completion_reaches_a_host_on_another_replica() {
         page["text"].as_str().unwrap().contains("Connected"),
         "{page}"
     );
-    let complete = tokio::time::timeout(Duration::from_secs(10), async {
-        use futures::StreamExt;
-        while let Some(m) = stream.next().await {
-            if m["method"] == "notifications/elicitation/complete" {
-                return m;
-            }
-        }
-        Value::Null
-    })
-    .await
-    .unwrap_or_else(|_| panic!("no completion on replica a within 10 s\n{}", b.log()));
+    let complete = completion(&mut stream)
+        .await
+        .unwrap_or_else(|| panic!("no completion on replica a within 10 s\n{}", b.log()));
     assert_eq!(
         complete["params"]["elicitationId"], elicitation["elicitationId"],
         "{complete}"

@@ -244,15 +244,18 @@ async fn a_connect_link_is_confirmed_at_the_company_provider() {
         page["text"].as_str().unwrap().contains("another user"),
         "{page}"
     );
-    let (_, mine) = gw
-        .send(
-            reqwest::Method::GET,
-            "/v1/connections",
-            Some(bob),
-            &Value::Null,
-        )
-        .await;
-    assert_eq!(mine["connections"], json!([]), "{mine}");
+    let bobs = || async {
+        let (_, mine) = gw
+            .send(
+                reqwest::Method::GET,
+                "/v1/connections",
+                Some(bob),
+                &Value::Null,
+            )
+            .await;
+        mine["connections"].clone()
+    };
+    assert_eq!(bobs().await, json!([]));
 
     // bob signs in there as bob, goes on to the upstream's server, and is connected: the
     // upstream lists its tools with his account.
@@ -262,15 +265,8 @@ async fn a_connect_link_is_confirmed_at_the_company_provider() {
         "{page}\n{}",
         gw.log()
     );
-    let (_, mine) = gw
-        .send(
-            reqwest::Method::GET,
-            "/v1/connections",
-            Some(bob),
-            &Value::Null,
-        )
-        .await;
-    assert_eq!(mine["connections"][0]["upstream"], "own", "{mine}");
+    let mine = bobs().await;
+    assert_eq!(mine[0]["upstream"], "own", "{mine}");
     let audit = gw.get_json("/admin/v1/audit?limit=200").await;
     let confirms: Vec<(&str, &str)> = audit
         .as_array()
