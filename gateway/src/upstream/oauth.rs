@@ -165,11 +165,14 @@ impl TokenSource {
 
     /// A source of `holder`'s own tokens at `upstream`.
     pub fn of_holder(vault: Arc<Vault>, upstream: &str, holder: &str) -> Arc<Self> {
-        Self::with(Origin::Vault {
+        let bearer_only = vault.bearer_only(upstream);
+        let source = Self::with(Origin::Vault {
             vault,
             upstream: upstream.into(),
             holder: holder.into(),
-        })
+        });
+        source.bearer_only.store(bearer_only, Relaxed);
+        source
     }
 
     /// Keeps the newest access token of the session's user for the next exchange.
@@ -215,11 +218,26 @@ impl TokenSource {
             return Refusal::Renewed;
         }
         // A server that knows only bearer tokens, behind an authorization server that binds
-        // them: the same token, once more, as a bearer token (from now on).
-        let bearer_challenge =
-            !challenge.is_empty() && !challenge.to_ascii_lowercase().contains("dpop");
-        if !forbidden && bound && bearer_challenge && !self.bearer_only.swap(true, Relaxed) {
-            tracing::info!("the upstream takes no DPoP proofs; its token goes as a bearer token");
+        // them: the same token, once more, as a bearer token (from now on, for every
+        // connection to it); and back to DPoP when it asks for DPoP after all.
+        let wants_dpop = challenge.to_ascii_lowercase().contains("dpop");
+        let bearer_challenge = !challenge.is_empty() && !wants_dpop;
+        let switch =
+            bearer_challenge != self.bearer_only.load(Relaxed) && (bearer_challenge || wants_dpop);
+        if !forbidden && bound && switch {
+            self.bearer_only.store(bearer_challenge, Relaxed);
+            if let Origin::Vault {
+                vault, upstream, ..
+            } = &self.origin
+            {
+                vault.set_bearer_only(upstream, bearer_challenge);
+            }
+            match bearer_challenge {
+                true => tracing::info!(
+                    "the upstream takes no DPoP proofs; its token goes as a bearer token"
+                ),
+                false => tracing::info!("the upstream asks for DPoP proofs again"),
+            }
             return Refusal::Renewed;
         }
         if forbidden {

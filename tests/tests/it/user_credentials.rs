@@ -685,6 +685,17 @@ async fn under_first_user_the_catalog_is_read_with_the_first_connected_account()
     gw.wait_up(&["own"]).await;
     let calls = recorded(&own.upstream, "calls").await;
     assert!(calls.iter().all(|c| c["sub"] == "bob"), "{calls:?}");
+    // oidc-provider binds the tokens (DPoP); the upstream takes bearer tokens only. It said so
+    // once, for the first connection; the others (bob's session, the catalog read again with
+    // his account) started with bearer tokens.
+    assert_eq!(
+        gw.log()
+            .matches("the upstream takes no DPoP proofs")
+            .count(),
+        1,
+        "{}",
+        gw.log()
+    );
     drop(own.idp);
 }
 

@@ -185,6 +185,9 @@ pub struct Vault {
     /// A larger scope an upstream asked for (403 `insufficient_scope`), by upstream and holder:
     /// the next connect link asks for it.
     step_up: Mutex<HashMap<(String, String), String>>,
+    /// Upstreams that refused the DPoP scheme (they know only bearer tokens, though their
+    /// authorization server binds tokens): new connections start with bearer tokens there.
+    bearer_only: Mutex<std::collections::HashSet<String>>,
     audit: OnceLock<Arc<Auditor>>,
 }
 
@@ -199,6 +202,7 @@ impl Vault {
             registered: Mutex::default(),
             refreshing: Mutex::default(),
             step_up: Mutex::default(),
+            bearer_only: Mutex::default(),
             audit: OnceLock::new(),
         })
     }
@@ -427,6 +431,21 @@ impl Vault {
         let mut all = self.step_up.lock().unwrap();
         let entry = all.entry((upstream.into(), holder.into())).or_default();
         *entry = union(entry, &scope);
+    }
+
+    /// Whether `upstream` takes bound tokens only as bearer tokens (as far as this process saw).
+    pub fn bearer_only(&self, upstream: &str) -> bool {
+        self.bearer_only.lock().unwrap().contains(upstream)
+    }
+
+    /// What `upstream`'s last refusal said of the DPoP scheme: it takes only bearer tokens
+    /// (`true`), or it wants DPoP after all.
+    pub fn set_bearer_only(&self, upstream: &str, only: bool) {
+        let mut all = self.bearer_only.lock().unwrap();
+        match only {
+            true => all.insert(upstream.to_string()),
+            false => all.remove(upstream),
+        };
     }
 
     /// The link that connects `holder` (for whom `by` asks) to `upstream`; `elicitation`: the
