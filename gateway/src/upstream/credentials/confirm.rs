@@ -9,9 +9,9 @@
 //!
 //! The page's forms carry a CSRF value that must equal its cookie: a sign-in posted from
 //! another site (which would start the flow in someone's browser as the poster) is refused. A
-//! sign-in here ([`super::confirmed`]) is remembered for ten minutes in a sealed cookie, and the browser goes
-//! on by following the link again: a form's redirect may not leave for the upstream's server
-//! (the pages' `form-action`), a link may.
+//! sign-in here ([`super::confirmed`]) is remembered for ten minutes in a sealed cookie, and
+//! the browser goes on by following the link again: a form's redirect may not leave for the
+//! upstream's server (the pages' `form-action`), a link may.
 
 use std::collections::HashMap;
 
