@@ -780,13 +780,38 @@ async fn a_connect_link_opened_by_someone_else_does_not_connect_their_account() 
     assert_eq!(forged.status(), 403);
     assert!(forged.headers().get("location").is_none());
 
-    // The user the link was made for goes on to the upstream, and is connected.
-    let page = browse(url, &mallory, "mallory").await;
+    // The user the link was made for goes on to the upstream, and is connected: in Chromium,
+    // where the pages' Content-Security-Policy holds.
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let mut cmd = node("browser/connect_link.mjs");
+    cmd.env("CHROMIUM", super::console::chromium())
+        .env("LINK", url)
+        .env("PAT", &mallory)
+        .env("LOGIN", "mallory")
+        .env("ARTIFACTS", &artifacts)
+        .env("HOME", &dir);
+    let seen = last_json_line(cmd, "the browser").await;
+    assert!(seen["failure"].is_null(), "{seen:#}\n{}", gw.log());
     assert!(
-        page["text"].as_str().unwrap().contains("Connected"),
-        "{page}\n{}",
-        gw.log()
+        seen["askText"]
+            .as_str()
+            .unwrap()
+            .contains("gateway user mallory"),
+        "{seen}"
     );
+    assert!(
+        seen["signedInText"]
+            .as_str()
+            .unwrap()
+            .contains("Signed in as mallory"),
+        "{seen}"
+    );
+    assert!(
+        seen["landed"].as_str().unwrap().contains("Connected"),
+        "{seen}"
+    );
+    assert_eq!(seen["csp"], json!([]), "no CSP violation: {seen}");
     let mine = connections(mallory.clone()).await;
     assert_eq!(mine[0]["upstream"], "own", "{mine}");
 
