@@ -5,7 +5,8 @@
 //! and authenticates with a secret or a signed assertion (`private_key_jwt`), or presents its
 //! platform's workload token as the grant (RFC 7523 JWT bearer). Each token is
 //! fetched before connecting, cached, refreshed in the background before it expires, and renewed
-//! when the upstream refuses it. The host's token itself never goes upstream.
+//! when the upstream refuses it. A token bound to a key (DPoP, [`super::dpop`]) goes with a fresh
+//! proof on every request. The host's token itself never goes upstream.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -334,7 +335,7 @@ impl TokenSource {
                         ))
                     })?,
             };
-            let client = match auth {
+            let mut client = match auth {
                 ClientAuth::Secret(secret) => {
                     flow::preregistered(&d, &config.client_id, Some(secret.expose()))
                 }
@@ -346,6 +347,11 @@ impl TokenSource {
                 // No secret: `none` whatever the server lists; the grant is the credential.
                 ClientAuth::Workload(_) => flow::preregistered(&d, &config.client_id, None),
             };
+            // A server found through the upstream's metadata that takes ES256 proofs binds the
+            // gateway's tokens to a key of this source's (DPoP).
+            if config.token_url.is_none() && dpop::supported(&d.metadata) {
+                client.dpop = Some(Arc::new(DpopKey::generate()));
+            }
             (d, client)
         });
         *self.endpoint.write().unwrap() = Some(found.clone());
@@ -360,7 +366,7 @@ impl TokenSource {
         auth: &ClientAuth,
         server: &str,
         mut form: Vec<(&'static str, String)>,
-    ) -> Result<(Secret, Duration), UpstreamError> {
+    ) -> Result<Access, UpstreamError> {
         let endpoint = self.endpoint(config, auth, server).await?;
         let (d, client) = &*endpoint;
         let discovered = config.token_url.is_none();
@@ -398,7 +404,14 @@ impl TokenSource {
             .expires_in
             .map(Duration::from_secs)
             .unwrap_or(DEFAULT_LIFETIME);
-        Ok((Secret::new(tokens.access_token), lifetime))
+        Ok(Access {
+            dpop: client
+                .dpop
+                .clone()
+                .filter(|_| dpop::bound(tokens.token_type.as_deref())),
+            token: Secret::new(tokens.access_token),
+            lifetime,
+        })
     }
 
     /// The cached token if it is good for a while yet.
@@ -438,12 +451,7 @@ impl TokenSource {
                 } else {
                     form.push(("grant_type", "client_credentials".to_string()));
                 }
-                let (token, lifetime) = self.client_request(config, auth, server, form).await?;
-                Access {
-                    token,
-                    lifetime,
-                    dpop: None,
-                }
+                self.client_request(config, auth, server, form).await?
             }
             // Boxed: a store read and perhaps a refresh; kept out of the connect future's size.
             Origin::Vault {

@@ -148,6 +148,18 @@ async fn verify_cli(config_dir: &std::path::Path) -> (bool, Value) {
 /// A gateway serving the fixture that accepts the IdP's tokens for `resource` only (the client
 /// `gw` gets the role `ops`): an upstream behind OAuth whose audit log says who called.
 async fn protected_upstream(idp: &Idp, resource: &str) -> Gateway {
+    protected_upstream_with(idp, resource, &[]).await
+}
+
+/// [`protected_upstream`] listening where its resource says (`http://127.0.0.1:{port}/mcp`),
+/// so that a client can find its authorization server from its metadata.
+async fn protected_upstream_at(idp: &Idp, port: u16) -> Gateway {
+    let listen = format!("127.0.0.1:{port}");
+    let resource = format!("http://{listen}/mcp");
+    protected_upstream_with(idp, &resource, &[("MCP_GATEWAY_LISTEN", &listen)]).await
+}
+
+async fn protected_upstream_with(idp: &Idp, resource: &str, env: &[(&str, &str)]) -> Gateway {
     let config = format!(
         "{}{ROLES}\n[auth]\nmode = \"required\"\nresource = \"{resource}\"\nrequired_scopes = [\"mcp\"]\n\
          [[auth.issuers]]\nissuer = \"{}\"\n\
@@ -155,7 +167,7 @@ async fn protected_upstream(idp: &Idp, resource: &str) -> Gateway {
         fixture_config(SQLITE_IN_ITS_FOLDER, ""),
         idp.issuer
     );
-    let gw = Gateway::start_secured(&config, &[]).await;
+    let gw = Gateway::start_secured(&config, env).await;
     gw.wait_up(&["fx"]).await;
     gw
 }

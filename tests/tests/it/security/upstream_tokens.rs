@@ -60,6 +60,51 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
     assert!(health.to_string().contains("token request"), "{health}");
 }
 
+/// The gateway's client with no token endpoint configured finds it through the upstream's
+/// metadata; oidc-provider there takes DPoP proofs (ES256), so the token request carries one and
+/// the token is bound to the gateway's key. The upstream (a gateway) knows only bearer tokens:
+/// after its bearer-only refusal the bound token goes as a bearer token, and the call works.
+#[tokio::test]
+async fn a_discovered_authorization_server_that_takes_dpop_binds_the_gateways_token() {
+    let idp = Idp::start(json!([
+        {"client_id": "gw", "client_secret": "gw-secret", "scope": "mcp"}
+    ]))
+    .await;
+    let b = protected_upstream_at(&idp, gateway_tests::free_port()).await;
+    let a_dir = gateway_tests::scratch();
+    let a_config = format!(
+        "[database]\nurl = \"{}\"\n[[upstreams]]\nname = \"inner\"\ntransport = \"http\"\n\
+         url = \"{}\"\noauth = {{ client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }}, \
+         scopes = [\"mcp\"] }}\n",
+        sqlite_url(&a_dir),
+        b.mcp
+    );
+    let a = Gateway::start_with_env(&a_config, &[("GW_SECRET", "gw-secret")]).await;
+    a.wait_up(&["inner"]).await;
+    let mut host = RawClient::initialize(&a.mcp, json!({})).await;
+    let r = host
+        .request(
+            "tools/call",
+            json!({"name": "inner__fx__echo", "arguments": {"message": "bound"}}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "bound",
+        "{r}\n{}",
+        a.log()
+    );
+    let log = a.log();
+    assert!(log.contains("\"dpop\":true"), "the token was bound:\n{log}");
+    assert!(log.contains("the upstream takes no DPoP proofs"), "{log}");
+    let rows = tool_call_rows(&b).await;
+    assert_eq!(
+        rows[0]["principal"],
+        format!("oauth:{}#gw", idp.issuer),
+        "{rows}"
+    );
+}
+
 /// The gateway's client with a private key instead of a secret (`private_key_jwt`, RFC 7523):
 /// the provider, which knows only the public key, takes the gateway's signed assertion, and
 /// the upstream sees the gateway's client. A key that is not one is a clear error.
