@@ -188,6 +188,22 @@ async fn own_upstream(db: &str, port: u16, user_oauth: &str) -> Own {
     }
 }
 
+/// A gateway with `config` (an [`own_upstream`]'s) on `port`, with the upstream's client secret
+/// and a sealing key, the fixture up.
+async fn own_gateway(config: &str, port: u16) -> Gateway {
+    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
+    let listen = format!("127.0.0.1:{port}");
+    let env = [
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key.as_str()),
+        ("OLD_CREDENTIALS_KEY", key.as_str()),
+    ];
+    let gw = Gateway::start_secured(config, &env).await;
+    gw.wait_up(&["fx"]).await;
+    gw
+}
+
 async fn own_health(gw: &Gateway) -> Value {
     let health = gw.get_json("/admin/v1/health").await;
     health
@@ -572,16 +588,7 @@ async fn under_first_user_the_catalog_is_read_with_the_first_connected_account()
     let dir = scratch();
     let port = free_port();
     let own = own_upstream(&sqlite_url(&dir), port, "catalog = \"first_user\"").await;
-    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
-    let listen = format!("127.0.0.1:{port}");
-    let env = [
-        ("MCP_GATEWAY_LISTEN", listen.as_str()),
-        ("UPSTREAM_SECRET", "upstream-secret"),
-        ("CREDENTIALS_KEY", key.as_str()),
-        ("OLD_CREDENTIALS_KEY", key.as_str()),
-    ];
-    let gw = Gateway::start_secured(&own.config, &env).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = own_gateway(&own.config, port).await;
 
     // Nobody has connected: the upstream is down and says how to.
     let h = own_health(&gw).await;
@@ -707,16 +714,7 @@ async fn a_connect_link_opened_by_someone_else_does_not_connect_their_account() 
     let dir = scratch();
     let port = free_port();
     let own = own_upstream(&sqlite_url(&dir), port, "catalog = \"first_user\"").await;
-    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
-    let listen = format!("127.0.0.1:{port}");
-    let env = [
-        ("MCP_GATEWAY_LISTEN", listen.as_str()),
-        ("UPSTREAM_SECRET", "upstream-secret"),
-        ("CREDENTIALS_KEY", key.as_str()),
-        ("OLD_CREDENTIALS_KEY", key.as_str()),
-    ];
-    let gw = Gateway::start_secured(&own.config, &env).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = own_gateway(&own.config, port).await;
     let alice = gw.token_for("alice", &["member"]).await;
     let mallory = gw.token_for("mallory", &["member"]).await;
     let connections = |token: String| {
@@ -960,7 +958,6 @@ async fn a_link_whose_user_cannot_sign_in_here_says_so_unless_confirming_is_off(
         {"client_id": "agent", "client_secret": "agent-secret", "scope": "mcp"}
     ]))
     .await;
-    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
     for confirm in [true, false] {
         let dir = scratch();
         let port = free_port();
@@ -981,15 +978,7 @@ async fn a_link_whose_user_cannot_sign_in_here_says_so_unless_confirming_is_off(
                 "[user_credentials]\nconfirm_links = false\n",
             );
         }
-        let listen = format!("127.0.0.1:{port}");
-        let env = [
-            ("MCP_GATEWAY_LISTEN", listen.as_str()),
-            ("UPSTREAM_SECRET", "upstream-secret"),
-            ("CREDENTIALS_KEY", key.as_str()),
-            ("OLD_CREDENTIALS_KEY", key.as_str()),
-        ];
-        let gw = Gateway::start_secured(&cfg, &env).await;
-        gw.wait_up(&["fx"]).await;
+        let gw = own_gateway(&cfg, port).await;
         let token = company
             .token("agent", "agent-secret", "mcp", &resource)
             .await;
