@@ -90,7 +90,11 @@ pub(crate) async fn guard_mcp(
     mut req: Request,
     next: Next,
 ) -> Response {
-    match admit_mcp(&state, req.headers(), req.uri().path()).await {
+    let target = crate::auth::middleware::Target {
+        method: req.method().as_str(),
+        path: req.uri().path(),
+    };
+    match admit_mcp(&state, req.headers(), target).await {
         Ok((principal, endpoint)) => {
             req.extensions_mut().insert(principal);
             req.extensions_mut().insert(endpoint);
@@ -105,12 +109,13 @@ pub(crate) async fn guard_mcp(
 pub(crate) async fn admit_mcp(
     state: &AppState,
     headers: &header::HeaderMap,
-    path: &str,
+    target: crate::auth::middleware::Target<'_>,
 ) -> Result<(Arc<crate::auth::Principal>, crate::routing::Endpoint), Response> {
+    let path = target.path;
     if let Some(refused) = origin_refused(&state.config, headers, false) {
         return Err(refused);
     }
-    let principal = crate::auth::middleware::principal(state, headers).await?;
+    let principal = crate::auth::middleware::principal(state, headers, target).await?;
     let endpoint = crate::routing::endpoint::scope_of(&state.dispatcher.routing, path)
         .map_err(IntoResponse::into_response)?;
     if let Some(why) = principal

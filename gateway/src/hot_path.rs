@@ -77,7 +77,11 @@ async fn serve_post(state: AppState, req: Request) -> Result<Response, Infallibl
 }
 
 async fn admitted(state: AppState, req: Request) -> Response {
-    let (principal, endpoint) = match crate::edge::admit_mcp(&state, req.headers(), ROUTE).await {
+    let target = crate::auth::middleware::Target {
+        method: req.method().as_str(),
+        path: ROUTE,
+    };
+    let (principal, endpoint) = match crate::edge::admit_mcp(&state, req.headers(), target).await {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };

@@ -17,13 +17,72 @@ use crate::state::AppState;
 
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+/// The access token a request carries, and whether it came with the DPoP scheme.
+fn presented(headers: &HeaderMap) -> Option<(&str, bool)> {
     let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = v.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim())
-        .filter(|t| !t.is_empty())
+    let token = token.trim();
+    if token.is_empty() {
+        return None;
+    }
+    match scheme {
+        s if s.eq_ignore_ascii_case("bearer") => Some((token, false)),
+        s if s.eq_ignore_ascii_case("dpop") => Some((token, true)),
+        _ => None,
+    }
+}
+
+/// A request's method and path, which a DPoP proof must name.
+#[derive(Clone, Copy)]
+pub struct Target<'r> {
+    pub method: &'r str,
+    pub path: &'r str,
+}
+
+/// A token bound to a key (DPoP) must come with the DPoP scheme and a proof for this request
+/// signed by that key; an unbound one with the bearer scheme.
+fn proven(
+    state: &AppState,
+    headers: &HeaderMap,
+    target: Target<'_>,
+    (token, dpop): (&str, bool),
+    p: &Principal,
+) -> Result<(), AuthError> {
+    let invalid = |m: &str| AuthError::InvalidToken(m.to_string());
+    match (dpop, p.bound_to.as_deref()) {
+        (false, None) => Ok(()),
+        (false, Some(_)) => Err(invalid(
+            "the token is bound to a key (DPoP): send it as `Authorization: DPoP` with a proof",
+        )),
+        (true, None) => Err(invalid(
+            "the token is not bound to a key: send it as `Authorization: Bearer`",
+        )),
+        (true, Some(jkt)) => {
+            let mut proofs = headers.get_all("dpop").iter();
+            let (Some(proof), None) = (proofs.next(), proofs.next()) else {
+                return Err(invalid("a DPoP token needs exactly one DPoP proof header"));
+            };
+            let proof = proof
+                .to_str()
+                .map_err(|_| invalid("the DPoP proof is not text"))?;
+            let htu = format!(
+                "{}{}",
+                origin_of(&resource_url(state, headers)),
+                target.path
+            );
+            let key = state
+                .auth
+                .proofs
+                .check(proof, target.method, &htu, token)
+                .map_err(AuthError::InvalidToken)?;
+            match key == jkt {
+                true => Ok(()),
+                false => Err(invalid(
+                    "the DPoP proof is signed by another key than the token's",
+                )),
+            }
+        }
+    }
 }
 
 /// The gateway's resource URL: configured, or what the request reached.
@@ -73,14 +132,19 @@ pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response 
         .with_label_values(&[e.label()])
         .inc();
     let meta = metadata_url(&resource_url(state, headers));
+    // A host that sent a DPoP token hears the DPoP scheme (and that the gateway knows it).
+    let scheme = match presented(headers) {
+        Some((_, true)) => "DPoP algs=\"ES256\",",
+        _ => "Bearer",
+    };
     let challenge = match e {
         AuthError::Missing => Some(format!("Bearer resource_metadata=\"{meta}\"")),
         AuthError::InvalidToken(m) => Some(format!(
-            "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{meta}\"",
+            "{scheme} error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{meta}\"",
             quote(m)
         )),
         AuthError::InsufficientScope => Some(format!(
-            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{meta}\"",
+            "{scheme} error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{meta}\"",
             quote(&state.config.auth.required_scopes.join(" "))
         )),
         _ => None,
@@ -103,8 +167,16 @@ pub fn refuse(state: &AppState, headers: &HeaderMap, e: &AuthError) -> Response 
     resp
 }
 
-async fn principal_of(state: &AppState, headers: &HeaderMap) -> Result<Arc<Principal>, AuthError> {
-    let p = state.auth.authenticate(bearer(headers)).await?;
+async fn principal_of(
+    state: &AppState,
+    headers: &HeaderMap,
+    target: Target<'_>,
+) -> Result<Arc<Principal>, AuthError> {
+    let presented = presented(headers);
+    let p = state.auth.authenticate(presented.map(|(t, _)| t)).await?;
+    if let Some(presented) = presented.filter(|_| state.auth.required()) {
+        proven(state, headers, target, presented, &p)?;
+    }
     if let Err(wait) = state.auth.limits.check(p.key()) {
         return Err(AuthError::RateLimited(
             wait.as_secs_f64().ceil().max(1.0) as u64
@@ -119,7 +191,11 @@ pub async fn require_principal(
     mut req: Request,
     next: Next,
 ) -> Response {
-    match principal(&state, req.headers()).await {
+    let target = Target {
+        method: req.method().as_str(),
+        path: req.uri().path(),
+    };
+    match principal(&state, req.headers(), target).await {
         Ok(p) => {
             req.extensions_mut().insert(p);
             next.run(req).await
@@ -129,8 +205,12 @@ pub async fn require_principal(
 }
 
 /// The caller of a request, or the response that says why it may not call.
-pub async fn principal(state: &AppState, headers: &HeaderMap) -> Result<Arc<Principal>, Response> {
-    principal_of(state, headers)
+pub async fn principal(
+    state: &AppState,
+    headers: &HeaderMap,
+    target: Target<'_>,
+) -> Result<Arc<Principal>, Response> {
+    principal_of(state, headers, target)
         .await
         .map_err(|e| refuse(state, headers, &e))
 }
@@ -141,7 +221,11 @@ pub async fn require_admin(
     mut req: Request,
     next: Next,
 ) -> Response {
-    match principal_of(&state, req.headers()).await {
+    let target = Target {
+        method: req.method().as_str(),
+        path: req.uri().path(),
+    };
+    match principal_of(&state, req.headers(), target).await {
         Ok(p) if p.access.admin() => {
             req.extensions_mut().insert(p);
             next.run(req).await
@@ -222,6 +306,7 @@ pub async fn resource_metadata(
             None => a.required_scopes.clone(),
         },
         "bearer_methods_supported": ["header"],
+        "dpop_signing_alg_values_supported": super::dpop::ALGORITHMS,
         "resource_name": "MCP Gateway",
     }))
     .into_response()
@@ -257,14 +342,18 @@ mod tests {
     }
 
     #[test]
-    fn bearer_tokens_are_read_case_insensitively() {
+    fn bearer_and_dpop_tokens_are_read_case_insensitively() {
         let mut h = HeaderMap::new();
         h.insert(
             header::AUTHORIZATION,
             HeaderValue::from_static("bearer abc"),
         );
-        assert_eq!(bearer(&h), Some("abc"));
+        assert_eq!(presented(&h), Some(("abc", false)));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("DPoP abc"));
+        assert_eq!(presented(&h), Some(("abc", true)));
         h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
-        assert_eq!(bearer(&h), None);
+        assert_eq!(presented(&h), None);
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer  "));
+        assert_eq!(presented(&h), None);
     }
 }

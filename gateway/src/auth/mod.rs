@@ -5,6 +5,7 @@
 //!
 //! | module | holds |
 //! |---|---|
+//! | [`dpop`] | DPoP proofs of hosts whose tokens are bound to a key |
 //! | [`jwt`] | JWT validation against issuers' JWKS |
 //! | [`pat`] | personal access tokens: format, hash, checks |
 //! | [`rbac`] | roles, their patterns, the role book |
@@ -12,6 +13,7 @@
 //! | [`server`] | the gateway as the OAuth authorization server of its hosts (`[auth.server]`) |
 //! | [`middleware`] | the HTTP side: 401/403/429 answers, protected resource metadata |
 
+pub mod dpop;
 pub mod jwt;
 pub mod limits;
 pub mod middleware;
@@ -48,6 +50,8 @@ pub struct Principal {
     /// The resource an access token of the gateway's own authorization server is for: one
     /// virtual server's (only there), or the gateway's (everywhere). `None` for other tokens.
     pub audience: Option<String>,
+    /// The key an access token is bound to (DPoP, its `cnf.jkt`): requests must prove it.
+    pub bound_to: Option<String>,
     /// [`Principal::key`], built once: a request reads it three times (rate limit, session
     /// owner, audit entry).
     key: OnceLock<String>,
@@ -65,6 +69,7 @@ impl Principal {
             access: Access::everything(),
             bearer: None,
             audience: None,
+            bound_to: None,
             key: OnceLock::new(),
         }
     }
@@ -106,6 +111,8 @@ pub struct Authenticator {
     pub tokens: pat::TokenChecker,
     verifier: jwt::Verifier,
     pub limits: limits::Limits,
+    /// The DPoP proofs seen (each is good once).
+    pub proofs: dpop::Proofs,
     registry: Arc<dyn Registry>,
     /// The principal each recently checked PAT stands for, kept while its record and the roles
     /// are the ones it was built from: building it per request (copies of the record, the
@@ -153,6 +160,7 @@ impl Authenticator {
             anonymous: Arc::new(Principal::anonymous()),
             verifier: jwt::Verifier::new(&config, http),
             limits: limits::Limits::new(config.rate_limit),
+            proofs: dpop::Proofs::default(),
             tokens: pat::TokenChecker::default(),
             config,
             roles,
@@ -263,6 +271,11 @@ impl Authenticator {
             roles,
             bearer: Some(crate::config::Secret::new(token)),
             audience: None,
+            bound_to: claims
+                .get("cnf")
+                .and_then(|c| c.get("jkt"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
             key: OnceLock::new(),
         }))
     }
@@ -315,6 +328,7 @@ impl Authenticator {
             roles: grant.roles.clone(),
             bearer: Some(crate::config::Secret::new(token)),
             audience: Some(audience.to_string()),
+            bound_to: None,
             key: OnceLock::new(),
         }))
     }
@@ -361,6 +375,7 @@ impl Authenticator {
             roles: rec.roles.clone(),
             bearer: None,
             audience: None,
+            bound_to: None,
             key: OnceLock::new(),
         });
         built.insert(
@@ -526,6 +541,7 @@ mod tests {
             access: RoleBook::new().access(&[]),
             bearer: None,
             audience: None,
+            bound_to: None,
             key: OnceLock::new(),
         };
         assert_eq!(of("oauth", Some("https://i")).key(), "oauth:https://i#s");

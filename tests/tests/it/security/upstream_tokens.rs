@@ -60,17 +60,29 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
     assert!(health.to_string().contains("token request"), "{health}");
 }
 
-/// The gateway's client with no token endpoint configured finds it through the upstream's
-/// metadata; oidc-provider there takes DPoP proofs (ES256), so the token request carries one and
-/// the token is bound to the gateway's key. The upstream (a gateway) knows only bearer tokens:
-/// after its bearer-only refusal the bound token goes as a bearer token, and the call works.
+/// DPoP from end to end, with a gateway on both sides. The gateway's client with no token
+/// endpoint configured finds it through the upstream's metadata; oidc-provider there takes DPoP
+/// proofs (ES256), so the token request carries one and the token is bound to the gateway's key.
+/// The upstream (a gateway) takes the token with the DPoP scheme and a proof for each request.
+/// A host that holds a bound token but not its key (a copied token, sent as a bearer token), a
+/// replayed proof and a proof of another key are refused.
 #[tokio::test]
-async fn a_discovered_authorization_server_that_takes_dpop_binds_the_gateways_token() {
+async fn a_token_bound_to_a_key_goes_with_a_proof_and_is_refused_without_one() {
     let idp = Idp::start(json!([
         {"client_id": "gw", "client_secret": "gw-secret", "scope": "mcp"}
     ]))
     .await;
     let b = protected_upstream_at(&idp, gateway_tests::free_port()).await;
+    let meta = reqwest::get(format!(
+        "{}/.well-known/oauth-protected-resource/mcp",
+        b.base
+    ))
+    .await
+    .unwrap()
+    .json::<Value>()
+    .await
+    .unwrap();
+    assert_eq!(meta["dpop_signing_alg_values_supported"], json!(["ES256"]));
     let a_dir = gateway_tests::scratch();
     let a_config = format!(
         "[database]\nurl = \"{}\"\n[[upstreams]]\nname = \"inner\"\ntransport = \"http\"\n\
@@ -96,13 +108,39 @@ async fn a_discovered_authorization_server_that_takes_dpop_binds_the_gateways_to
     );
     let log = a.log();
     assert!(log.contains("\"dpop\":true"), "the token was bound:\n{log}");
-    assert!(log.contains("the upstream takes no DPoP proofs"), "{log}");
+    assert!(
+        !log.contains("takes no DPoP proofs"),
+        "the upstream took the DPoP scheme:\n{log}\n{}",
+        b.log()
+    );
     let rows = tool_call_rows(&b).await;
     assert_eq!(
         rows[0]["principal"],
         format!("oauth:{}#gw", idp.issuer),
         "{rows}"
     );
+
+    // A host of its own with a bound token tries b directly.
+    let mut cmd = gateway_tests::node("idp/dpop_client.mjs");
+    cmd.arg(format!("{}/token", idp.issuer))
+        .arg("gw")
+        .arg("gw-secret")
+        .arg("mcp")
+        .arg(&b.mcp);
+    let seen = gateway_tests::last_json_line(cmd, "the DPoP host").await;
+    assert_eq!(seen["tokenType"], "DPoP", "{seen}");
+    assert!(seen["bound"].is_string(), "{seen}");
+    assert_eq!(seen["bearer"], 401, "a bound token without its key: {seen}");
+    assert!(
+        seen["challenge"]
+            .as_str()
+            .unwrap()
+            .contains("bound to a key"),
+        "{seen}"
+    );
+    assert_eq!(seen["dpop"], 200, "{seen}\n{}", b.log());
+    assert_eq!(seen["replayed"], 401, "{seen}");
+    assert_eq!(seen["otherKey"], 401, "{seen}");
 }
 
 /// The gateway's client with a private key instead of a secret (`private_key_jwt`, RFC 7523):
