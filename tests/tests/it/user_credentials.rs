@@ -94,6 +94,29 @@ async fn signed_in_and_started(http: &reqwest::Client, link: &str, pat: &str) ->
     http.get(link).header("cookie", user).send().await.unwrap()
 }
 
+/// An admin connects the catalog account at `own` (signing in at the provider as
+/// `catalog-bot`), and the upstream comes up: the link they followed.
+async fn connect_catalog(gw: &Gateway) -> String {
+    let (status, link) = gw
+        .send(
+            reqwest::Method::POST,
+            "/admin/v1/upstreams/own/connection",
+            None,
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    let url = link["url"].as_str().unwrap().to_string();
+    let page = browse(&url, gw.admin_token.as_deref().unwrap(), "catalog-bot").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}\n{}",
+        gw.log()
+    );
+    gw.wait_up(&["own"]).await;
+    url
+}
+
 /// The user of `token` connects their account at `own` ahead of any call, signing in at the
 /// provider as `login`.
 async fn connect_own(gw: &Gateway, token: &str, login: &str) {
@@ -241,27 +264,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
     // and says why.
     let own = own_health(&gw).await;
     assert_ne!(own["status"], "up", "{own}");
-    let (status, link) = gw
-        .send(
-            reqwest::Method::POST,
-            "/admin/v1/upstreams/own/connection",
-            None,
-            &json!({}),
-        )
-        .await;
-    assert_eq!(status, 200, "{link}");
-    let page = browse(
-        link["url"].as_str().unwrap(),
-        gw.admin_token.as_deref().unwrap(),
-        "catalog-bot",
-    )
-    .await;
-    assert!(
-        page["text"].as_str().unwrap().contains("Connected"),
-        "{page}\n{}",
-        gw.log()
-    );
-    gw.wait_up(&["own"]).await;
+    connect_catalog(&gw).await;
 
     let alice_token = gw.token_for("alice", &["member"]).await;
     let bob_token = gw.token_for("bob", &["member"]).await;
@@ -851,27 +854,8 @@ async fn the_completion_reaches_a_host_on_another_replica() {
     let b = Gateway::start_secured(&own.config, &env_b).await;
     a.wait_up(&["fx"]).await;
     b.wait_up(&["fx"]).await;
-    let (status, link) = a
-        .send(
-            reqwest::Method::POST,
-            "/admin/v1/upstreams/own/connection",
-            None,
-            &json!({}),
-        )
-        .await;
-    assert_eq!(status, 200, "{link}");
-    assert!(link["url"].as_str().unwrap().starts_with(&public), "{link}");
-    let page = browse(
-        link["url"].as_str().unwrap(),
-        a.admin_token.as_deref().unwrap(),
-        "catalog-bot",
-    )
-    .await;
-    assert!(
-        page["text"].as_str().unwrap().contains("Connected"),
-        "{page}"
-    );
-    a.wait_up(&["own"]).await;
+    let link = connect_catalog(&a).await;
+    assert!(link.starts_with(&public), "{link}");
 
     // alice's host is on replica a; she completes the elicitation through replica b.
     let alice = a.token_for("alice", &["member"]).await;
