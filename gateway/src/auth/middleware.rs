@@ -65,11 +65,13 @@ fn proven(
             let proof = proof
                 .to_str()
                 .map_err(|_| invalid("the DPoP proof is not text"))?;
-            let htu = format!(
-                "{}{}",
-                origin_of(&resource_url(state, headers)),
-                target.path
-            );
+            // The URL the host called: under `/mcp`, the resource's own (which keeps a path a
+            // proxy in front may add), else the resource's origin with the path.
+            let resource = resource_url(state, headers);
+            let htu = match target.path.strip_prefix("/mcp") {
+                Some(rest) => format!("{}{rest}", resource.trim_end_matches('/')),
+                None => format!("{}{}", origin_of(&resource), target.path),
+            };
             let key = state
                 .auth
                 .proofs
