@@ -77,11 +77,19 @@ impl Principal {
     /// One string per principal: sessions belong to it, rate limits and per-session upstream
     /// connections are keyed by it, the audit log names it.
     pub fn key(&self) -> &str {
-        self.key.get_or_init(|| match (self.kind, &self.issuer) {
-            ("oauth", Some(iss)) => format!("oauth:{iss}#{}", self.subject),
+        self.key
+            .get_or_init(|| Self::key_of(self.kind, self.issuer.as_deref(), &self.subject))
+    }
+
+    /// The key of a principal of `kind` (`pat`, `oauth` with its `issuer`, `anonymous`) named
+    /// `subject`: what [`key`](Self::key) gives, for callers that know who without a token
+    /// (the connect pages, which compare a browser's sign-in with a link's principal).
+    pub fn key_of(kind: &str, issuer: Option<&str>, subject: &str) -> String {
+        match (kind, issuer) {
+            ("oauth", Some(iss)) => format!("oauth:{iss}#{subject}"),
             ("anonymous", _) => "anonymous".into(),
-            (kind, _) => format!("{kind}:{}", self.subject),
-        })
+            (kind, _) => format!("{kind}:{subject}"),
+        }
     }
 }
 

@@ -124,8 +124,7 @@ const TRACE_CONTEXT: [HeaderName; 2] = [
 ];
 
 impl Shared {
-    /// Headers for a request: a 2026-07-28 one gets its routing headers and no session.
-    /// A POST's headers.
+    /// A POST's headers: a 2026-07-28 one gets its routing headers and no session.
     fn headers_for(&self, head: &Head) -> HeaderMap {
         let mut h = match &head.modern {
             Some(routing) => {

@@ -132,12 +132,19 @@ pub enum Refusal {
     NotAboutTheToken,
 }
 
+/// The token requests go with now: until when, and the key it is bound to (DPoP), kept
+/// together so that a request never pairs one token with another's key.
+struct Current {
+    token: Secret,
+    until: Instant,
+    dpop: Option<Arc<DpopKey>>,
+}
+
 pub struct TokenSource {
     origin: Origin,
     http: reqwest::Client,
-    current: RwLock<Option<(Secret, Instant)>>,
-    /// The key the current token is bound to (DPoP), and the upstream's last nonce for it.
-    dpop: RwLock<Option<Arc<DpopKey>>>,
+    current: RwLock<Option<Current>>,
+    /// The upstream's last DPoP nonce.
     nonce: RwLock<Option<String>>,
     /// The upstream refused the DPoP scheme with a bearer-only challenge: it knows no DPoP
     /// (its authorization server does), and takes the bound token as a bearer token.
@@ -210,7 +217,12 @@ impl TokenSource {
     /// (its `WWW-Authenticate`). A 401: a new token. A 403 `insufficient_scope` of a holder's
     /// own token: they connect again for the scope asked for.
     pub async fn refused(&self, forbidden: bool, challenge: &str, nonce: Option<&str>) -> Refusal {
-        let bound = self.dpop.read().unwrap().is_some();
+        let bound = self
+            .current
+            .read()
+            .unwrap()
+            .as_ref()
+            .is_some_and(|c| c.dpop.is_some());
         // A server that wants its nonce in the proofs (RFC 9449 §9): the same token, once more.
         if let Some(n) =
             nonce.filter(|_| !forbidden && bound && challenge.contains("use_dpop_nonce"))
@@ -286,7 +298,6 @@ impl TokenSource {
             origin,
             http: flow::token_endpoint_client(),
             current: RwLock::default(),
-            dpop: RwLock::default(),
             nonce: RwLock::default(),
             bearer_only: AtomicBool::new(false),
             refreshing: tokio::sync::Mutex::new(()),
@@ -418,8 +429,8 @@ impl TokenSource {
     fn fresh(&self) -> Option<Secret> {
         let cur = self.current.read().unwrap();
         cur.as_ref()
-            .filter(|(_, until)| until.saturating_duration_since(Instant::now()) > REFRESH_BEFORE)
-            .map(|(t, _)| t.clone())
+            .filter(|c| c.until.saturating_duration_since(Instant::now()) > REFRESH_BEFORE)
+            .map(|c| c.token.clone())
     }
 
     /// A valid token, fetched if the cached one is missing or about to expire.
@@ -467,8 +478,11 @@ impl TokenSource {
 
     fn keep(&self, access: Access) {
         tracing::debug!(lifetime = ?access.lifetime, dpop = access.dpop.is_some(), "upstream access token obtained");
-        *self.dpop.write().unwrap() = access.dpop;
-        *self.current.write().unwrap() = Some((access.token, Instant::now() + access.lifetime));
+        *self.current.write().unwrap() = Some(Current {
+            token: access.token,
+            until: Instant::now() + access.lifetime,
+            dpop: access.dpop,
+        });
     }
 
     /// The upstream refused the current token (401): a new one, or why there is none.
@@ -482,7 +496,7 @@ impl TokenSource {
                 holder,
             } => {
                 let stale = stale
-                    .map(|(t, _)| t.expose().to_string())
+                    .map(|c| c.token.expose().to_string())
                     .unwrap_or_default();
                 Box::pin(vault.renew(upstream, holder, &stale)).await?
             }
@@ -499,14 +513,15 @@ impl TokenSource {
     /// token bound to a key, `Authorization: DPoP` with a fresh proof. A refresh starts in the
     /// background when the token is about to expire (the request goes with the current one).
     pub fn authorize(self: &Arc<Self>, h: &mut HeaderMap, htm: &str, url: &str) {
-        let (token, stale) = {
+        let (token, stale, key) = {
             let cur = self.current.read().unwrap();
-            let Some((t, until)) = cur.as_ref() else {
+            let Some(c) = cur.as_ref() else {
                 return;
             };
             (
-                t.expose().to_string(),
-                until.saturating_duration_since(Instant::now()) <= REFRESH_BEFORE,
+                c.token.expose().to_string(),
+                c.until.saturating_duration_since(Instant::now()) <= REFRESH_BEFORE,
+                c.dpop.clone(),
             )
         };
         if stale {
@@ -517,7 +532,6 @@ impl TokenSource {
                 }
             });
         }
-        let key = self.dpop.read().unwrap().clone();
         let (scheme, proof) = match key.filter(|_| !self.bearer_only.load(Relaxed)) {
             None => ("Bearer", None),
             Some(k) => {

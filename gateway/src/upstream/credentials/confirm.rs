@@ -21,13 +21,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::confirmed::{
-    record, set_cookie, signed_in, signed_in_as, user_of, Proof, CSRF_COOKIE, SIGNED_IN_SECS,
+    record, signed_in, signed_in_as, user_of, Proof, CSRF_COOKIE, SIGNED_IN_SECS,
 };
-use super::pages::{onward, ConnectQuery};
+use super::pages::{onward, set_cookie, ConnectQuery};
 use super::vault::CONNECT_PATH;
 use crate::auth::pat::same_bytes;
 use crate::auth::server::pages::{error, escape, page};
 use crate::auth::server::{cookie, random_secret};
+use crate::auth::Principal;
 use crate::state::AppState;
 
 /// How the principal `by` can show who they are here: with a token, and at the company's
@@ -38,15 +39,16 @@ struct Ways {
 }
 
 fn ways(state: &AppState, by: &str) -> Ways {
+    // Whether `by` is a principal of `kind` (and `issuer`), whoever its subject.
+    let of =
+        |kind: &str, issuer: Option<&str>| by.starts_with(&Principal::key_of(kind, issuer, ""));
     let server = state.auth.server.as_ref();
-    let through_server =
-        server.is_some_and(|s| by.starts_with(&format!("oauth:{}#", s.config.issuer)));
+    let through_server = server.is_some_and(|s| of("oauth", Some(&s.config.issuer)));
     Ways {
-        pat: by.starts_with("pat:")
-            || (through_server && server.is_some_and(|s| s.config.pat_sign_in)),
+        pat: of("pat", None) || (through_server && server.is_some_and(|s| s.config.pat_sign_in)),
         federated: server
             .and_then(|s| s.config.federation.as_ref())
-            .filter(|f| through_server || by.starts_with(&format!("oauth:{}#", f.issuer)))
+            .filter(|f| through_server || of("oauth", Some(&f.issuer)))
             .map(|f| f.display_name.clone()),
     }
 }

@@ -5,14 +5,16 @@
 //! (`upstream.connect.confirm`). The company provider's callback comes here too
 //! (`auth::server::federation`), so this module knows neither page.
 
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use registry::{now_ms, AuditEntry};
 use serde_json::json;
 
+use super::pages::set_cookie;
 use super::vault::CONNECT_PATH;
 use crate::auth::server::cookie;
 use crate::auth::server::pages::{error, escape, page};
+use crate::auth::Principal;
 use crate::state::AppState;
 
 /// The CSRF cookie of the page that asks who opened a link.
@@ -38,18 +40,19 @@ impl Proof<'_> {
     /// with tokens; a subject of the company's provider is `oauth:{provider}#{subject}` with the
     /// provider's own tokens and `oauth:{issuer}#{subject}` through this gateway's server.
     pub(super) fn keys(&self, server: Option<(&str, bool)>) -> Vec<String> {
+        let key = Principal::key_of;
         match self {
             Proof::Pat(owner) => {
-                let mut keys = vec![format!("pat:{owner}")];
+                let mut keys = vec![key("pat", None, owner)];
                 if let Some((issuer, true)) = server {
-                    keys.push(format!("oauth:{issuer}#{owner}"));
+                    keys.push(key("oauth", Some(issuer), owner));
                 }
                 keys
             }
             Proof::Federated { issuer, subject } => {
-                let mut keys = vec![format!("oauth:{issuer}#{subject}")];
+                let mut keys = vec![key("oauth", Some(issuer), subject)];
                 if let Some((gateway, _)) = server {
-                    keys.push(format!("oauth:{gateway}#{subject}"));
+                    keys.push(key("oauth", Some(gateway), subject));
                 }
                 keys
             }
@@ -82,32 +85,6 @@ pub(super) fn signed_in_as(state: &AppState, headers: &HeaderMap) -> Vec<String>
         .filter(|v| v["e"].as_i64().is_some_and(|e| e >= now_ms()))
         .and_then(|v| serde_json::from_value(v["k"].clone()).ok())
         .unwrap_or_default()
-}
-
-pub(super) fn set_cookie(
-    resp: &mut Response,
-    state: &AppState,
-    name: &str,
-    value: &str,
-    max_age: i64,
-) {
-    let secure = if state
-        .hub
-        .upstreams
-        .vault
-        .public_url()
-        .starts_with("https://")
-    {
-        "; Secure"
-    } else {
-        ""
-    };
-    let c = format!(
-        "{name}={value}; Path=/oauth/upstream; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}"
-    );
-    if let Ok(v) = HeaderValue::from_str(&c) {
-        resp.headers_mut().append(header::SET_COOKIE, v);
-    }
 }
 
 /// The browser signed in here with `proof`: as the principal of the link `ticket`, the page

@@ -43,27 +43,45 @@ pub(super) async fn onward(state: &AppState, ticket: &str) -> Response {
                     "the authorization URL is not valid",
                 );
             };
-            let secure = if ups.vault.public_url().starts_with("https://") {
-                "; Secure"
-            } else {
-                ""
-            };
-            let cookie = format!(
-                "{COOKIE}={nonce}; Path=/oauth/upstream; Max-Age=600; HttpOnly; SameSite=Lax{secure}"
-            );
             let mut resp = (StatusCode::FOUND, "").into_response();
             let h = resp.headers_mut();
             h.insert(header::LOCATION, location);
-            if let Ok(c) = HeaderValue::from_str(&cookie) {
-                h.insert(header::SET_COOKIE, c);
-            }
             h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            set_cookie(&mut resp, state, COOKIE, &nonce, 600);
             resp
         }
         Err(e) => {
             tracing::info!(error = %e, "a connect link could not be followed");
             error(StatusCode::BAD_REQUEST, &e)
         }
+    }
+}
+
+/// Sets a cookie of these pages (`/oauth/upstream` only, HttpOnly, `SameSite=Lax`, `Secure`
+/// when browsers reach the gateway over https); `max_age` 0 removes it.
+pub(super) fn set_cookie(
+    resp: &mut Response,
+    state: &AppState,
+    name: &str,
+    value: &str,
+    max_age: i64,
+) {
+    let secure = if state
+        .hub
+        .upstreams
+        .vault
+        .public_url()
+        .starts_with("https://")
+    {
+        "; Secure"
+    } else {
+        ""
+    };
+    let c = format!(
+        "{name}={value}; Path=/oauth/upstream; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}"
+    );
+    if let Ok(v) = HeaderValue::from_str(&c) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
     }
 }
 

@@ -86,10 +86,7 @@ impl Tokens {
     }
 
     fn dpop(&self) -> Option<Arc<DpopKey>> {
-        self.dpop_key
-            .as_deref()
-            .and_then(DpopKey::from_secret)
-            .map(Arc::new)
+        dpop_key(self.dpop_key.as_deref())
     }
 
     fn fresh(&self, now: i64) -> bool {
@@ -112,13 +109,28 @@ impl Tokens {
     }
 
     fn client(&self) -> Client {
-        Client {
-            client_id: self.client_id.clone(),
-            client_secret: self.client_secret.clone(),
-            auth_method: self.auth_method.clone(),
-            private_key: None,
-            dpop: self.dpop(),
-        }
+        kept_client(
+            &self.client_id,
+            &self.client_secret,
+            &self.auth_method,
+            self.dpop_key.as_deref(),
+        )
+    }
+}
+
+/// The key a connection's tokens are bound to, from its kept secret.
+fn dpop_key(secret: Option<&str>) -> Option<Arc<DpopKey>> {
+    secret.and_then(DpopKey::from_secret).map(Arc::new)
+}
+
+/// The gateway's client as a connection (or an authorization in progress) keeps it.
+fn kept_client(id: &str, secret: &Option<String>, method: &str, dpop: Option<&str>) -> Client {
+    Client {
+        client_id: id.to_string(),
+        client_secret: secret.clone(),
+        auth_method: method.to_string(),
+        private_key: None,
+        dpop: dpop_key(dpop),
     }
 }
 
@@ -643,17 +655,12 @@ impl Vault {
             verifier: s.verifier.clone(),
             redirect_uri: self.redirect_uri(),
         };
-        let client = Client {
-            client_id: s.client_id.clone(),
-            client_secret: s.client_secret.clone(),
-            auth_method: s.auth_method.clone(),
-            private_key: None,
-            dpop: s
-                .dpop_key
-                .as_deref()
-                .and_then(DpopKey::from_secret)
-                .map(Arc::new),
-        };
+        let client = kept_client(
+            &s.client_id,
+            &s.client_secret,
+            &s.auth_method,
+            s.dpop_key.as_deref(),
+        );
         let outcome = async {
             let code = flow::code_of(&d, &pending, &answer)?;
             flow::redeem(&self.http, &d, &client, &pending, &code).await
