@@ -11,9 +11,7 @@ async fn attacks_on_the_flow_are_refused_with_a_clear_error() {
         port,
         "registrations_per_minute = 3",
     );
-    let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
     let http = reqwest::Client::new();
     let register = || {

@@ -8,9 +8,7 @@ async fn the_sign_in_and_consent_pages_work_in_chromium_without_javascript() {
     let dir = gateway_tests::scratch();
     let port = free_port();
     let cfg = config(&super::sqlite_url(&dir), port, "");
-    let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
     // A native app: its redirect is on loopback, on whatever port it gets.
     let client = register(&gw, "http://127.0.0.1/cb", "Native <b>App</b>").await;
@@ -57,9 +55,7 @@ async fn the_console_lists_sign_ins_and_revokes_a_grant_and_blocks_a_client() {
     let dir = gateway_tests::scratch();
     let port = free_port();
     let cfg = config(&super::sqlite_url(&dir), port, "");
-    let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
     let id = register(&gw, "http://127.0.0.1:9/cb", "Laptop host").await;
     let id = id.as_str();

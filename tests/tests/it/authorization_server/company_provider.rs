@@ -35,16 +35,7 @@ role = \"reader\"
             idp.issuer
         ),
     );
-    let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(
-        &cfg,
-        &[
-            ("MCP_GATEWAY_LISTEN", &listen),
-            ("IDP_SECRET", "gateway-secret"),
-        ],
-    )
-    .await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[("IDP_SECRET", "gateway-secret")]).await;
     let id = register(&gw, "http://127.0.0.1/cb", "Host").await;
     let id = id.as_str();
 
@@ -177,19 +168,13 @@ async fn a_connect_link_is_confirmed_at_the_company_provider() {
             idp.issuer
         ),
     );
-    let listen = format!("127.0.0.1:{port}");
     let key = "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=";
-    let gw = Gateway::start_secured(
-        &cfg,
-        &[
-            ("MCP_GATEWAY_LISTEN", &listen),
-            ("IDP_SECRET", "gateway-secret"),
-            ("UPSTREAM_SECRET", "upstream-secret"),
-            ("CREDENTIALS_KEY", key),
-        ],
-    )
-    .await;
-    gw.wait_up(&["fx"]).await;
+    let env = [
+        ("IDP_SECRET", "gateway-secret"),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key),
+    ];
+    let gw = start_at(&cfg, port, &env).await;
 
     // bob's host signs him in on the gateway's pages (with his token) and gets a token of the
     // gateway's server: his principal is the server's `bob`.

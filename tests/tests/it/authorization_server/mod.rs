@@ -39,6 +39,17 @@ fn config(db: &str, port: u16, server_extra: &str) -> String {
     )
 }
 
+/// A gateway with `cfg` (from [`config`] for `port`) listening on `port`, with `env`, the
+/// fixture up.
+async fn start_at(cfg: &str, port: u16, env: &[(&str, &str)]) -> Gateway {
+    let listen = format!("127.0.0.1:{port}");
+    let mut all = vec![("MCP_GATEWAY_LISTEN", listen.as_str())];
+    all.extend_from_slice(env);
+    let gw = Gateway::start_secured(cfg, &all).await;
+    gw.wait_up(&["fx"]).await;
+    gw
+}
+
 /// A PKCE pair: the verifier and its S256 challenge.
 fn pkce() -> (String, String) {
     use base64::Engine;

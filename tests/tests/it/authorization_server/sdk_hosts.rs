@@ -11,11 +11,9 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
     let db = postgres_database().await;
     let port = free_port();
     let cfg = config(&db, port, "");
-    let listen = format!("127.0.0.1:{port}");
     let seal = base64::engine::general_purpose::STANDARD.encode([5u8; 32]);
     let seal = ("MCP_GATEWAY_USER_CREDENTIALS_KEY", seal.as_str());
-    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen), seal]).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[seal]).await;
     let mut replica = Gateway::start_with_env(&cfg, &[seal]).await;
     replica.admin_token = gw.admin_token.clone();
     replica.wait_up(&["fx"]).await;
@@ -165,16 +163,7 @@ async fn a_real_sdk_host_named_by_its_client_metadata_document_signs_in() {
         port,
         "registration = \"off\"\nclient_metadata_allow_private = true",
     );
-    let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(
-        &cfg,
-        &[
-            ("MCP_GATEWAY_LISTEN", &listen),
-            ("SSL_CERT_FILE", ca.to_str().unwrap()),
-        ],
-    )
-    .await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[("SSL_CERT_FILE", ca.to_str().unwrap())]).await;
     let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
     assert_eq!(meta["client_id_metadata_document_supported"], true);
     assert!(
@@ -213,9 +202,7 @@ async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
     let dir = gateway_tests::scratch();
     let port = free_port();
     let cfg = config(&super::sqlite_url(&dir), port, "");
-    let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
     let mut cmd = Command::new(peers().join("venv/bin/python"));
     cmd.arg(gateway_tests::package_dir().join("clients/python_oauth_client.py"))
@@ -258,9 +245,7 @@ async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
     let dir = gateway_tests::scratch();
     let port = free_port();
     let cfg = config(&super::sqlite_url(&dir), port, "");
-    let listen = format!("127.0.0.1:{port}");
-    let gw = Gateway::start_secured(&cfg, &[("MCP_GATEWAY_LISTEN", &listen)]).await;
-    gw.wait_up(&["fx"]).await;
+    let gw = start_at(&cfg, port, &[]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
     let callback_port = free_port().to_string();
     let mut bridge = Command::new(peers().join("node_modules/.bin/mcp-remote"))
