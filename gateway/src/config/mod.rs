@@ -267,6 +267,24 @@ impl Config {
                 .into());
             }
         }
+        if let Some(u) = upstreams.iter().find(|u| {
+            u.transport
+                .endpoint()
+                .and_then(|e| e.user_oauth.as_ref())
+                .is_some_and(|o| o.enterprise_managed)
+        }) {
+            if auth.server.as_ref().is_none_or(|s| s.federation.is_none()) {
+                return Err(KeyError::new(
+                    "auth.server.oidc",
+                    format!(
+                        "upstream {:?} has user_oauth.enterprise_managed: its users' tokens come \
+                         from their sign-in at the company's provider, which is not configured",
+                        u.name
+                    ),
+                )
+                .into());
+            }
+        }
         Ok(Config {
             server,
             database,

@@ -206,6 +206,13 @@ pub struct UserOAuth {
     /// Whose account lists the upstream's tools for everyone.
     #[serde(default, skip_serializing_if = "CatalogReader::is_account")]
     pub catalog: CatalogReader,
+    /// Enterprise-managed authorization (the MCP extension, SEP-990): users' tokens come from
+    /// their company sign-in (`[auth.server.oidc]`) with no consent page at the upstream. The
+    /// gateway exchanges the user's ID token at the company's provider for an identity
+    /// assertion grant (ID-JAG) naming the upstream's authorization server, and redeems it
+    /// there (RFC 7523) as `client_id`, a client the company's provider knows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub enterprise_managed: bool,
 }
 
 /// Whose account a `user_oauth` upstream's catalog (its tools, resources and prompts, listed
@@ -652,6 +659,16 @@ impl UserOAuth {
             if !u.starts_with("https://") {
                 return Err(("client_metadata_url", "must be an https URL".into()));
             }
+        }
+        if self.enterprise_managed && self.client_id.is_none() && self.client_metadata_url.is_none()
+        {
+            return Err((
+                "enterprise_managed",
+                "needs user_oauth.client_id (or client_metadata_url): the company's provider \
+                 names that client in the grants it issues, so a client the gateway registers \
+                 on its own would not match"
+                    .into(),
+            ));
         }
         Ok(())
     }

@@ -227,6 +227,15 @@ impl Upstreams {
         )
     }
 
+    /// Whether an enabled upstream's users' tokens come from their company sign-in
+    /// (`user_oauth.enterprise_managed`): only then are company sign-ins kept.
+    pub fn any_enterprise_managed(&self) -> bool {
+        let entries = self.entries.lock().unwrap();
+        entries.values().any(|e| {
+            e.spec.enabled && super::credentials::enterprise::Managed::of(&e.spec).is_some()
+        })
+    }
+
     /// The enabled upstreams where each user connects their own account (`user_oauth`).
     pub fn user_oauth_upstreams(&self) -> Vec<String> {
         let entries = self.entries.lock().unwrap();

@@ -17,11 +17,12 @@ use serde_json::json;
 
 use super::assertion::SigningKey;
 use super::credentials::discovery::{self, Discovered};
+use super::credentials::enterprise::Managed;
 use super::credentials::flow;
 use super::credentials::vault::{Access, Vault};
 use super::dpop::{self, DpopKey};
 use super::UpstreamError;
-use crate::config::{Secret, UpstreamOAuth, ValueSource};
+use crate::config::{Secret, UpstreamOAuth, UpstreamSpec, ValueSource};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 
 /// Refresh when less than this is left of a token's life.
@@ -117,6 +118,8 @@ enum Origin {
         vault: Arc<Vault>,
         upstream: String,
         holder: String,
+        /// At an enterprise-managed upstream: where tokens come from when there are none.
+        managed: Option<Arc<Managed>>,
     },
 }
 
@@ -171,13 +174,16 @@ impl TokenSource {
         Self::build(config, auth, server, Some(RwLock::new(subject)))
     }
 
-    /// A source of `holder`'s own tokens at `upstream`.
-    pub fn of_holder(vault: Arc<Vault>, upstream: &str, holder: &str) -> Arc<Self> {
+    /// A source of `holder`'s own tokens at `upstream` (`spec`'s name): at an enterprise-managed
+    /// upstream, from their company sign-in when they have none there.
+    pub fn of_holder(vault: Arc<Vault>, spec: &UpstreamSpec, holder: &str) -> Arc<Self> {
+        let upstream = spec.name.as_str();
         let bearer_only = vault.bearer_only(upstream);
         let source = Self::with(Origin::Vault {
             vault,
             upstream: upstream.into(),
             holder: holder.into(),
+            managed: Managed::of(spec),
         });
         source.bearer_only.store(bearer_only, Relaxed);
         source
@@ -203,6 +209,7 @@ impl TokenSource {
                 vault,
                 upstream,
                 holder,
+                ..
             } => {
                 if let Some(s) = scope {
                     vault.step_up(upstream, holder, s);
@@ -469,7 +476,8 @@ impl TokenSource {
                 vault,
                 upstream,
                 holder,
-            } => Box::pin(vault.token(upstream, holder)).await?,
+                managed,
+            } => Box::pin(vault.token(upstream, holder, managed.as_deref())).await?,
         };
         let token = access.token.clone();
         self.keep(access);
@@ -494,11 +502,12 @@ impl TokenSource {
                 vault,
                 upstream,
                 holder,
+                managed,
             } => {
                 let stale = stale
                     .map(|c| c.token.expose().to_string())
                     .unwrap_or_default();
-                Box::pin(vault.renew(upstream, holder, &stale)).await?
+                Box::pin(vault.renew(upstream, holder, &stale, managed.as_deref())).await?
             }
             Origin::Client { .. } => {
                 drop(_one);

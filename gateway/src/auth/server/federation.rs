@@ -210,6 +210,10 @@ pub async fn callback(
         None => Err("it sent no code".into()),
         Some(code) => redeem(s, f, code, &trip).await,
     };
+    let (claims, tokens) = match claims {
+        Ok((c, t)) => (Ok(c), Some(t)),
+        Err(e) => (Err(e), None),
+    };
     let claims = match claims {
         Ok(c) => c,
         Err(e) => {
@@ -234,6 +238,9 @@ pub async fn callback(
             ),
         );
     };
+    if let Some(tokens) = tokens {
+        keep_sign_in(&state, s, f, subject, tokens).await;
+    }
     let mut resp = match after {
         After::Link(link) => {
             let proof = crate::upstream::credentials::confirmed::Proof::Federated {
@@ -257,6 +264,40 @@ pub async fn callback(
     // The round trip is over: its cookie goes, so the same answer cannot be replayed.
     super::set_cookie(s, &mut resp, ROUND_TRIP_COOKIE, "", 0);
     resp
+}
+
+/// Keeps what the provider gave for this user's enterprise-managed upstreams (none: nothing
+/// is kept), under each principal key the user has on `/mcp`.
+async fn keep_sign_in(
+    state: &AppState,
+    s: &AuthServer,
+    f: &FederationConfig,
+    subject: &str,
+    tokens: Value,
+) {
+    let upstreams = &state.hub.upstreams;
+    if !upstreams.any_enterprise_managed() {
+        return;
+    }
+    let (Some(id_token), Ok(meta)) = (tokens["id_token"].as_str(), s.provider.metadata(f).await)
+    else {
+        return;
+    };
+    let proof = crate::upstream::credentials::confirmed::Proof::Federated {
+        issuer: &f.issuer,
+        subject,
+    };
+    let keys = proof.keys(crate::upstream::credentials::confirmed::server_of(state));
+    let sign_in = crate::upstream::credentials::enterprise::CompanySignIn {
+        id_token: id_token.to_string(),
+        refresh_token: tokens["refresh_token"].as_str().map(str::to_string),
+        token_endpoint: meta["token_endpoint"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    };
+    upstreams.vault.keep_company_sign_in(&keys, sign_in).await;
+    upstreams.company_signed_in();
 }
 
 /// What a federated sign-in is for.
@@ -295,13 +336,14 @@ fn round_trip(
     Ok(trip)
 }
 
-/// The provider's code redeemed and its ID token verified: the token's claims.
+/// The provider's code redeemed and its ID token verified: the token's claims, and the
+/// provider's answer.
 async fn redeem(
     s: &AuthServer,
     f: &FederationConfig,
     code: &str,
     trip: &Value,
-) -> Result<Map<String, Value>, String> {
+) -> Result<(Map<String, Value>, Value), String> {
     let meta = s.provider.metadata(f).await?;
     let token_endpoint = meta["token_endpoint"]
         .as_str()
@@ -370,5 +412,5 @@ async fn redeem(
     if claims.get("nonce").and_then(Value::as_str) != trip["n"].as_str() {
         return Err("the ID token's nonce is not this sign-in's".into());
     }
-    Ok(claims)
+    Ok((claims, tokens))
 }

@@ -39,7 +39,7 @@ impl Proof<'_> {
     /// `oauth:{issuer}#{owner}` through this gateway's authorization server when it signs in
     /// with tokens; a subject of the company's provider is `oauth:{provider}#{subject}` with the
     /// provider's own tokens and `oauth:{issuer}#{subject}` through this gateway's server.
-    pub(super) fn keys(&self, server: Option<(&str, bool)>) -> Vec<String> {
+    pub(crate) fn keys(&self, server: Option<(&str, bool)>) -> Vec<String> {
         let key = Principal::key_of;
         match self {
             Proof::Pat(owner) => {
@@ -61,7 +61,7 @@ impl Proof<'_> {
 }
 
 /// This gateway's authorization server: its issuer, and whether it signs in with tokens.
-pub(super) fn server_of(state: &AppState) -> Option<(&str, bool)> {
+pub(crate) fn server_of(state: &AppState) -> Option<(&str, bool)> {
     state
         .auth
         .server

@@ -48,6 +48,8 @@ pub struct Tokens {
     pub refresh_token: Option<String>,
     pub expires_in: Option<u64>,
     pub scope: Option<String>,
+    /// An OpenID provider's ID token (a sign-in or its refresh).
+    pub id_token: Option<String>,
 }
 
 /// A client for authorization servers' endpoints: they must not redirect the client's
@@ -298,6 +300,7 @@ pub async fn token_request(
             refresh_token: v["refresh_token"].as_str().map(str::to_string),
             expires_in: v["expires_in"].as_u64(),
             scope: v["scope"].as_str().map(str::to_string),
+            id_token: v["id_token"].as_str().map(str::to_string),
         });
     }
 }

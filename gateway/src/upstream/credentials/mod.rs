@@ -5,6 +5,7 @@
 //! | module | holds |
 //! |---|---|
 //! | [`discovery`] | protected resource and authorization server metadata, 2025-03-26 fallbacks |
+//! | [`enterprise`] | enterprise-managed upstreams: tokens from users' company sign-ins (ID-JAG) |
 //! | [`flow`] | registration, PKCE authorization, the answer's checks, code and refresh redemption |
 //! | [`registration`] | the gateway's registrations at upstreams' servers, kept in the store |
 //! | [`seal`] | the AEAD that seals tokens, links and states with `user_credentials.key` |
@@ -20,6 +21,7 @@
 pub mod confirm;
 pub mod confirmed;
 pub mod discovery;
+pub mod enterprise;
 pub mod flow;
 pub mod pages;
 mod registration;

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::discovery::{self, Discovered};
+use super::enterprise::Managed;
 use super::flow::{self, Client};
 use super::seal::KeyRing;
 use crate::audit::Auditor;
@@ -50,22 +51,23 @@ pub fn user_holder(principal_key: &str) -> String {
     format!("user:{principal_key}")
 }
 
-/// What is sealed for one connection.
+/// What is sealed for one connection (for a company sign-in, [`super::enterprise::COMPANY`]:
+/// the provider's ID token in place of the access token).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Tokens {
-    access_token: String,
-    refresh_token: Option<String>,
+pub(super) struct Tokens {
+    pub(super) access_token: String,
+    pub(super) refresh_token: Option<String>,
     /// ms; `None`: the server did not say.
-    expires_at: Option<i64>,
-    issuer: String,
-    token_endpoint: String,
-    resource: String,
-    client_id: String,
-    client_secret: Option<String>,
-    auth_method: String,
+    pub(super) expires_at: Option<i64>,
+    pub(super) issuer: String,
+    pub(super) token_endpoint: String,
+    pub(super) resource: String,
+    pub(super) client_id: String,
+    pub(super) client_secret: Option<String>,
+    pub(super) auth_method: String,
     /// The key the token is bound to (DPoP), when the server bound it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    dpop_key: Option<String>,
+    pub(super) dpop_key: Option<String>,
 }
 
 /// A holder's token as requests use it.
@@ -77,7 +79,7 @@ pub struct Access {
 }
 
 impl Tokens {
-    fn access(&self, now: i64) -> Access {
+    pub(super) fn access(&self, now: i64) -> Access {
         Access {
             token: Secret::new(self.access_token.clone()),
             lifetime: self.lifetime(now),
@@ -201,6 +203,9 @@ pub struct Vault {
     /// authorization server binds tokens): new connections start with bearer tokens there.
     bearer_only: Mutex<std::collections::HashSet<String>>,
     audit: OnceLock<Arc<Auditor>>,
+    /// The company's provider (`[auth.server.oidc]`), whose sign-ins enterprise-managed
+    /// upstreams' tokens come from.
+    pub(super) company: Option<crate::config::auth_server::FederationConfig>,
 }
 
 impl Vault {
@@ -216,6 +221,11 @@ impl Vault {
             step_up: Mutex::default(),
             bearer_only: Mutex::default(),
             audit: OnceLock::new(),
+            company: config
+                .auth
+                .server
+                .as_ref()
+                .and_then(|s| s.federation.clone()),
         })
     }
 
@@ -237,7 +247,7 @@ impl Vault {
         let _ = self.audit.set(audit);
     }
 
-    async fn audit(&self, principal: &str, action: &str, upstream: &str, outcome: &str) {
+    pub(super) async fn audit(&self, principal: &str, action: &str, upstream: &str, outcome: &str) {
         if let Some(a) = self.audit.get() {
             a.record_event(principal, action, upstream, outcome).await;
         }
@@ -254,7 +264,7 @@ impl Vault {
         Some((serde_json::from_value(v).ok()?, current))
     }
 
-    fn needs_connect(upstream: &str, holder: &str) -> UpstreamError {
+    pub(super) fn needs_connect(upstream: &str, holder: &str) -> UpstreamError {
         UpstreamError::NeedsConnect {
             upstream: upstream.to_string(),
             holder: holder.to_string(),
@@ -263,7 +273,7 @@ impl Vault {
 
     /// The stored tokens of a connection, `None` when there are none (or none this gateway's
     /// keys can open: the key was lost, so the user connects again).
-    async fn stored(
+    pub(super) async fn stored(
         &self,
         upstream: &str,
         holder: &str,
@@ -284,11 +294,20 @@ impl Vault {
     }
 
     /// A valid access token of `holder` at `upstream`, refreshed if it is about to expire, and
-    /// how long it lasts.
-    pub async fn token(&self, upstream: &str, holder: &str) -> Result<Access, UpstreamError> {
+    /// how long it lasts; at an enterprise-managed upstream (`managed`), one from the holder's
+    /// company sign-in when there is none yet.
+    pub async fn token(
+        &self,
+        upstream: &str,
+        holder: &str,
+        managed: Option<&Managed>,
+    ) -> Result<Access, UpstreamError> {
         let now = now_ms();
         match self.stored(upstream, holder).await? {
-            None => Err(Self::needs_connect(upstream, holder)),
+            None => match managed {
+                Some(m) => self.managed_token(upstream, holder, m).await,
+                None => Err(Self::needs_connect(upstream, holder)),
+            },
             Some((rec, t, current)) if t.fresh(now) => {
                 if !current {
                     // Sealed with a previous key (rotation): sealed again with the current one.
@@ -297,7 +316,7 @@ impl Vault {
                 }
                 Ok(t.access(now))
             }
-            Some((_, t, _)) => self.renew(upstream, holder, &t.access_token).await,
+            Some((_, t, _)) => self.renew(upstream, holder, &t.access_token, managed).await,
         }
     }
 
@@ -308,6 +327,7 @@ impl Vault {
         upstream: &str,
         holder: &str,
         stale: &str,
+        managed: Option<&Managed>,
     ) -> Result<Access, UpstreamError> {
         let gate = self
             .refreshing
@@ -319,15 +339,20 @@ impl Vault {
         let _one = gate.lock().await;
         let now = now_ms();
         let Some((rec, t, _)) = self.stored(upstream, holder).await? else {
-            return Err(Self::needs_connect(upstream, holder));
+            return match managed {
+                Some(m) => self.managed_token(upstream, holder, m).await,
+                None => Err(Self::needs_connect(upstream, holder)),
+            };
         };
         if t.access_token != stale && t.fresh(now) {
             // Refreshed meanwhile, here or on another replica.
             return Ok(t.access(now));
         }
-        let answer = match &t.refresh_token {
-            Some(rt) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
-            None => Err("no refresh token was issued".into()),
+        let answer = match (&t.refresh_token, managed) {
+            (Some(rt), _) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
+            // A new grant from the company sign-in (grants come without refresh tokens).
+            (None, Some(m)) => return self.managed_token(upstream, holder, m).await,
+            (None, None) => Err("no refresh token was issued".into()),
         };
         match answer {
             Ok(fresh) => {
@@ -359,6 +384,9 @@ impl Vault {
                         return Ok(other.access(now));
                     }
                 }
+                if let Some(m) = managed {
+                    return self.managed_token(upstream, holder, m).await;
+                }
                 tracing::warn!(upstream, error = %why, "a user's upstream token could not be refreshed; they are asked to connect again");
                 let _ = self.registry.delete_connection(upstream, holder).await;
                 self.audit(&rec.connected_by, "upstream.refresh", upstream, "error")
@@ -368,7 +396,7 @@ impl Vault {
         }
     }
 
-    async fn save(
+    pub(super) async fn save(
         &self,
         upstream: &str,
         holder: &str,
@@ -593,7 +621,7 @@ impl Vault {
     /// The upstream's answer to requests without a token: the `WWW-Authenticate` of the first
     /// it refuses, which may name its resource metadata and the scope it wants. Some servers
     /// let `initialize` through and refuse what follows: then `tools/list` is asked too.
-    async fn challenge(&self, url: &str) -> Option<String> {
+    pub(super) async fn challenge(&self, url: &str) -> Option<String> {
         let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
         let mut session: Option<String> = None;
         for msg in [super::initialize_request(), list] {

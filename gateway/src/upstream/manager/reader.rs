@@ -25,12 +25,15 @@ impl Upstreams {
         };
         let holder = match mode {
             CatalogReader::Account => CATALOG.to_string(),
-            CatalogReader::FirstUser => self.first_reader(name).await?,
+            CatalogReader::FirstUser => {
+                let managed = super::super::credentials::enterprise::Managed::of(&entry.spec);
+                self.first_reader(name, managed.is_some()).await?
+            }
         };
         *entry.reader.lock().unwrap() = Some(holder.clone());
         Ok(Some(TokenSource::of_holder(
             self.vault.clone(),
-            name,
+            &entry.spec,
             &holder,
         )))
     }
@@ -40,17 +43,27 @@ impl Upstreams {
         endpoint.user_oauth.as_ref().map(|u| u.catalog)
     }
 
-    /// The catalog account if connected, else the user who connected first.
-    async fn first_reader(&self, upstream: &str) -> Result<String, UpstreamError> {
+    /// The catalog account if connected, else the user who connected first; at an
+    /// enterprise-managed upstream (`managed`) with no connection yet, the user who signed in
+    /// at the company first (their token there comes from that sign-in).
+    async fn first_reader(&self, upstream: &str, managed: bool) -> Result<String, UpstreamError> {
         let all = self
             .registry
             .list_connections(None)
             .await
             .map_err(|e| UpstreamError::Connect(format!("the credential store: {e}")))?;
-        all.into_iter()
-            .filter(|c| c.upstream == upstream)
-            .min_by_key(|c| (c.holder != CATALOG, c.created_at, c.holder.clone()))
-            .map(|c| c.holder)
+        let first = |name: &str| {
+            all.iter()
+                .filter(|c| c.upstream == name)
+                .min_by_key(|c| (c.holder != CATALOG, c.created_at, c.holder.clone()))
+                .map(|c| c.holder.clone())
+        };
+        first(upstream)
+            .or_else(|| {
+                managed
+                    .then(|| first(super::super::credentials::enterprise::COMPANY))
+                    .flatten()
+            })
             .ok_or_else(|| {
                 UpstreamError::Connect(format!(
                     "no account to read the catalog with yet (catalog = \"first_user\"): a user \
@@ -73,6 +86,24 @@ impl Upstreams {
                  ({user}) or asks it for more scope: that user connects again, or an admin \
                  connects a catalog account"
             ),
+        }
+    }
+
+    /// A user signed in at the company: the enterprise-managed upstreams that are not up (their
+    /// catalog may have had no account to be read with) are started again.
+    pub fn company_signed_in(self: &Arc<Self>) {
+        let down: Vec<_> = self
+            .entries
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|e| e.spec.enabled)
+            .filter(|e| super::super::credentials::enterprise::Managed::of(&e.spec).is_some())
+            .filter(|e| e.health.lock().unwrap().status != "up")
+            .map(|e| e.spec.clone())
+            .collect();
+        for spec in down {
+            self.start(spec);
         }
     }
 

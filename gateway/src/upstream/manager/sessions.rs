@@ -97,7 +97,7 @@ impl Upstreams {
             // The caller's own tokens at the upstream; none yet: they are asked to connect.
             Some(e) if e.user_oauth.is_some() => Some(TokenSource::of_holder(
                 self.vault.clone(),
-                &entry.spec.name,
+                &entry.spec,
                 &user_holder(caller.key),
             )),
             _ => self.exchanger(&entry.spec, caller.bearer)?,

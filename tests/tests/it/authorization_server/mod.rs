@@ -16,6 +16,7 @@ use super::{console, fixture_config, sqlite_url};
 mod attacks;
 mod browser_and_console;
 mod company_provider;
+mod enterprise_managed;
 mod keys;
 mod sdk_hosts;
 

@@ -1,0 +1,283 @@
+//! Enterprise-managed authorization (the MCP extension
+//! `io.modelcontextprotocol/enterprise-managed-authorization`, SEP-990) for `user_oauth`
+//! upstreams with `enterprise_managed = true`: a user's token at the upstream comes from their
+//! sign-in at the company's provider (`[auth.server.oidc]`), with no page at the upstream.
+//!
+//! A federated sign-in keeps what the provider gave (its ID token, and a refresh token when it
+//! gives one), sealed, as a connection of its own ([`COMPANY`]) of each principal key the user
+//! has on `/mcp`. When that user's call needs a token, the gateway exchanges the ID token at the
+//! provider (RFC 8693) for an identity assertion grant (an ID-JAG: the provider's signed word
+//! that this user may use this client at that server, after its own policy), and redeems the
+//! grant at the upstream's authorization server (RFC 7523 `jwt-bearer`) as the configured client.
+//! The token is kept like any connection's; when it expires (such grants come without a refresh
+//! token), the exchange runs again. An ID token about to expire is refreshed first; without a
+//! refresh token the user signs in at the company again (the connect link's page offers it).
+//! A refusal of the provider's (its policy) is an error of the call, not a link.
+
+use std::sync::Arc;
+
+use registry::now_ms;
+use serde_json::{json, Value};
+
+use super::discovery::{self, Discovered};
+use super::flow;
+use super::vault::{user_holder, Access, Tokens, Vault};
+use crate::config::{UpstreamSpec, UserOAuth};
+use crate::upstream::UpstreamError;
+
+/// The connections' name for company sign-ins: no upstream can be named so (upstream names are
+/// letters, digits, `-` and `_`).
+pub const COMPANY: &str = "@company";
+
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
+const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
+/// An ID token with less than this left is refreshed before it is exchanged.
+const ID_TOKEN_MARGIN_MS: i64 = 60 * 1000;
+
+/// An enterprise-managed upstream as its users' token sources see it.
+#[derive(Debug)]
+pub struct Managed {
+    pub url: String,
+    pub user: UserOAuth,
+}
+
+impl Managed {
+    /// `spec`'s, when it is an enterprise-managed `user_oauth` upstream.
+    pub fn of(spec: &UpstreamSpec) -> Option<Arc<Self>> {
+        let e = spec.transport.endpoint()?;
+        let user = e.user_oauth.as_ref().filter(|u| u.enterprise_managed)?;
+        Some(Arc::new(Self {
+            url: e.url.clone(),
+            user: user.clone(),
+        }))
+    }
+}
+
+/// What a sign-in at the company's provider gave.
+pub struct CompanySignIn {
+    pub id_token: String,
+    pub refresh_token: Option<String>,
+    pub token_endpoint: String,
+}
+
+/// The `exp` of a JWT, in ms. Read without checking the signature: it only decides when to
+/// refresh, and the token goes back to the provider that issued it, which checks it.
+fn expiry_ms(jwt: &str) -> Option<i64> {
+    use base64::Engine;
+    let payload = jwt.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .ok()?;
+    let claims: Value = serde_json::from_slice(&bytes).ok()?;
+    claims["exp"].as_i64().map(|s| s * 1000)
+}
+
+impl Vault {
+    /// Keeps a company sign-in for each of `keys` (the principal keys its user has on `/mcp`).
+    /// Callers keep one only while some upstream is enterprise-managed.
+    pub async fn keep_company_sign_in(&self, keys: &[String], s: CompanySignIn) {
+        let Some(f) = &self.company else { return };
+        let t = Tokens {
+            expires_at: expiry_ms(&s.id_token),
+            access_token: s.id_token,
+            refresh_token: s.refresh_token,
+            issuer: f.issuer.clone(),
+            token_endpoint: s.token_endpoint,
+            resource: String::new(),
+            client_id: f.client_id.clone(),
+            client_secret: None,
+            auth_method: "client_secret_basic".into(),
+            dpop_key: None,
+        };
+        for key in keys {
+            if let Err(e) = self
+                .save(COMPANY, &user_holder(key), key, "openid", &t)
+                .await
+            {
+                tracing::warn!(error = %e, "the company sign-in could not be kept");
+            }
+        }
+    }
+
+    /// The provider's discovery as token requests use it, and the gateway as its client.
+    fn company_client(
+        &self,
+        token_endpoint: &str,
+    ) -> Result<(Discovered, flow::Client), UpstreamError> {
+        let f = self.company.as_ref().ok_or_else(|| {
+            UpstreamError::Config(
+                "user_oauth.enterprise_managed needs the company's provider ([auth.server.oidc])"
+                    .into(),
+            )
+        })?;
+        let d = Discovered {
+            resource: String::new(),
+            issuer: f.issuer.clone(),
+            metadata: json!({"issuer": f.issuer, "token_endpoint": token_endpoint}),
+            scope: None,
+        };
+        let client = flow::preregistered(&d, &f.client_id, Some(f.client_secret.expose()));
+        Ok((d, client))
+    }
+
+    /// `holder`'s ID token from their company sign-in, refreshed when it is about to expire,
+    /// and the provider's token endpoint; none kept (or it cannot be refreshed): they sign in
+    /// at the company again.
+    async fn company_id_token(
+        &self,
+        upstream: &str,
+        holder: &str,
+    ) -> Result<(String, String), UpstreamError> {
+        let needs_sign_in = || Vault::needs_connect(upstream, holder);
+        let Some((rec, t, _)) = self.stored(COMPANY, holder).await? else {
+            return Err(needs_sign_in());
+        };
+        let now = now_ms();
+        if t.expires_at.is_none_or(|e| e - now > ID_TOKEN_MARGIN_MS) {
+            return Ok((t.access_token, t.token_endpoint));
+        }
+        let Some(rt) = &t.refresh_token else {
+            return Err(needs_sign_in());
+        };
+        let (d, client) = self.company_client(&t.token_endpoint)?;
+        let form = vec![
+            ("grant_type", "refresh_token".to_string()),
+            ("refresh_token", rt.clone()),
+        ];
+        let fresh = match flow::token_request(&self.http, &d, &client, form).await {
+            Ok(fresh) => fresh,
+            Err(why) => {
+                tracing::warn!(error = %why, "a company sign-in could not be refreshed; the user signs in again");
+                let _ = self.registry.delete_connection(COMPANY, holder).await;
+                return Err(needs_sign_in());
+            }
+        };
+        let Some(id_token) = fresh.id_token else {
+            return Err(needs_sign_in());
+        };
+        let next = Tokens {
+            expires_at: expiry_ms(&id_token),
+            access_token: id_token.clone(),
+            refresh_token: fresh.refresh_token.or(t.refresh_token.clone()),
+            ..t
+        };
+        self.save(COMPANY, holder, &rec.connected_by, &rec.scope, &next)
+            .await?;
+        Ok((id_token, next.token_endpoint))
+    }
+
+    /// A token of `holder` at the enterprise-managed `upstream`: the company sign-in's ID token
+    /// exchanged for a grant, the grant redeemed at the upstream's authorization server; kept
+    /// as the holder's connection.
+    pub(super) async fn managed_token(
+        &self,
+        upstream: &str,
+        holder: &str,
+        m: &Managed,
+    ) -> Result<Access, UpstreamError> {
+        let (id_token, company_endpoint) = self.company_id_token(upstream, holder).await?;
+        let refused = |step: &str, e: String| {
+            UpstreamError::Connect(format!(
+                "enterprise-managed authorization at {upstream}: {step}: {e}"
+            ))
+        };
+        let challenge = self.challenge(&m.url).await;
+        let mut d = discovery::discover(&self.http, &m.url, challenge.as_deref())
+            .await
+            .map_err(|e| refused("discovery", e))?;
+        if !m.user.scopes.is_empty() {
+            d.scope = Some(m.user.scopes.join(" "));
+        }
+        let issuer = d.metadata["issuer"]
+            .as_str()
+            .unwrap_or(&d.issuer)
+            .to_string();
+        let (cd, company) = self.company_client(&company_endpoint)?;
+        let mut form = vec![
+            ("grant_type", TOKEN_EXCHANGE.to_string()),
+            ("requested_token_type", ID_JAG_TYPE.to_string()),
+            ("audience", issuer.clone()),
+            ("resource", d.resource.clone()),
+            ("subject_token", id_token),
+            ("subject_token_type", ID_TOKEN_TYPE.to_string()),
+        ];
+        if let Some(s) = &d.scope {
+            form.push(("scope", s.clone()));
+        }
+        let by = holder.strip_prefix("user:").unwrap_or(holder).to_string();
+        let grant = match flow::token_request(&self.http, &cd, &company, form).await {
+            Ok(g) => g.access_token,
+            Err(e) => {
+                self.audit(&by, "upstream.connect", upstream, "refused")
+                    .await;
+                return Err(refused("the company's provider refused the grant", e));
+            }
+        };
+        let client = self
+            .client(upstream, &m.user, &d)
+            .await
+            .map_err(|e| refused("the client", e))?;
+        let mut form = vec![
+            ("grant_type", JWT_BEARER.to_string()),
+            ("assertion", grant),
+            ("resource", d.resource.clone()),
+        ];
+        if let Some(s) = &d.scope {
+            form.push(("scope", s.clone()));
+        }
+        let tokens = match flow::token_request(&self.http, &d, &client, form).await {
+            Ok(t) => t,
+            Err(e) => {
+                self.audit(&by, "upstream.connect", upstream, "error").await;
+                return Err(refused(
+                    "the upstream's authorization server refused the grant",
+                    e,
+                ));
+            }
+        };
+        let now = now_ms();
+        let scope = tokens.scope.clone().or(d.scope.clone()).unwrap_or_default();
+        let t = Tokens {
+            access_token: tokens.access_token,
+            refresh_token: tokens.refresh_token,
+            expires_at: tokens.expires_in.map(|e| now + e as i64 * 1000),
+            issuer,
+            token_endpoint: d.metadata["token_endpoint"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            resource: d.resource.clone(),
+            client_id: client.client_id,
+            client_secret: client.client_secret,
+            auth_method: client.auth_method,
+            dpop_key: None,
+        };
+        self.save(upstream, holder, &by, &scope, &t).await?;
+        self.audit(&by, "upstream.connect", upstream, "ok").await;
+        tracing::info!(
+            upstream,
+            "a user's upstream token came from their company sign-in"
+        );
+        Ok(t.access(now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_tokens_expiry_is_read_from_its_claims() {
+        use base64::Engine;
+        let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+        let jwt = format!(
+            "{}.{}.sig",
+            b64(json!({"alg": "RS256"})),
+            b64(json!({"exp": 1700000000}))
+        );
+        assert_eq!(expiry_ms(&jwt), Some(1_700_000_000_000));
+        assert_eq!(expiry_ms("not a jwt"), None);
+    }
+}
