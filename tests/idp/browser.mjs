@@ -6,6 +6,9 @@
 // of the company's provider instead) and follows the page's "continue" link after it. Prints `{"url", "status",
 // "text"}` of that page.
 //
+// With STOP_AT, a redirect to a URL that starts with it is not followed: it prints `{"url"}`
+// (an authorization's answer to a client that listens nowhere).
+//
 // Usage: node browser.mjs URL LOGIN [PAT]
 const [start, login, pat] = process.argv.slice(2);
 const jar = new Map(); // origin -> Map(name -> value)
@@ -59,6 +62,10 @@ for (let step = 0; step < 20; step++) {
   const location = res.headers.get('location');
   if (location && res.status >= 300 && res.status < 400) {
     url = new URL(location, url).href;
+    if (process.env.STOP_AT && url.startsWith(process.env.STOP_AT)) {
+      console.log(JSON.stringify({ url }));
+      process.exit(0);
+    }
     res = await go(url);
     continue;
   }

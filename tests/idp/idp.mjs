@@ -12,7 +12,8 @@
 //   `id_jag: {"client_id"}` lets an authorization-code client exchange its users' ID tokens for
 //   identity assertion grants (ID-JAG, enterprise-managed authorization) naming that client of
 //   the resource's authorization server; the provider's policy refuses accounts with
-//   `no_id_jag: true`. `jwt_bearer: true` lets a client redeem such grants here (RFC 7523) when
+//   `no_id_jag: true`; a grant carries the account's `groups`. `POST /test/id-jag-client
+//   {"client", "client_id"}` changes that client's `id_jag.client_id`. `jwt_bearer: true` lets a client redeem such grants here (RFC 7523) when
 //   IDP_TRUST names the provider that issues them.
 // IDP_ID_TOKEN_TTL: the ID tokens' lifetime in seconds (default 3600). `GET /test/grants`
 // answers how many token requests of each grant type succeeded (`id-jag` for the exchanges that
@@ -170,6 +171,7 @@ function idJag(ctx, issuer, key, client) {
   const ttl = 300;
   const grant = sign(key, { typ: 'oauth-id-jag+jwt' }, {
     iss: issuer, sub: v.claims.sub, aud: audience, resource, client_id: client.id_jag.client_id,
+    ...(accounts[v.claims.sub]?.groups ? { groups: accounts[v.claims.sub].groups } : {}),
     ...(scope ? { scope } : {}), iat: now, exp: now + ttl, jti: crypto.randomUUID(),
   });
   ctx.body = { access_token: grant, issued_token_type: ID_JAG_TYPE, token_type: 'N_A', expires_in: ttl, ...(scope ? { scope } : {}) };
@@ -256,6 +258,16 @@ const server = http.createServer((req, res) => {
       const sig = crypto.sign('sha256', Buffer.from(input), key).toString('base64url');
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ token: `${input}.${sig}` }));
+    });
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/test/id-jag-client') {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const { client, client_id } = JSON.parse(body);
+      clients.find((c) => c.client_id === client).id_jag.client_id = client_id;
+      res.end('{}');
     });
     return;
   }

@@ -151,7 +151,7 @@ pub fn registered_metadata(req: &Value, scopes: &[String]) -> Result<(Value, boo
     };
     let grant_types = strings("grant_types", "authorization_code")?;
     for g in &grant_types {
-        if g != "authorization_code" && g != "refresh_token" {
+        if g != "authorization_code" && g != "refresh_token" && g != super::id_jag::JWT_BEARER {
             return Err(format!("grant type {g:?} is not supported"));
         }
     }

@@ -374,6 +374,24 @@ async fn redeem(
                 .unwrap_or("the provider sent none")
         )
     })?;
+    let (_, claims) = provider_signed(s, f, id_token, &f.client_id)
+        .await
+        .map_err(|e| format!("the ID token: {e}"))?;
+    if claims.get("nonce").and_then(Value::as_str) != trip["n"].as_str() {
+        return Err("the ID token's nonce is not this sign-in's".into());
+    }
+    Ok((claims, tokens))
+}
+
+/// A JWT the company's provider signed (one of its keys, not a shared secret), for `audience`,
+/// unexpired: its header and claims.
+pub(super) async fn provider_signed(
+    s: &AuthServer,
+    f: &FederationConfig,
+    jwt: &str,
+    audience: &str,
+) -> Result<(jsonwebtoken::Header, Map<String, Value>), String> {
+    let meta = s.provider.metadata(f).await?;
     let jwks_uri = meta["jwks_uri"]
         .as_str()
         .ok_or("the provider has no jwks_uri")?;
@@ -387,12 +405,12 @@ async fn redeem(
         .json()
         .await
         .map_err(|e| format!("the provider's keys: {e}"))?;
-    let header = jsonwebtoken::decode_header(id_token).map_err(|e| e.to_string())?;
+    let header = jsonwebtoken::decode_header(jwt).map_err(|e| e.to_string())?;
     let jwk = jwks
         .keys
         .iter()
         .find(|k| header.kid.is_none() || k.common.key_id == header.kid)
-        .ok_or("the ID token's key is not among the provider's")?;
+        .ok_or("its key is not among the provider's")?;
     let key = DecodingKey::from_jwk(jwk).map_err(|e| e.to_string())?;
     if matches!(
         header.alg,
@@ -400,17 +418,14 @@ async fn redeem(
             | jsonwebtoken::Algorithm::HS384
             | jsonwebtoken::Algorithm::HS512
     ) {
-        return Err("the ID token is signed with a shared secret".into());
+        return Err("it is signed with a shared secret".into());
     }
     let mut v = Validation::new(header.alg);
     v.set_issuer(&[&f.issuer, &format!("{}/", f.issuer)]);
-    v.set_audience(&[&f.client_id]);
+    v.set_audience(&[audience]);
     v.leeway = 30;
-    let claims = jsonwebtoken::decode::<Map<String, Value>>(id_token, &key, &v)
-        .map_err(|e| format!("the ID token: {e}"))?
+    let claims = jsonwebtoken::decode::<Map<String, Value>>(jwt, &key, &v)
+        .map_err(|e| e.to_string())?
         .claims;
-    if claims.get("nonce").and_then(Value::as_str) != trip["n"].as_str() {
-        return Err("the ID token's nonce is not this sign-in's".into());
-    }
-    Ok((claims, tokens))
+    Ok((header, claims))
 }

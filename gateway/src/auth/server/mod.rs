@@ -21,6 +21,7 @@ pub mod clients;
 pub mod documents;
 pub mod federation;
 pub mod grants;
+mod id_jag;
 pub mod keys;
 pub mod pages;
 mod token;
@@ -57,6 +58,8 @@ pub struct AuthServer {
     /// The company's provider, for federated sign-in.
     provider: federation::Provider,
     registrations: DefaultKeyedRateLimiter<IpAddr>,
+    /// The identity assertion grants this replica redeemed.
+    spent_grants: id_jag::Spent,
 }
 
 /// A random secret of 256 bits, base64url: codes, refresh tokens, client secrets, CSRF values.
@@ -177,6 +180,7 @@ impl AuthServer {
             grants: grants::GrantBook::default(),
             documents: documents::Documents::default(),
             provider: federation::Provider::default(),
+            spent_grants: id_jag::Spent::default(),
         });
         let s = server.clone();
         tokio::spawn(async move {
@@ -261,6 +265,11 @@ impl AuthServer {
         });
         if self.config.registration != Registration::Off {
             m["registration_endpoint"] = json!(format!("{iss}/oauth/register"));
+        }
+        if self.config.federation.is_some() {
+            m["grant_types_supported"] =
+                json!(["authorization_code", "refresh_token", id_jag::JWT_BEARER]);
+            m["authorization_grant_profiles_supported"] = json!([id_jag::PROFILE]);
         }
         m
     }

@@ -116,6 +116,9 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     let grant = match form.get("grant_type").map(String::as_str) {
         Some("authorization_code") => redeem_code(&state, &client, &form).await,
         Some("refresh_token") => redeem_refresh(&state, &client, &form).await,
+        Some(super::id_jag::JWT_BEARER) => super::id_jag::redeem(&state, &client, &form)
+            .await
+            .map(|g| (g, "oauth.id_jag")),
         Some(other) => {
             return oauth_error(
                 StatusCode::BAD_REQUEST,
@@ -138,7 +141,9 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
             );
         }
     }
-    match issue(&state, s, &grant).await {
+    // A grant of the company's comes without a refresh token: its policy is asked again.
+    let refresh = action != "oauth.id_jag";
+    match issue(&state, s, &grant, refresh).await {
         Ok(body) => {
             audit(&state, &grant.subject, action, &grant.client_id, "ok").await;
             (
@@ -246,11 +251,12 @@ async fn redeem_refresh(
     Ok((grant, "oauth.refresh"))
 }
 
-/// A new access token and refresh token for `grant`.
+/// A new access token for `grant`, and a refresh token (`refresh`).
 async fn issue(
     state: &AppState,
     s: &AuthServer,
     grant: &GrantRecord,
+    refresh: bool,
 ) -> Result<serde_json::Value, Response> {
     let now = now_ms();
     let ttl = s.config.access_token_ttl.as_secs();
@@ -266,24 +272,27 @@ async fn issue(
         "gid": grant.id,
     });
     let access = s.keys.sign(&claims).map_err(|_| unavailable())?;
-    let refresh = random_secret();
-    state
-        .registry
-        .create_refresh_token(
-            &hashed(&refresh),
-            &grant.id,
-            now,
-            now + s.config.refresh_token_ttl.as_millis() as i64,
-        )
-        .await
-        .map_err(|_| unavailable())?;
-    Ok(json!({
+    let mut body = json!({
         "access_token": access,
         "token_type": "Bearer",
         "expires_in": ttl,
-        "refresh_token": refresh,
         "scope": grant.scope,
-    }))
+    });
+    if refresh {
+        let refresh = random_secret();
+        state
+            .registry
+            .create_refresh_token(
+                &hashed(&refresh),
+                &grant.id,
+                now,
+                now + s.config.refresh_token_ttl.as_millis() as i64,
+            )
+            .await
+            .map_err(|_| unavailable())?;
+        body["refresh_token"] = json!(refresh);
+    }
+    Ok(body)
 }
 
 /// `POST /oauth/revoke` (RFC 7009): a refresh token or an access token of this server revokes

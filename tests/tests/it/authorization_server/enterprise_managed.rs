@@ -135,24 +135,254 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
     );
     assert!(!said.contains("/oauth/upstream/connect"), "{r}");
 
-    let audit = gw.get_json("/admin/v1/audit?limit=200").await;
-    let rows: Vec<(&str, &str)> = audit
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["action"] == "upstream.connect")
-        .map(|r| {
-            (
-                r["principal"].as_str().unwrap(),
-                r["outcome"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    // The writer batches: the rows come within a moment.
     let key = |who: &str| format!("oauth:http://127.0.0.1:{port}#{who}");
+    let want = [
+        (key("alice"), "ok"),
+        (key("bob"), "ok"),
+        (key("mallory"), "refused"),
+    ];
+    let mut rows = Vec::new();
+    for _ in 0..100 {
+        let audit = gw.get_json("/admin/v1/audit?limit=200").await;
+        rows = audit
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["action"] == "upstream.connect")
+            .map(|r| {
+                (
+                    r["principal"].as_str().unwrap().to_string(),
+                    r["outcome"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>();
+        if want
+            .iter()
+            .all(|(k, o)| rows.contains(&(k.clone(), o.to_string())))
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{rows:?}");
+}
+
+/// A host of the enterprise-managed kind signs its user in at the company's provider, exchanges
+/// the ID token there for a grant naming the gateway's authorization server, and redeems it at
+/// `/oauth/token`: a token with the roles of the user's groups, no page of the gateway's, no
+/// refresh token. A grant is redeemed once, by the client it names.
+#[tokio::test]
+async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let host_cb = "http://127.0.0.1:9/cb";
+    let company = gateway_tests::Idp::start_with_accounts(
+        json!([{"client_id": "gateway", "client_secret": "gateway-secret",
+                "scope": "openid groups",
+                "redirect_uris": [format!("http://127.0.0.1:{port}/oauth/callback")]},
+               {"client_id": "host-app", "client_secret": "host-secret",
+                "scope": "openid groups", "redirect_uris": [host_cb],
+                "id_jag": {"client_id": "set below"}}]),
+        json!({"alice": {"groups": ["eng"]}}),
+    )
+    .await;
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        &format!(
+            "pat_sign_in = false\n[auth.server.oidc]\nissuer = \"{}\"\nclient_id = \"gateway\"\n\
+             client_secret = {{ env = \"IDP_SECRET\" }}\nscopes = [\"groups\"]\n\
+             [[auth.role_mappings]]\nclaim = \"groups\"\nvalue = \"eng\"\nrole = \"reader\"\n",
+            company.issuer
+        ),
+    );
+    let gw = start_at(&cfg, port, &[("IDP_SECRET", "gateway-secret")]).await;
+    let issuer = format!("http://127.0.0.1:{port}");
+    let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
     assert!(
-        rows.contains(&(key("alice").as_str(), "ok"))
-            && rows.contains(&(key("bob").as_str(), "ok"))
-            && rows.contains(&(key("mallory").as_str(), "refused")),
-        "{rows:?}"
+        meta["grant_types_supported"]
+            .to_string()
+            .contains("jwt-bearer")
+            && meta["authorization_grant_profiles_supported"]
+                == json!(["urn:ietf:params:oauth:grant-profile:id-jag"]),
+        "{meta}"
+    );
+    // The host registered for this grant, with a secret; the company names it in its grants.
+    let http = reqwest::Client::new();
+    let registered = |auth: &'static str| {
+        http.post(format!("{}/oauth/register", gw.base))
+            .json(
+                &json!({"redirect_uris": [host_cb], "client_name": "XAA host",
+                          "token_endpoint_auth_method": auth,
+                          "grant_types": ["urn:ietf:params:oauth:grant-type:jwt-bearer"]}),
+            )
+            .send()
+    };
+    let host: Value = registered("client_secret_basic")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let (host_id, host_secret) = (
+        host["client_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{host}")),
+        host["client_secret"].as_str().unwrap(),
+    );
+    http.post(format!("{}/test/id-jag-client", company.issuer))
+        .json(&json!({"client": "host-app", "client_id": host_id}))
+        .send()
+        .await
+        .unwrap();
+
+    // alice signs in to the host at the company (a browser), and the host gets her ID token.
+    let (verifier, challenge) = pkce();
+    let mut authorize = url::Url::parse(&format!("{}/auth", company.issuer)).unwrap();
+    authorize
+        .query_pairs_mut()
+        .append_pair("response_type", "code")
+        .append_pair("client_id", "host-app")
+        .append_pair("redirect_uri", host_cb)
+        .append_pair("scope", "openid groups")
+        .append_pair("state", "s")
+        .append_pair("nonce", "n")
+        .append_pair("code_challenge", &challenge)
+        .append_pair("code_challenge_method", "S256");
+    let mut browser = node("idp/browser.mjs");
+    browser
+        .arg(authorize.as_str())
+        .arg("alice")
+        .env("STOP_AT", host_cb);
+    let back = last_json_line(browser, "the browser").await;
+    let code = param(
+        &url::Url::parse(back["url"].as_str().unwrap_or_else(|| panic!("{back}"))).unwrap(),
+        "code",
+    )
+    .unwrap_or_else(|| panic!("{back}"));
+    let at_company = |form: Vec<(&'static str, String)>| {
+        http.post(format!("{}/token", company.issuer))
+            .basic_auth("host-app", Some("host-secret"))
+            .form(&form)
+            .send()
+    };
+    let signed: Value = at_company(vec![
+        ("grant_type", "authorization_code".into()),
+        ("code", code),
+        ("redirect_uri", host_cb.into()),
+        ("code_verifier", verifier),
+    ])
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let id_token = signed["id_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{signed}"));
+    let exchanged: Value = at_company(vec![
+        (
+            "grant_type",
+            "urn:ietf:params:oauth:grant-type:token-exchange".into(),
+        ),
+        (
+            "requested_token_type",
+            "urn:ietf:params:oauth:token-type:id-jag".into(),
+        ),
+        ("audience", issuer.clone()),
+        ("resource", format!("{issuer}/mcp")),
+        ("subject_token", id_token.into()),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token".into(),
+        ),
+    ])
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let grant = exchanged["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{exchanged}"));
+
+    // Redeemed by another client of the gateway's: refused, and not spent.
+    let other: Value = registered("client_secret_post")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let redeem_as = |id: &str, secret: &str| {
+        http.post(format!("{}/oauth/token", gw.base))
+            .basic_auth(id, Some(secret))
+            .form(&[
+                ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+                ("assertion", grant),
+            ])
+            .send()
+    };
+    let r = redeem_as(
+        other["client_id"].as_str().unwrap(),
+        other["client_secret"].as_str().unwrap(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 400);
+    let e: Value = r.json().await.unwrap();
+    assert!(
+        e["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("another client"),
+        "{e}"
+    );
+
+    let r = redeem_as(host_id, host_secret).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let tokens: Value = r.json().await.unwrap();
+    let token = tokens["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tokens}\n{}", gw.log()));
+    assert!(tokens["refresh_token"].is_null(), "{tokens}");
+    assert_eq!(
+        fx_tools(&gw, token).await,
+        ["fx__echo"],
+        "alice's group eng maps to reader"
+    );
+
+    let r = redeem_as(host_id, host_secret).await.unwrap();
+    assert_eq!(r.status(), 400, "a grant is redeemed once");
+    let e: Value = r.json().await.unwrap();
+    assert!(
+        e["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("used before"),
+        "{e}"
+    );
+    // The ID token itself is not a grant.
+    let r = http
+        .post(format!("{}/oauth/token", gw.base))
+        .basic_auth(host_id, Some(host_secret))
+        .form(&[
+            ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+            ("assertion", id_token),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+
+    let grants = gw.get_json("/admin/v1/oauth/grants").await;
+    let via = format!("id-jag:{}", company.issuer);
+    assert!(
+        grants
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["subject"] == "alice" && g["signed_in_with"] == via.as_str()),
+        "{grants}"
     );
 }

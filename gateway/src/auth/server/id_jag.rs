@@ -1,0 +1,185 @@
+//! Enterprise-managed authorization (SEP-990) at the gateway's own authorization server: a
+//! host whose user signed in at the company's provider (`[auth.server.oidc]`) exchanges that
+//! sign-in there for an identity assertion grant (ID-JAG) naming this server, and redeems it at
+//! `/oauth/token` (`grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`). No page of the
+//! gateway's is shown: the company's policy decided when it issued the grant.
+//!
+//! The grant must be the provider's (its keys, `typ` `oauth-id-jag+jwt`), for this server
+//! (`aud`), for the client that redeems it (`client_id`; the client registered for this grant
+//! type and authenticates with its secret: the grant is a bearer assertion), for a resource this server serves, unexpired, and
+//! used once (its `jti`, remembered by this replica until it expires). The user's roles come
+//! from the grant's claims through `auth.role_mappings`, as at a federated sign-in. The access
+//! token lasts `access_token_ttl_secs` and comes without a refresh token, so the company's
+//! policy is asked again when it expires.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use registry::{now_ms, ClientRecord, GrantRecord};
+use serde_json::Value;
+
+use super::{oauth_error, server};
+use crate::state::AppState;
+
+pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The profile this server supports, as its metadata names it.
+pub const PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
+const TYP: &str = "oauth-id-jag+jwt";
+/// Grants remembered at most (each until it expires); beyond it, new grants are refused.
+const SPENT_CAP: usize = 100_000;
+
+/// The `jti`s of the grants this replica redeemed, with their expiry (ms).
+#[derive(Default)]
+pub struct Spent(Mutex<HashMap<String, i64>>);
+
+impl Spent {
+    /// Whether `jti` is new (and now spent until `until`).
+    fn spend(&self, jti: &str, until: i64) -> Result<(), &'static str> {
+        let mut all = self.0.lock().unwrap();
+        let now = now_ms();
+        if all.len() >= SPENT_CAP {
+            all.retain(|_, e| *e > now);
+            if all.len() >= SPENT_CAP {
+                return Err("too many grants at once; try again");
+            }
+        }
+        match all.insert(jti.to_string(), until) {
+            Some(_) => Err("the grant was used before"),
+            None => Ok(()),
+        }
+    }
+}
+
+fn invalid_grant(m: &str) -> Response {
+    oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
+}
+
+/// The grant an identity assertion grant (`form["assertion"]`) of `client`'s comes to: stored,
+/// and its audit action.
+pub(super) async fn redeem(
+    state: &AppState,
+    client: &ClientRecord,
+    form: &HashMap<String, String>,
+) -> Result<GrantRecord, Response> {
+    let s = server(state);
+    let Some(f) = &s.config.federation else {
+        return Err(oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "identity assertion grants need the company's provider ([auth.server.oidc])",
+        ));
+    };
+    if client.secret_hash.is_none() {
+        return Err(oauth_error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+            "an identity assertion grant is redeemed by a client that authenticates (a client \
+             with a secret)",
+        ));
+    }
+    let registered = client.metadata["grant_types"]
+        .as_array()
+        .is_some_and(|g| g.iter().any(|g| g == JWT_BEARER));
+    if !registered {
+        return Err(oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unauthorized_client",
+            "the client did not register for identity assertion grants (grant_types)",
+        ));
+    }
+    let assertion = form.get("assertion").ok_or_else(|| {
+        oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "assertion is required",
+        )
+    })?;
+    let (header, claims) = super::federation::provider_signed(s, f, assertion, &s.config.issuer)
+        .await
+        .map_err(|e| invalid_grant(&format!("the grant is not the company's: {e}")))?;
+    if header.typ.as_deref() != Some(TYP) {
+        return Err(invalid_grant(&format!("the assertion's typ is not {TYP}")));
+    }
+    let text = |k: &str| claims.get(k).and_then(Value::as_str);
+    if text("client_id") != Some(client.client_id.as_str()) {
+        return Err(invalid_grant("the grant was issued for another client"));
+    }
+    let resource = text("resource")
+        .or(form.get("resource").map(String::as_str))
+        .unwrap_or(&s.resource)
+        .to_string();
+    if !s.serves(&resource) {
+        return Err(oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            &format!("this server issues tokens for {} only", s.resource),
+        ));
+    }
+    let Some(subject) = text(&f.subject_claim).or(text("sub")) else {
+        return Err(invalid_grant("the grant names no user"));
+    };
+    // What the grant allows, narrowed to what the client asks (SEP-990 §7.2.1).
+    let granted: Vec<&str> = match text("scope") {
+        Some(g) => g.split_whitespace().collect(),
+        None => vec![s.config.scopes[0].as_str()],
+    };
+    let scope: Vec<&str> = match form.get("scope") {
+        Some(asked) => asked
+            .split_whitespace()
+            .filter(|a| granted.contains(a))
+            .collect(),
+        None => granted,
+    };
+    let scope: Vec<&str> = scope
+        .into_iter()
+        .filter(|x| s.config.scopes.iter().any(|k| k == x))
+        .collect();
+    if scope.is_empty() {
+        return Err(oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_scope",
+            "the grant allows none of the scopes asked for here",
+        ));
+    }
+    let (Some(jti), Some(exp)) = (text("jti"), claims.get("exp").and_then(Value::as_i64)) else {
+        return Err(invalid_grant("the grant has no jti"));
+    };
+    s.spent_grants
+        .spend(jti, exp * 1000)
+        .map_err(invalid_grant)?;
+    let grant = GrantRecord {
+        id: uuid::Uuid::new_v4().simple().to_string(),
+        subject: subject.to_string(),
+        client_id: client.client_id.clone(),
+        roles: state.auth.roles_for_claims(&claims),
+        scope: scope.join(" "),
+        resource,
+        signed_in_with: format!("id-jag:{}", f.issuer),
+        created_at: now_ms(),
+        revoked_at: None,
+    };
+    if state.registry.create_grant(&grant).await.is_err() {
+        return Err(oauth_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "temporarily_unavailable",
+            "the authorization server cannot reach its store; try again",
+        ));
+    }
+    Ok(grant)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grant_is_spent_once() {
+        let spent = Spent::default();
+        let later = now_ms() + 60_000;
+        assert!(spent.spend("a", later).is_ok());
+        assert!(spent.spend("b", later).is_ok());
+        assert_eq!(spent.spend("a", later), Err("the grant was used before"));
+    }
+}
