@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use super::discovery::{self, Discovered};
 use super::flow;
-use super::vault::{user_holder, Access, Tokens, Vault};
+use super::vault::{user_holder, Access, Connected, Tokens, Vault};
 use crate::config::{UpstreamSpec, UserOAuth};
 use crate::upstream::UpstreamError;
 
@@ -130,6 +130,7 @@ impl Vault {
         upstream: &str,
         holder: &str,
     ) -> Result<(String, String), UpstreamError> {
+        // The link that follows leads through the company's sign-in.
         let needs_sign_in = || Vault::needs_connect(upstream, holder);
         let Some((rec, t, _)) = self.stored(COMPANY, holder).await? else {
             return Err(needs_sign_in());
@@ -177,7 +178,44 @@ impl Vault {
         holder: &str,
         m: &Managed,
     ) -> Result<Access, UpstreamError> {
-        let (id_token, company_endpoint) = self.company_id_token(upstream, holder).await?;
+        self.managed_token_from(upstream, holder, holder, m).await
+    }
+
+    /// A connect link to an enterprise-managed upstream, followed by its principal: the
+    /// connection made from their company sign-in (for the catalog's account too: the admin's
+    /// sign-in), with no page of the upstream's.
+    pub async fn connect_managed(&self, sealed: &str, m: &Managed) -> Result<Connected, String> {
+        let t = self.ticket(sealed)?;
+        let signed_in = user_holder(&t.by);
+        match self
+            .managed_token_from(&t.upstream, &t.holder, &signed_in, m)
+            .await
+        {
+            Ok(_) => Ok(Connected {
+                upstream: t.upstream,
+                holder: t.holder,
+                by: t.by,
+                elicitation: t.elicitation,
+            }),
+            Err(UpstreamError::NeedsConnect { .. }) => Err(format!(
+                "{} is reached with your sign-in at your company: sign in to the gateway \
+                 through your company's sign-in (on this link's page, or in your application), \
+                 then open the link again",
+                t.upstream
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// [`managed_token`](Self::managed_token) from the company sign-in of `signed_in`.
+    async fn managed_token_from(
+        &self,
+        upstream: &str,
+        holder: &str,
+        signed_in: &str,
+        m: &Managed,
+    ) -> Result<Access, UpstreamError> {
+        let (id_token, company_endpoint) = self.company_id_token(upstream, signed_in).await?;
         let refused = |step: &str, e: String| {
             UpstreamError::Connect(format!(
                 "enterprise-managed authorization at {upstream}: {step}: {e}"
@@ -206,7 +244,10 @@ impl Vault {
         if let Some(s) = &d.scope {
             form.push(("scope", s.clone()));
         }
-        let by = holder.strip_prefix("user:").unwrap_or(holder).to_string();
+        let by = signed_in
+            .strip_prefix("user:")
+            .unwrap_or(signed_in)
+            .to_string();
         let grant = match flow::token_request(&self.http, &cd, &company, form).await {
             Ok(g) => g.access_token,
             Err(e) => {

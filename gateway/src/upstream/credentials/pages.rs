@@ -35,6 +35,22 @@ pub(super) async fn onward(state: &AppState, ticket: &str) -> Response {
             "the audit log cannot be written right now; try again shortly",
         );
     }
+    // An enterprise-managed upstream: connected from the company sign-in, here and now.
+    let managed = ups
+        .vault
+        .link_of(ticket)
+        .ok()
+        .and_then(|(upstream, _)| ups.spec(&upstream))
+        .and_then(|spec| super::enterprise::Managed::of(&spec));
+    if let Some(m) = managed {
+        return match ups.vault.connect_managed(ticket, &m).await {
+            Ok(c) => connected(state, c).await,
+            Err(e) => {
+                tracing::info!(error = %e, "a connect link could not be followed");
+                error(StatusCode::FORBIDDEN, &e)
+            }
+        };
+    }
     match ups.vault.begin(ticket, |name| ups.spec(name)).await {
         Ok((url, nonce)) => {
             let Ok(location) = HeaderValue::from_str(&url) else {
@@ -98,31 +114,39 @@ pub async fn callback(
         .finish(query.as_deref().unwrap_or(""), cookie)
         .await
     {
-        Ok(c) => {
-            ups.connection_changed(&c.upstream, &c.holder).await;
-            if let Some(id) = &c.elicitation {
-                elicitation_complete(&state.hub, &c.holder, id);
-                // The host's session may live on another replica.
-                if let Err(e) = state
-                    .registry
-                    .announce_elicitation_complete(&c.holder, id)
-                    .await
-                {
-                    tracing::warn!(error = %e, "cannot tell the other replicas that an elicitation is complete");
-                }
-            }
-            let body = format!(
-                "<main><h1>Connected</h1><p>Your account at <b>{}</b> is connected to the \
-                 gateway. Go back to your application and call again.</p></main>",
-                escape(&c.upstream)
-            );
-            page(StatusCode::OK, "Connected", &body, None)
-        }
+        Ok(c) => connected(&state, c).await,
         Err(e) => {
             tracing::info!(error = %e, "an upstream authorization did not complete");
             error(StatusCode::BAD_REQUEST, &e)
         }
     }
+}
+
+/// A connection made: the catalog and the holder's sessions are told, and so is the host that
+/// asked (its URL elicitation is complete); the page that says so.
+async fn connected(state: &AppState, c: super::vault::Connected) -> Response {
+    state
+        .hub
+        .upstreams
+        .connection_changed(&c.upstream, &c.holder)
+        .await;
+    if let Some(id) = &c.elicitation {
+        elicitation_complete(&state.hub, &c.holder, id);
+        // The host's session may live on another replica.
+        if let Err(e) = state
+            .registry
+            .announce_elicitation_complete(&c.holder, id)
+            .await
+        {
+            tracing::warn!(error = %e, "cannot tell the other replicas that an elicitation is complete");
+        }
+    }
+    let body = format!(
+        "<main><h1>Connected</h1><p>Your account at <b>{}</b> is connected to the \
+         gateway. Go back to your application and call again.</p></main>",
+        escape(&c.upstream)
+    );
+    page(StatusCode::OK, "Connected", &body, None)
 }
 
 /// Tells the holder's sessions on this replica that the URL elicitation `id` is complete

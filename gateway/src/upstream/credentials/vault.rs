@@ -164,14 +164,14 @@ struct Started {
 
 /// A connect link's content.
 #[derive(Debug, Serialize, Deserialize)]
-struct Ticket {
-    upstream: String,
-    holder: String,
-    by: String,
+pub(super) struct Ticket {
+    pub(super) upstream: String,
+    pub(super) holder: String,
+    pub(super) by: String,
     expires_at: i64,
     /// The URL elicitation the link was sent in, told complete when the user is done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    elicitation: Option<String>,
+    pub(super) elicitation: Option<String>,
 }
 
 /// Connected: who, to what, and the URL elicitation that asked for it.
@@ -515,7 +515,7 @@ impl Vault {
     }
 
     /// A connect link's ticket, opened: this gateway's and unexpired.
-    fn ticket(&self, sealed: &str) -> Result<Ticket, String> {
+    pub(super) fn ticket(&self, sealed: &str) -> Result<Ticket, String> {
         let (v, _) = self
             .ring
             .open("connect", sealed)

@@ -135,6 +135,43 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
     );
     assert!(!said.contains("/oauth/upstream/connect"), "{r}");
 
+    // bob's connect link (the console's Connect) goes through his company sign-in and
+    // connects at once, with no page of the upstream's.
+    let (status, link) = gw
+        .send(
+            reqwest::Method::POST,
+            "/v1/connections/own",
+            Some(&bob),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    let before = upstream_server.grants().await["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+        .as_u64()
+        .unwrap();
+    let mut browse = node("idp/browser.mjs");
+    browse
+        .arg(link["url"].as_str().unwrap())
+        .arg("bob")
+        .arg("federated");
+    let page = last_json_line(browse, "the browser").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}
+{}",
+        gw.log()
+    );
+    let after = upstream_server.grants().await["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(after, before + 1, "one grant redeemed for the link");
+
+    // A token's owner has no company sign-in: their call is handed the link, whose page offers
+    // the company's sign-in.
+    let carol = gw.token_for("carol", &["admin"]).await;
+    let r = whoami(&gw, &carol).await;
+    assert!(r.to_string().contains("/oauth/upstream/connect"), "{r}");
+
     // The writer batches: the rows come within a moment.
     let key = |who: &str| format!("oauth:http://127.0.0.1:{port}#{who}");
     let want = [
