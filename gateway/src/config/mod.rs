@@ -427,6 +427,23 @@ mod tests {
             key_of("[auth.server]\n[auth]\nmode = \"required\"", &[]),
             "auth.resource"
         );
+        // Enterprise-managed: a client the company's provider knows, and that provider.
+        let managed = |client: &str| {
+            format!(
+                "[[upstreams]]\nname = \"gh\"\ntransport = \"http\"\nurl = \"https://x/mcp\"\n\
+                 sharing = \"per_session\"\n[upstreams.user_oauth]\nenterprise_managed = true\n\
+                 {client}\n[user_credentials]\nkey = {{ env = \"K\" }}"
+            )
+        };
+        let key = [("K", "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=")];
+        assert_eq!(
+            key_of(&managed(""), &key),
+            "upstreams[gh].user_oauth.enterprise_managed"
+        );
+        assert_eq!(
+            key_of(&managed("client_id = \"gw\""), &key),
+            "auth.server.oidc"
+        );
     }
 
     /// Defaults and the variables that override keys are in the generated schema, from the
