@@ -299,26 +299,24 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
     )
     .unwrap_or_else(|| panic!("{back}"));
     let at_company = |form: Vec<(&'static str, String)>| {
-        http.post(format!("{}/token", company.issuer))
+        let sent = http
+            .post(format!("{}/token", company.issuer))
             .basic_auth("host-app", Some("host-secret"))
             .form(&form)
-            .send()
+            .send();
+        async move { sent.await.unwrap().json::<Value>().await.unwrap() }
     };
-    let signed: Value = at_company(vec![
+    let signed = at_company(vec![
         ("grant_type", "authorization_code".into()),
         ("code", code),
         ("redirect_uri", host_cb.into()),
         ("code_verifier", verifier),
     ])
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    .await;
     let id_token = signed["id_token"]
         .as_str()
         .unwrap_or_else(|| panic!("{signed}"));
-    let exchanged: Value = at_company(vec![
+    let exchanged = at_company(vec![
         (
             "grant_type",
             "urn:ietf:params:oauth:grant-type:token-exchange".into(),
@@ -335,11 +333,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
             "urn:ietf:params:oauth:token-type:id_token".into(),
         ),
     ])
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    .await;
     let grant = exchanged["access_token"]
         .as_str()
         .unwrap_or_else(|| panic!("{exchanged}"));
