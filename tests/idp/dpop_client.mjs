@@ -5,10 +5,15 @@
 // `{"tokenType", "bound", "bearer", "dpop", "replayed", "otherKey", "challenge"}` (the statuses,
 // and the challenge of the bearer try).
 //
-// Usage: node dpop_client.mjs TOKEN_ENDPOINT CLIENT_ID SECRET SCOPE RESOURCE
+// With FORM (a JSON object) the token request sends that form instead, as a public client when
+// SECRET is `-` (a code redeemed at the gateway's own authorization server); a refresh token in
+// the answer is then tried without a proof, with a proof of another key, and with one of the
+// key (`refreshNoProof`, `refreshOtherKey`, `refreshed`: statuses; `refreshedType`).
+//
+// Usage: node dpop_client.mjs TOKEN_ENDPOINT CLIENT_ID SECRET SCOPE RESOURCE [FORM]
 import crypto from 'node:crypto';
 
-const [tokenEndpoint, clientId, secret, scope, resource] = process.argv.slice(2);
+const [tokenEndpoint, clientId, secret, scope, resource, form] = process.argv.slice(2);
 const b64 = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
 function keyPair() {
@@ -27,16 +32,21 @@ function proof(key, htm, htu, token) {
 }
 
 const key = keyPair();
-const tokenResp = await fetch(tokenEndpoint, {
-  method: 'POST',
-  headers: {
-    'content-type': 'application/x-www-form-urlencoded',
-    authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
-    dpop: proof(key, 'POST', tokenEndpoint),
-  },
-  body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }),
-});
+function tokenRequest(body, dpop) {
+  const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (secret !== '-') headers.authorization = `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
+  if (dpop) headers.dpop = dpop;
+  return fetch(tokenEndpoint, { method: 'POST', headers, body: new URLSearchParams(body) });
+}
+const tokenResp = await tokenRequest(
+  form ? JSON.parse(form) : { grant_type: 'client_credentials', scope, resource },
+  proof(key, 'POST', tokenEndpoint),
+);
 const tokens = await tokenResp.json();
+if (!tokens.access_token) {
+  console.log(JSON.stringify({ failure: tokens }));
+  process.exit(0);
+}
 const token = tokens.access_token;
 const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url'));
 
@@ -56,7 +66,17 @@ const fresh = proof(key, 'POST', resource, token);
 const dpop = await post(`DPoP ${token}`, fresh);
 const replayed = await post(`DPoP ${token}`, fresh);
 const otherKey = await post(`DPoP ${token}`, proof(keyPair(), 'POST', resource, token));
+const refresh = {};
+if (tokens.refresh_token) {
+  const body = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId };
+  refresh.refreshNoProof = (await tokenRequest(body)).status;
+  refresh.refreshOtherKey = (await tokenRequest(body, proof(keyPair(), 'POST', tokenEndpoint))).status;
+  const r = await tokenRequest(body, proof(key, 'POST', tokenEndpoint));
+  refresh.refreshed = r.status;
+  refresh.refreshedType = (await r.json()).token_type;
+}
 console.log(JSON.stringify({
+  ...refresh,
   tokenType: tokens.token_type,
   bound: claims.cnf?.jkt ?? null,
   bearer: bearer.status,

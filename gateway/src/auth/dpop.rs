@@ -1,4 +1,5 @@
-//! DPoP at the gateway as a resource server (RFC 9449 §4.3, §7): a host whose access token is
+//! DPoP at the gateway as a resource server (RFC 9449 §4.3, §7), and at its authorization
+//! server's token endpoint (§5: a proof there binds the tokens issued): a host whose access token is
 //! bound to a key (its `cnf.jkt`) sends it as `Authorization: DPoP …` with a proof signed by
 //! that key for this very request. A bound token sent as a bearer token is refused: whoever
 //! copied it off the wire does not hold the key. ES256 proofs only (what the gateway signs with
@@ -35,9 +36,15 @@ pub struct Proofs {
 }
 
 impl Proofs {
-    /// Checks `proof` for a request `htm` to `htu` carrying `token`: its key's thumbprint, or
-    /// why the proof is refused.
-    pub fn check(&self, proof: &str, htm: &str, htu: &str, token: &str) -> Result<String, String> {
+    /// Checks `proof` for a request `htm` to `htu` carrying `token` (none: a token request,
+    /// which carries no access token): its key's thumbprint, or why the proof is refused.
+    pub fn check(
+        &self,
+        proof: &str,
+        htm: &str,
+        htu: &str,
+        token: Option<&str>,
+    ) -> Result<String, String> {
         let now = registry::now_ms() / 1000;
         let mut parts = proof.split('.');
         let (Some(h), Some(p), Some(s), None) =
@@ -98,9 +105,11 @@ impl Proofs {
         if (now - iat).abs() > IAT_WINDOW {
             return Err("the DPoP proof is too old or from the future (iat)".into());
         }
-        let ath = B64.encode(Sha256::digest(token.as_bytes()));
-        if claims["ath"].as_str() != Some(ath.as_str()) {
-            return Err("the DPoP proof is not for this access token (ath)".into());
+        if let Some(token) = token {
+            let ath = B64.encode(Sha256::digest(token.as_bytes()));
+            if claims["ath"].as_str() != Some(ath.as_str()) {
+                return Err("the DPoP proof is not for this access token (ath)".into());
+            }
         }
         let jti = claims["jti"]
             .as_str()
@@ -131,7 +140,7 @@ mod tests {
         let key = DpopKey::generate();
         let htu = "https://gw.example/mcp";
         let proof = key.proof("POST", htu, Some("tok"), None);
-        let jkt = proofs.check(&proof, "POST", htu, "tok").unwrap();
+        let jkt = proofs.check(&proof, "POST", htu, Some("tok")).unwrap();
         let header: Value =
             serde_json::from_slice(&B64.decode(proof.split('.').next().unwrap()).unwrap()).unwrap();
         assert_eq!(
@@ -141,19 +150,23 @@ mod tests {
                 header["jwk"]["y"].as_str().unwrap()
             )
         );
-        let again = proofs.check(&proof, "POST", htu, "tok").unwrap_err();
+        let again = proofs.check(&proof, "POST", htu, Some("tok")).unwrap_err();
         assert!(again.contains("jti"), "{again}");
         let other = |htm: &str, u: &str, t: &str| {
             let p = key.proof("POST", htu, Some("tok"), None);
-            proofs.check(&p, htm, u, t).unwrap_err()
+            proofs.check(&p, htm, u, Some(t)).unwrap_err()
         };
         assert!(other("GET", htu, "tok").contains("htm"));
         assert!(other("POST", "https://gw.example/other", "tok").contains("htu"));
         assert!(other("POST", htu, "another token").contains("ath"));
         let mut tampered = key.proof("POST", htu, Some("tok"), None);
         tampered.push('A');
-        assert!(proofs.check(&tampered, "POST", htu, "tok").is_err());
-        assert!(proofs.check("a.b", "POST", htu, "tok").is_err());
+        assert!(proofs.check(&tampered, "POST", htu, Some("tok")).is_err());
+        assert!(proofs.check("a.b", "POST", htu, Some("tok")).is_err());
+        // At a token endpoint there is no access token: no `ath` to check.
+        let token_endpoint = "https://gw.example/oauth/token";
+        let p = key.proof("POST", token_endpoint, None, None);
+        assert_eq!(proofs.check(&p, "POST", token_endpoint, None), Ok(jkt));
     }
 
     #[test]

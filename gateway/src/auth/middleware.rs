@@ -75,7 +75,7 @@ fn proven(
             let key = state
                 .auth
                 .proofs
-                .check(proof, target.method, &htu, token)
+                .check(proof, target.method, &htu, Some(token))
                 .map_err(AuthError::InvalidToken)?;
             match key == jkt {
                 true => Ok(()),

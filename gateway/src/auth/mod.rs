@@ -336,7 +336,11 @@ impl Authenticator {
             roles: grant.roles.clone(),
             bearer: Some(crate::config::Secret::new(token)),
             audience: Some(audience.to_string()),
-            bound_to: None,
+            bound_to: claims
+                .get("cnf")
+                .and_then(|c| c.get("jkt"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
             key: OnceLock::new(),
         }))
     }

@@ -262,6 +262,7 @@ impl AuthServer {
             "scopes_supported": self.config.scopes,
             "authorization_response_iss_parameter_supported": true,
             "client_id_metadata_document_supported": self.config.client_metadata_documents,
+            "dpop_signing_alg_values_supported": crate::auth::dpop::ALGORITHMS,
         });
         if self.config.registration != Registration::Off {
             m["registration_endpoint"] = json!(format!("{iss}/oauth/register"));

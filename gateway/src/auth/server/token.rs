@@ -3,6 +3,11 @@
 //! grant it made (RFC 6749 §4.1.2). Refresh tokens rotate: each use gives a new one, and a spent
 //! one used again revokes the whole grant (OAuth 2.1 §4.3.1), since one of its two holders is
 //! not the client.
+//!
+//! DPoP (RFC 9449 §5): a token request with a proof gets tokens bound to the proof's key: the
+//! access token carries `cnf.jkt` (and goes with proofs of that key only, `auth::dpop`), and
+//! the refresh token ends with `~{jkt}` (inside what is hashed, so it cannot be changed), and is
+//! taken only with a proof of that key (§5.0: a public client's refresh tokens must be bound).
 
 use std::collections::HashMap;
 
@@ -113,9 +118,13 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
         Ok(c) => c,
         Err(r) => return r,
     };
+    let jkt = match proof_key(&state, s, &headers) {
+        Ok(k) => k,
+        Err(r) => return r,
+    };
     let grant = match form.get("grant_type").map(String::as_str) {
         Some("authorization_code") => redeem_code(&state, &client, &form).await,
-        Some("refresh_token") => redeem_refresh(&state, &client, &form).await,
+        Some("refresh_token") => redeem_refresh(&state, &client, &form, jkt.as_deref()).await,
         Some(super::id_jag::JWT_BEARER) => super::id_jag::redeem(&state, &client, &form)
             .await
             .map(|g| (g, "oauth.id_jag")),
@@ -143,7 +152,7 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     }
     // A grant of the company's comes without a refresh token: its policy is asked again.
     let refresh = action != "oauth.id_jag";
-    match issue(&state, s, &grant, refresh).await {
+    match issue(&state, s, &grant, refresh, jkt.as_deref()).await {
         Ok(body) => {
             audit(&state, &grant.subject, action, &grant.client_id, "ok").await;
             (
@@ -156,6 +165,32 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
                 .into_response()
         }
         Err(r) => r,
+    }
+}
+
+/// The key of the request's DPoP proof (one, for this token endpoint), if it has one.
+fn proof_key(
+    state: &AppState,
+    s: &AuthServer,
+    headers: &HeaderMap,
+) -> Result<Option<String>, Response> {
+    let mut proofs = headers.get_all("dpop").iter();
+    let refused = |m: &str| oauth_error(StatusCode::BAD_REQUEST, "invalid_dpop_proof", m);
+    match (proofs.next(), proofs.next()) {
+        (None, _) => Ok(None),
+        (Some(_), Some(_)) => Err(refused("more than one DPoP proof")),
+        (Some(p), None) => {
+            let p = p
+                .to_str()
+                .map_err(|_| refused("the DPoP proof is not text"))?;
+            let endpoint = format!("{}/oauth/token", s.config.issuer);
+            state
+                .auth
+                .proofs
+                .check(p, "POST", &endpoint, None)
+                .map(Some)
+                .map_err(|e| refused(&e))
+        }
     }
 }
 
@@ -238,10 +273,19 @@ async fn redeem_refresh(
     state: &AppState,
     client: &ClientRecord,
     form: &HashMap<String, String>,
+    jkt: Option<&str>,
 ) -> Result<(GrantRecord, &'static str), Response> {
     let token = form
         .get("refresh_token")
         .ok_or_else(|| invalid_request("refresh_token is required"))?;
+    // Checked before it is spent: a request without the key must not use up the holder's token.
+    if let Some((_, bound)) = token.rsplit_once('~') {
+        if jkt != Some(bound) {
+            return Err(invalid_grant(
+                "the refresh token is bound to a key: send a DPoP proof signed by it",
+            ));
+        }
+    }
     let redeemed = state
         .registry
         .redeem_refresh_token(&hashed(token), now_ms())
@@ -251,12 +295,14 @@ async fn redeem_refresh(
     Ok((grant, "oauth.refresh"))
 }
 
-/// A new access token for `grant`, and a refresh token (`refresh`).
+/// A new access token for `grant`, and a refresh token (`refresh`); both bound to the key
+/// `jkt` (DPoP) when there is one.
 async fn issue(
     state: &AppState,
     s: &AuthServer,
     grant: &GrantRecord,
     refresh: bool,
+    jkt: Option<&str>,
 ) -> Result<serde_json::Value, Response> {
     let now = now_ms();
     let ttl = s.config.access_token_ttl.as_secs();
@@ -271,15 +317,22 @@ async fn issue(
         "jti": uuid::Uuid::new_v4().simple().to_string(),
         "gid": grant.id,
     });
+    let mut claims = claims;
+    if let Some(k) = jkt {
+        claims["cnf"] = json!({ "jkt": k });
+    }
     let access = s.keys.sign(&claims).map_err(|_| unavailable())?;
     let mut body = json!({
         "access_token": access,
-        "token_type": "Bearer",
+        "token_type": if jkt.is_some() { "DPoP" } else { "Bearer" },
         "expires_in": ttl,
         "scope": grant.scope,
     });
     if refresh {
-        let refresh = random_secret();
+        let refresh = match jkt {
+            Some(k) => format!("{}~{k}", random_secret()),
+            None => random_secret(),
+        };
         state
             .registry
             .create_refresh_token(

@@ -14,6 +14,7 @@ use tokio::process::Command;
 
 use super::{console, fixture_config, sqlite_url};
 mod attacks;
+mod bound_tokens;
 mod browser_and_console;
 mod company_provider;
 mod enterprise_managed;
