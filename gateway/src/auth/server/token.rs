@@ -120,7 +120,7 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     };
     let jkt = match proof_key(&state, s, &headers) {
         Ok(k) => k,
-        Err(r) => return r,
+        Err(e) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_dpop_proof", &e),
     };
     let grant = match form.get("grant_type").map(String::as_str) {
         Some("authorization_code") => redeem_code(&state, &client, &form).await,
@@ -168,28 +168,25 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     }
 }
 
-/// The key of the request's DPoP proof (one, for this token endpoint), if it has one.
+/// The key of the request's DPoP proof (one, for this token endpoint), if it has one; or why
+/// the proof is refused.
 fn proof_key(
     state: &AppState,
     s: &AuthServer,
     headers: &HeaderMap,
-) -> Result<Option<String>, Response> {
+) -> Result<Option<String>, String> {
     let mut proofs = headers.get_all("dpop").iter();
-    let refused = |m: &str| oauth_error(StatusCode::BAD_REQUEST, "invalid_dpop_proof", m);
     match (proofs.next(), proofs.next()) {
         (None, _) => Ok(None),
-        (Some(_), Some(_)) => Err(refused("more than one DPoP proof")),
+        (Some(_), Some(_)) => Err("more than one DPoP proof".into()),
         (Some(p), None) => {
-            let p = p
-                .to_str()
-                .map_err(|_| refused("the DPoP proof is not text"))?;
+            let p = p.to_str().map_err(|_| "the DPoP proof is not text")?;
             let endpoint = format!("{}/oauth/token", s.config.issuer);
             state
                 .auth
                 .proofs
                 .check(p, "POST", &endpoint, None)
                 .map(Some)
-                .map_err(|e| refused(&e))
         }
     }
 }
