@@ -13,7 +13,6 @@
 //! policy is asked again when it expires.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -27,31 +26,6 @@ pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// The profile this server supports, as its metadata names it.
 pub const PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
 const TYP: &str = "oauth-id-jag+jwt";
-/// Grants remembered at most (each until it expires); beyond it, new grants are refused.
-const SPENT_CAP: usize = 100_000;
-
-/// The `jti`s of the grants this replica redeemed, with their expiry (ms).
-#[derive(Default)]
-pub struct Spent(Mutex<HashMap<String, i64>>);
-
-impl Spent {
-    /// Whether `jti` is new (and now spent until `until`).
-    fn spend(&self, jti: &str, until: i64) -> Result<(), &'static str> {
-        let mut all = self.0.lock().unwrap();
-        let now = now_ms();
-        if all.len() >= SPENT_CAP {
-            all.retain(|_, e| *e > now);
-            if all.len() >= SPENT_CAP {
-                return Err("too many grants at once; try again");
-            }
-        }
-        match all.insert(jti.to_string(), until) {
-            Some(_) => Err("the grant was used before"),
-            None => Ok(()),
-        }
-    }
-}
-
 fn invalid_grant(m: &str) -> Response {
     oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
 }
@@ -146,9 +120,16 @@ pub(super) async fn redeem(
     let (Some(jti), Some(exp)) = (text("jti"), claims.get("exp").and_then(Value::as_i64)) else {
         return Err(invalid_grant("the grant has no jti"));
     };
-    s.spent_grants
-        .spend(jti, exp * 1000)
-        .map_err(invalid_grant)?;
+    let once = format!("id-jag:{}#{jti}", f.issuer);
+    match state
+        .registry
+        .spend_form(&super::hashed(&once), exp * 1000, now_ms())
+        .await
+    {
+        Ok(true) => {}
+        Ok(false) => return Err(invalid_grant("the grant was used before")),
+        Err(_) => return Err(unavailable()),
+    }
     let grant = GrantRecord {
         id: uuid::Uuid::new_v4().simple().to_string(),
         subject: subject.to_string(),
@@ -161,25 +142,15 @@ pub(super) async fn redeem(
         revoked_at: None,
     };
     if state.registry.create_grant(&grant).await.is_err() {
-        return Err(oauth_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "temporarily_unavailable",
-            "the authorization server cannot reach its store; try again",
-        ));
+        return Err(unavailable());
     }
     Ok(grant)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_grant_is_spent_once() {
-        let spent = Spent::default();
-        let later = now_ms() + 60_000;
-        assert!(spent.spend("a", later).is_ok());
-        assert!(spent.spend("b", later).is_ok());
-        assert_eq!(spent.spend("a", later), Err("the grant was used before"));
-    }
+fn unavailable() -> Response {
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        "the authorization server cannot reach its store; try again",
+    )
 }

@@ -58,8 +58,6 @@ pub struct AuthServer {
     /// The company's provider, for federated sign-in.
     provider: federation::Provider,
     registrations: DefaultKeyedRateLimiter<IpAddr>,
-    /// The identity assertion grants this replica redeemed.
-    spent_grants: id_jag::Spent,
 }
 
 /// A random secret of 256 bits, base64url: codes, refresh tokens, client secrets, CSRF values.
@@ -180,7 +178,6 @@ impl AuthServer {
             grants: grants::GrantBook::default(),
             documents: documents::Documents::default(),
             provider: federation::Provider::default(),
-            spent_grants: id_jag::Spent::default(),
         });
         let s = server.clone();
         tokio::spawn(async move {

@@ -211,7 +211,6 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
 /// refresh token. A grant is redeemed once, by the client it names.
 #[tokio::test]
 async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
-    let dir = gateway_tests::scratch();
     let port = free_port();
     let host_cb = "http://127.0.0.1:9/cb";
     let company = gateway_tests::Idp::start_with_accounts(
@@ -224,8 +223,10 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         json!({"alice": {"groups": ["eng"]}}),
     )
     .await;
+    // Two replicas of one store: a grant spent at one is spent at the other.
+    let db = postgres_database().await;
     let cfg = config(
-        &super::sqlite_url(&dir),
+        &db,
         port,
         &format!(
             "pat_sign_in = false\n[auth.server.oidc]\nissuer = \"{}\"\nclient_id = \"gateway\"\n\
@@ -234,7 +235,15 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
             company.issuer
         ),
     );
-    let gw = start_at(&cfg, port, &[("IDP_SECRET", "gateway-secret")]).await;
+    let seal = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [5u8; 32]);
+    let env = [
+        ("IDP_SECRET", "gateway-secret"),
+        ("MCP_GATEWAY_USER_CREDENTIALS_KEY", seal.as_str()),
+    ];
+    let gw = start_at(&cfg, port, &env).await;
+    let mut replica = Gateway::start_with_env(&cfg, &env).await;
+    replica.admin_token = gw.admin_token.clone();
+    replica.wait_up(&["fx"]).await;
     let issuer = format!("http://127.0.0.1:{port}");
     let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
     assert!(
@@ -345,7 +354,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         .json()
         .await
         .unwrap();
-    let redeem_as = |id: &str, secret: &str| {
+    let redeem_at = |gw: &Gateway, id: &str, secret: &str| {
         http.post(format!("{}/oauth/token", gw.base))
             .basic_auth(id, Some(secret))
             .form(&[
@@ -354,7 +363,8 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
             ])
             .send()
     };
-    let r = redeem_as(
+    let r = redeem_at(
+        &gw,
         other["client_id"].as_str().unwrap(),
         other["client_secret"].as_str().unwrap(),
     )
@@ -370,7 +380,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         "{e}"
     );
 
-    let r = redeem_as(host_id, host_secret).await.unwrap();
+    let r = redeem_at(&gw, host_id, host_secret).await.unwrap();
     assert_eq!(r.status(), 200);
     let tokens: Value = r.json().await.unwrap();
     let token = tokens["access_token"]
@@ -383,8 +393,8 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         "alice's group eng maps to reader"
     );
 
-    let r = redeem_as(host_id, host_secret).await.unwrap();
-    assert_eq!(r.status(), 400, "a grant is redeemed once");
+    let r = redeem_at(&replica, host_id, host_secret).await.unwrap();
+    assert_eq!(r.status(), 400, "a grant is redeemed once, on any replica");
     let e: Value = r.json().await.unwrap();
     assert!(
         e["error_description"]
