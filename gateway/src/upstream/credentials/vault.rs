@@ -304,10 +304,10 @@ impl Vault {
     ) -> Result<Access, UpstreamError> {
         let now = now_ms();
         match self.stored(upstream, holder).await? {
-            None => match managed {
-                Some(m) => self.managed_token(upstream, holder, m).await,
-                None => Err(Self::needs_connect(upstream, holder)),
-            },
+            // One grant at a time per connection: through `renew`'s gate, which takes a
+            // connection another call made meanwhile.
+            None if managed.is_some() => self.renew(upstream, holder, "", managed).await,
+            None => Err(Self::needs_connect(upstream, holder)),
             Some((rec, t, current)) if t.fresh(now) => {
                 if !current {
                     // Sealed with a previous key (rotation): sealed again with the current one.
