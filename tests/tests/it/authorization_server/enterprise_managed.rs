@@ -208,7 +208,8 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
 /// A host of the enterprise-managed kind signs its user in at the company's provider, exchanges
 /// the ID token there for a grant naming the gateway's authorization server, and redeems it at
 /// `/oauth/token`: a token with the roles of the user's groups, no page of the gateway's, no
-/// refresh token. A grant is redeemed once, by the client it names.
+/// refresh token. A grant is redeemed once, by the client it names. The Python SDK's
+/// identity-assertion provider does the same as a real host.
 #[tokio::test]
 async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
     let port = free_port();
@@ -415,6 +416,30 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         .await
         .unwrap();
     assert_eq!(r.status(), 400);
+
+    // A real host: the Python SDK's IdentityAssertionOAuthProvider, its grant fetched from the
+    // company with the same sign-in.
+    let mut python = Command::new(peers().join("venv/bin/python"));
+    python
+        .arg(gateway_tests::package_dir().join("clients/python_id_jag_client.py"))
+        .arg(&gw.mcp)
+        .arg(&issuer)
+        .arg(host_id)
+        .arg(host_secret)
+        .arg(format!("{}/token", company.issuer))
+        .arg("host-app")
+        .arg("host-secret")
+        .arg(id_token);
+    let seen = last_json_line(python, "the Python host").await;
+    let tools = seen["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{seen}\n{}", gw.log()));
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "the reader's tools: {seen}"
+    );
+    assert_eq!(seen["text"], "from an enterprise host", "{seen}");
+    assert_eq!(seen["grants"], 1, "{seen}");
 
     let grants = gw.get_json("/admin/v1/oauth/grants").await;
     let via = format!("id-jag:{}", company.issuer);
