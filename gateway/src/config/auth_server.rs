@@ -53,6 +53,12 @@ pub struct PreClient {
     /// A confidential client's secret (a reference: `{ env = "VAR" }` or `{ file = "/path" }`).
     /// Without one the client is public and proves itself by PKCE alone.
     pub client_secret: Option<ValueSource>,
+    /// The client redeems identity assertion grants of the company's provider at the token
+    /// endpoint (enterprise-managed authorization, SEP-990): a host whose users sign in at the
+    /// company. Needs `client_secret` and `[auth.server.oidc]`; `redirect_uris` may then be
+    /// empty.
+    #[serde(default)]
+    pub identity_assertion_grants: bool,
 }
 
 /// Sign-in federated to the company's OpenID provider (`[auth.server.oidc]`).
@@ -214,7 +220,23 @@ impl AuthServerConfig {
             .enumerate()
             .map(|(i, c)| {
                 let key = format!("auth.server.clients[{i}]");
-                if c.redirect_uris.is_empty() {
+                if c.identity_assertion_grants {
+                    if c.client_secret.is_none() {
+                        return Err(KeyError::new(
+                            format!("{key}.identity_assertion_grants"),
+                            "needs a client_secret: a grant is a bearer assertion, redeemed by a \
+                             client that authenticates",
+                        ));
+                    }
+                    if raw.oidc.is_none() {
+                        return Err(KeyError::new(
+                            format!("{key}.identity_assertion_grants"),
+                            "needs the company's provider ([auth.server.oidc]) whose grants it \
+                             redeems",
+                        ));
+                    }
+                }
+                if c.redirect_uris.is_empty() && !c.identity_assertion_grants {
                     return Err(KeyError::new(
                         format!("{key}.redirect_uris"),
                         format!("{:?} needs redirect_uris", c.client_id),

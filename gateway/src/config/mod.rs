@@ -507,6 +507,30 @@ mod tests {
         assert!(s.clients[0].1.is_some(), "a confidential client");
     }
 
+    /// `config/examples/enterprise-managed.toml` parses with the secrets its header sets: a host
+    /// client that redeems the company's grants, an upstream whose tokens come from them.
+    #[test]
+    fn the_enterprise_managed_example_parses() {
+        let text = include_str!("../../../config/examples/enterprise-managed.toml");
+        let env = HashMap::from(
+            [
+                ("OIDC_CLIENT_SECRET", "o"),
+                ("AGENT_SECRET", "a"),
+                ("SLACK_CLIENT_SECRET", "s"),
+                (
+                    "MCP_GATEWAY_USER_CREDENTIALS_KEY",
+                    "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=",
+                ),
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        let c = Config::parse(text, None, env).unwrap();
+        let s = c.auth.server.expect("the server is on");
+        assert!(s.clients[0].0.identity_assertion_grants);
+        let u = c.upstreams[0].transport.endpoint().unwrap();
+        assert!(u.user_oauth.as_ref().unwrap().enterprise_managed);
+    }
+
     #[test]
     fn env_overrides_file() {
         let env = HashMap::from([

@@ -154,6 +154,10 @@ impl AuthServer {
                 "grant_types": ["authorization_code", "refresh_token"],
                 "response_types": ["code"],
             });
+            if c.identity_assertion_grants {
+                metadata["grant_types"] =
+                    json!(["authorization_code", "refresh_token", id_jag::JWT_BEARER]);
+            }
             if let Some(n) = &c.client_name {
                 metadata["client_name"] = json!(n);
             }

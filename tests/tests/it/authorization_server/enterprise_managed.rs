@@ -232,6 +232,8 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         &format!(
             "pat_sign_in = false\n[auth.server.oidc]\nissuer = \"{}\"\nclient_id = \"gateway\"\n\
              client_secret = {{ env = \"IDP_SECRET\" }}\nscopes = [\"groups\"]\n\
+             [[auth.server.clients]]\nclient_id = \"enterprise-agent\"\nredirect_uris = []\n\
+             client_secret = {{ env = \"AGENT_SECRET\" }}\nidentity_assertion_grants = true\n\
              [[auth.role_mappings]]\nclaim = \"groups\"\nvalue = \"eng\"\nrole = \"reader\"\n",
             company.issuer
         ),
@@ -239,6 +241,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
     let seal = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [5u8; 32]);
     let env = [
         ("IDP_SECRET", "gateway-secret"),
+        ("AGENT_SECRET", "agent-secret"),
         ("MCP_GATEWAY_USER_CREDENTIALS_KEY", seal.as_str()),
     ];
     let gw = start_at(&cfg, port, &env).await;
@@ -417,15 +420,21 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         .unwrap();
     assert_eq!(r.status(), 400);
 
-    // A real host: the Python SDK's IdentityAssertionOAuthProvider, its grant fetched from the
+    // A real host: the Python SDK's IdentityAssertionOAuthProvider, as a client the config
+    // registered for grants (the company now names it in them), its grant fetched from the
     // company with the same sign-in.
+    http.post(format!("{}/test/id-jag-client", company.issuer))
+        .json(&json!({"client": "host-app", "client_id": "enterprise-agent"}))
+        .send()
+        .await
+        .unwrap();
     let mut python = Command::new(peers().join("venv/bin/python"));
     python
         .arg(gateway_tests::package_dir().join("clients/python_id_jag_client.py"))
         .arg(&gw.mcp)
         .arg(&issuer)
-        .arg(host_id)
-        .arg(host_secret)
+        .arg("enterprise-agent")
+        .arg("agent-secret")
         .arg(format!("{}/token", company.issuer))
         .arg("host-app")
         .arg("host-secret")
