@@ -231,9 +231,9 @@ impl Upstreams {
     /// (`user_oauth.enterprise_managed`): only then are company sign-ins kept.
     pub fn any_enterprise_managed(&self) -> bool {
         let entries = self.entries.lock().unwrap();
-        entries.values().any(|e| {
-            e.spec.enabled && super::credentials::enterprise::Managed::of(&e.spec).is_some()
-        })
+        entries
+            .values()
+            .any(|e| e.spec.enabled && super::credentials::managed::Managed::of(&e.spec).is_some())
     }
 
     /// The enabled upstreams where each user connects their own account (`user_oauth`).

@@ -17,8 +17,8 @@ use serde_json::json;
 
 use super::assertion::SigningKey;
 use super::credentials::discovery::{self, Discovered};
-use super::credentials::enterprise::Managed;
 use super::credentials::flow;
+use super::credentials::managed::Managed;
 use super::credentials::vault::{Access, Vault};
 use super::dpop::{self, DpopKey};
 use super::UpstreamError;

@@ -62,6 +62,9 @@ pub fn redirect_matches(registered: &[String], sent: &str) -> bool {
 }
 
 /// The redirect URIs of a client's metadata.
+/// The grant type of identity assertion grants (RFC 7523 jwt-bearer; `super::id_jag`).
+pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
 pub fn redirect_uris(client: &ClientRecord) -> Vec<String> {
     client.metadata["redirect_uris"]
         .as_array()
@@ -151,7 +154,7 @@ pub fn registered_metadata(req: &Value, scopes: &[String]) -> Result<(Value, boo
     };
     let grant_types = strings("grant_types", "authorization_code")?;
     for g in &grant_types {
-        if g != "authorization_code" && g != "refresh_token" && g != super::id_jag::JWT_BEARER {
+        if g != "authorization_code" && g != "refresh_token" && g != JWT_BEARER {
             return Err(format!("grant type {g:?} is not supported"));
         }
     }

@@ -22,7 +22,7 @@ use serde_json::Value;
 use super::{oauth_error, server};
 use crate::state::AppState;
 
-pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+pub use super::clients::JWT_BEARER;
 /// The profile this server supports, as its metadata names it.
 pub const PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
 const TYP: &str = "oauth-id-jag+jwt";
@@ -45,23 +45,8 @@ pub(super) async fn redeem(
             "identity assertion grants need the company's provider ([auth.server.oidc])",
         ));
     };
-    if client.secret_hash.is_none() {
-        return Err(oauth_error(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            "an identity assertion grant is redeemed by a client that authenticates (a client \
-             with a secret)",
-        ));
-    }
-    let registered = client.metadata["grant_types"]
-        .as_array()
-        .is_some_and(|g| g.iter().any(|g| g == JWT_BEARER));
-    if !registered {
-        return Err(oauth_error(
-            StatusCode::BAD_REQUEST,
-            "unauthorized_client",
-            "the client did not register for identity assertion grants (grant_types)",
-        ));
+    if let Some(refused) = refusal(client) {
+        return Err(refused);
     }
     let assertion = form.get("assertion").ok_or_else(|| {
         oauth_error(
@@ -94,29 +79,13 @@ pub(super) async fn redeem(
     let Some(subject) = text(&f.subject_claim).or(text("sub")) else {
         return Err(invalid_grant("the grant names no user"));
     };
-    // What the grant allows, narrowed to what the client asks (SEP-990 §7.2.1).
-    let granted: Vec<&str> = match text("scope") {
-        Some(g) => g.split_whitespace().collect(),
-        None => vec![s.config.scopes[0].as_str()],
-    };
-    let scope: Vec<&str> = match form.get("scope") {
-        Some(asked) => asked
-            .split_whitespace()
-            .filter(|a| granted.contains(a))
-            .collect(),
-        None => granted,
-    };
-    let scope: Vec<&str> = scope
-        .into_iter()
-        .filter(|x| s.config.scopes.iter().any(|k| k == x))
-        .collect();
-    if scope.is_empty() {
-        return Err(oauth_error(
+    let scope = narrowed(s, text("scope"), form.get("scope")).ok_or_else(|| {
+        oauth_error(
             StatusCode::BAD_REQUEST,
             "invalid_scope",
             "the grant allows none of the scopes asked for here",
-        ));
-    }
+        )
+    })?;
     let (Some(jti), Some(exp)) = (text("jti"), claims.get("exp").and_then(Value::as_i64)) else {
         return Err(invalid_grant("the grant has no jti"));
     };
@@ -135,7 +104,7 @@ pub(super) async fn redeem(
         subject: subject.to_string(),
         client_id: client.client_id.clone(),
         roles: state.auth.roles_for_claims(&claims),
-        scope: scope.join(" "),
+        scope,
         resource,
         signed_in_with: format!("id-jag:{}", f.issuer),
         created_at: now_ms(),
@@ -145,6 +114,54 @@ pub(super) async fn redeem(
         return Err(unavailable());
     }
     Ok(grant)
+}
+
+/// Why `client` may not redeem grants (none: it authenticates with a secret and registered
+/// for them).
+fn refusal(client: &ClientRecord) -> Option<Response> {
+    if client.secret_hash.is_none() {
+        return Some(oauth_error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+            "an identity assertion grant is redeemed by a client that authenticates (a client \
+             with a secret)",
+        ));
+    }
+    let registered = client.metadata["grant_types"]
+        .as_array()
+        .is_some_and(|g| g.iter().any(|g| g == JWT_BEARER));
+    (!registered).then(|| {
+        oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unauthorized_client",
+            "the client did not register for identity assertion grants (grant_types)",
+        )
+    })
+}
+
+/// The scope a grant (`granted`, default: the server's first) comes to: narrowed to what the
+/// client `asked` (SEP-990 §7.2.1), among the server's scopes; none left: `None`.
+fn narrowed(
+    s: &super::AuthServer,
+    granted: Option<&str>,
+    asked: Option<&String>,
+) -> Option<String> {
+    let granted: Vec<&str> = match granted {
+        Some(g) => g.split_whitespace().collect(),
+        None => vec![s.config.scopes[0].as_str()],
+    };
+    let scope: Vec<&str> = match asked {
+        Some(asked) => asked
+            .split_whitespace()
+            .filter(|a| granted.contains(a))
+            .collect(),
+        None => granted,
+    };
+    let scope: Vec<&str> = scope
+        .into_iter()
+        .filter(|x| s.config.scopes.iter().any(|k| k == x))
+        .collect();
+    (!scope.is_empty()).then(|| scope.join(" "))
 }
 
 fn unavailable() -> Response {

@@ -14,15 +14,13 @@
 //! refresh token the user signs in at the company again (the connect link's page offers it).
 //! A refusal of the provider's (its policy) is an error of the call, not a link.
 
-use std::sync::Arc;
-
 use registry::now_ms;
 use serde_json::{json, Value};
 
 use super::discovery::{self, Discovered};
 use super::flow;
+use super::managed::Managed;
 use super::vault::{user_holder, Access, Connected, Tokens, Vault};
-use crate::config::{UpstreamSpec, UserOAuth};
 use crate::upstream::UpstreamError;
 
 /// The connections' name for company sign-ins: no upstream can be named so (upstream names are
@@ -35,25 +33,6 @@ const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// An ID token with less than this left is refreshed before it is exchanged.
 const ID_TOKEN_MARGIN_MS: i64 = 60 * 1000;
-
-/// An enterprise-managed upstream as its users' token sources see it.
-#[derive(Debug)]
-pub struct Managed {
-    pub url: String,
-    pub user: UserOAuth,
-}
-
-impl Managed {
-    /// `spec`'s, when it is an enterprise-managed `user_oauth` upstream.
-    pub fn of(spec: &UpstreamSpec) -> Option<Arc<Self>> {
-        let e = spec.transport.endpoint()?;
-        let user = e.user_oauth.as_ref().filter(|u| u.enterprise_managed)?;
-        Some(Arc::new(Self {
-            url: e.url.clone(),
-            user: user.clone(),
-        }))
-    }
-}
 
 /// What a sign-in at the company's provider gave.
 pub struct CompanySignIn {
@@ -228,30 +207,11 @@ impl Vault {
         if !m.user.scopes.is_empty() {
             d.scope = Some(m.user.scopes.join(" "));
         }
-        let issuer = d.metadata["issuer"]
-            .as_str()
-            .unwrap_or(&d.issuer)
-            .to_string();
-        let (cd, company) = self.company_client(&company_endpoint)?;
-        let mut form = vec![
-            ("grant_type", TOKEN_EXCHANGE.to_string()),
-            ("requested_token_type", ID_JAG_TYPE.to_string()),
-            ("audience", issuer.clone()),
-            ("resource", d.resource.clone()),
-            ("subject_token", id_token),
-            ("subject_token_type", ID_TOKEN_TYPE.to_string()),
-        ];
-        if let Some(s) = &d.scope {
-            form.push(("scope", s.clone()));
-        }
-        let by = signed_in
-            .strip_prefix("user:")
-            .unwrap_or(signed_in)
-            .to_string();
-        let grant = match flow::token_request(&self.http, &cd, &company, form).await {
-            Ok(g) => g.access_token,
+        let by = signed_in.strip_prefix("user:").unwrap_or(signed_in);
+        let grant = match self.company_grant(&company_endpoint, id_token, &d).await {
+            Ok(g) => g,
             Err(e) => {
-                self.audit(&by, "upstream.connect", upstream, "refused")
+                self.audit(by, "upstream.connect", upstream, "refused")
                     .await;
                 return Err(refused("the company's provider refused the grant", e));
             }
@@ -260,18 +220,18 @@ impl Vault {
             .client(upstream, &m.user, &d)
             .await
             .map_err(|e| refused("the client", e))?;
-        let mut form = vec![
-            ("grant_type", JWT_BEARER.to_string()),
-            ("assertion", grant),
-            ("resource", d.resource.clone()),
-        ];
-        if let Some(s) = &d.scope {
-            form.push(("scope", s.clone()));
-        }
+        let form = with_scope(
+            vec![
+                ("grant_type", JWT_BEARER.to_string()),
+                ("assertion", grant),
+                ("resource", d.resource.clone()),
+            ],
+            &d,
+        );
         let tokens = match flow::token_request(&self.http, &d, &client, form).await {
             Ok(t) => t,
             Err(e) => {
-                self.audit(&by, "upstream.connect", upstream, "error").await;
+                self.audit(by, "upstream.connect", upstream, "error").await;
                 return Err(refused(
                     "the upstream's authorization server refused the grant",
                     e,
@@ -284,7 +244,7 @@ impl Vault {
             access_token: tokens.access_token,
             refresh_token: tokens.refresh_token,
             expires_at: tokens.expires_in.map(|e| now + e as i64 * 1000),
-            issuer,
+            issuer: issuer_of(&d),
             token_endpoint: d.metadata["token_endpoint"]
                 .as_str()
                 .unwrap_or_default()
@@ -295,14 +255,57 @@ impl Vault {
             auth_method: client.auth_method,
             dpop_key: None,
         };
-        self.save(upstream, holder, &by, &scope, &t).await?;
-        self.audit(&by, "upstream.connect", upstream, "ok").await;
+        self.save(upstream, holder, by, &scope, &t).await?;
+        self.audit(by, "upstream.connect", upstream, "ok").await;
         tracing::info!(
             upstream,
             "a user's upstream token came from their company sign-in"
         );
         Ok(t.access(now))
     }
+
+    /// The company's grant (an ID-JAG) for the upstream's authorization server (`d`), for the
+    /// user of `id_token`, or why the provider refused it.
+    async fn company_grant(
+        &self,
+        endpoint: &str,
+        id_token: String,
+        d: &Discovered,
+    ) -> Result<String, String> {
+        let (cd, company) = self.company_client(endpoint).map_err(|e| e.to_string())?;
+        let form = with_scope(
+            vec![
+                ("grant_type", TOKEN_EXCHANGE.to_string()),
+                ("requested_token_type", ID_JAG_TYPE.to_string()),
+                ("audience", issuer_of(d)),
+                ("resource", d.resource.clone()),
+                ("subject_token", id_token),
+                ("subject_token_type", ID_TOKEN_TYPE.to_string()),
+            ],
+            d,
+        );
+        let g = flow::token_request(&self.http, &cd, &company, form).await?;
+        Ok(g.access_token)
+    }
+}
+
+/// The upstream's authorization server as its metadata names itself: the grant's audience.
+fn issuer_of(d: &Discovered) -> String {
+    d.metadata["issuer"]
+        .as_str()
+        .unwrap_or(&d.issuer)
+        .to_string()
+}
+
+/// A token request's form, with the scope to ask for when there is one.
+fn with_scope(
+    mut form: Vec<(&'static str, String)>,
+    d: &Discovered,
+) -> Vec<(&'static str, String)> {
+    if let Some(s) = &d.scope {
+        form.push(("scope", s.clone()));
+    }
+    form
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //! |---|---|
 //! | [`discovery`] | protected resource and authorization server metadata, 2025-03-26 fallbacks |
 //! | [`enterprise`] | enterprise-managed upstreams: tokens from users' company sign-ins (ID-JAG) |
+//! | [`managed`] | what token sources know of an enterprise-managed upstream |
+//! | [`links`] | connect links: what they carry, sealed and opened |
 //! | [`flow`] | registration, PKCE authorization, the answer's checks, code and refresh redemption |
 //! | [`registration`] | the gateway's registrations at upstreams' servers, kept in the store |
 //! | [`seal`] | the AEAD that seals tokens, links and states with `user_credentials.key` |
@@ -23,6 +25,8 @@ pub mod confirmed;
 pub mod discovery;
 pub mod enterprise;
 pub mod flow;
+mod links;
+pub mod managed;
 pub mod pages;
 mod registration;
 pub mod seal;

@@ -41,7 +41,7 @@ pub(super) async fn onward(state: &AppState, ticket: &str) -> Response {
         .link_of(ticket)
         .ok()
         .and_then(|(upstream, _)| ups.spec(&upstream))
-        .and_then(|spec| super::enterprise::Managed::of(&spec));
+        .and_then(|spec| super::managed::Managed::of(&spec));
     if let Some(m) = managed {
         return match ups.vault.connect_managed(ticket, &m).await {
             Ok(c) => connected(state, c).await,

@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::discovery::{self, Discovered};
-use super::enterprise::Managed;
 use super::flow::{self, Client};
+use super::managed::Managed;
 use super::seal::KeyRing;
 use crate::audit::Auditor;
 use crate::config::{Config, Secret, UpstreamSpec};
@@ -40,7 +40,7 @@ pub const CONNECT_PATH: &str = "/oauth/upstream/connect";
 /// The cookie that binds an authorization to the browser that started it.
 pub const COOKIE: &str = "mcpgw_upstream_connect";
 /// How long a connect link and an authorization in progress stay good.
-const LINK_LIFETIME_MS: i64 = 10 * 60 * 1000;
+pub(super) const LINK_LIFETIME_MS: i64 = 10 * 60 * 1000;
 /// A token with less than this left is refreshed before use.
 const REFRESH_BEFORE_MS: i64 = 60 * 1000;
 /// Lifetime assumed when the server does not say (`expires_in` is optional).
@@ -160,18 +160,6 @@ struct Started {
     /// The key the tokens will be bound to, where the server takes DPoP proofs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dpop_key: Option<String>,
-}
-
-/// A connect link's content.
-#[derive(Debug, Serialize, Deserialize)]
-pub(super) struct Ticket {
-    pub(super) upstream: String,
-    pub(super) holder: String,
-    pub(super) by: String,
-    expires_at: i64,
-    /// The URL elicitation the link was sent in, told complete when the user is done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) elicitation: Option<String>,
 }
 
 /// Connected: who, to what, and the URL elicitation that asked for it.
@@ -488,51 +476,6 @@ impl Vault {
         };
     }
 
-    /// The link that connects `holder` (for whom `by` asks) to `upstream`; `elicitation`: the
-    /// URL elicitation it is sent in.
-    pub fn link(
-        &self,
-        upstream: &str,
-        holder: &str,
-        by: &str,
-        elicitation: Option<&str>,
-    ) -> Result<String, UpstreamError> {
-        let ticket = Ticket {
-            upstream: upstream.into(),
-            holder: holder.into(),
-            by: by.into(),
-            expires_at: now_ms() + LINK_LIFETIME_MS,
-            elicitation: elicitation.map(str::to_string),
-        };
-        let sealed = self
-            .ring
-            .seal("connect", &serde_json::to_value(ticket).expect("JSON"))
-            .ok_or_else(|| UpstreamError::Config(NO_KEY.into()))?;
-        Ok(format!(
-            "{}{CONNECT_PATH}?ticket={sealed}",
-            self.public_url()
-        ))
-    }
-
-    /// A connect link's ticket, opened: this gateway's and unexpired.
-    pub(super) fn ticket(&self, sealed: &str) -> Result<Ticket, String> {
-        let (v, _) = self
-            .ring
-            .open("connect", sealed)
-            .ok_or("this link is not one of this gateway's")?;
-        let ticket: Ticket = serde_json::from_value(v).map_err(|e| e.to_string())?;
-        if ticket.expires_at < now_ms() {
-            return Err("this link has expired: call the tool again for a new one".into());
-        }
-        Ok(ticket)
-    }
-
-    /// What a connect link is for: its upstream, and the principal who asked for it (the one
-    /// whose connection it makes, or the admin who connects the catalog's account).
-    pub fn link_of(&self, sealed: &str) -> Result<(String, String), String> {
-        self.ticket(sealed).map(|t| (t.upstream, t.by))
-    }
-
     /// Seals `value` for the connect pages (`purpose` keeps one kind from passing for another).
     pub fn seal(&self, purpose: &str, value: &serde_json::Value) -> Option<String> {
         self.ring.seal(purpose, value)
@@ -766,7 +709,8 @@ fn union(a: &str, b: &str) -> String {
     out.join(" ")
 }
 
-const NO_KEY: &str = "user_credentials.key is not set: users' upstream tokens cannot be sealed";
+pub(super) const NO_KEY: &str =
+    "user_credentials.key is not set: users' upstream tokens cannot be sealed";
 
 fn random() -> String {
     let mut b = [0u8; 32];

@@ -26,7 +26,7 @@ impl Upstreams {
         let holder = match mode {
             CatalogReader::Account => CATALOG.to_string(),
             CatalogReader::FirstUser => {
-                let managed = super::super::credentials::enterprise::Managed::of(&entry.spec);
+                let managed = super::super::credentials::managed::Managed::of(&entry.spec);
                 self.first_reader(name, managed.is_some()).await?
             }
         };
@@ -98,7 +98,7 @@ impl Upstreams {
             .unwrap()
             .values()
             .filter(|e| e.spec.enabled)
-            .filter(|e| super::super::credentials::enterprise::Managed::of(&e.spec).is_some())
+            .filter(|e| super::super::credentials::managed::Managed::of(&e.spec).is_some())
             .filter(|e| e.health.lock().unwrap().status != "up")
             .map(|e| e.spec.clone())
             .collect();
