@@ -56,9 +56,14 @@ pub struct PreClient {
     /// The client redeems identity assertion grants of the company's provider at the token
     /// endpoint (enterprise-managed authorization, SEP-990): a host whose users sign in at the
     /// company. Needs `client_secret` and `[auth.server.oidc]`; `redirect_uris` may then be
-    /// empty.
+    /// empty (as with `roles`).
     #[serde(default)]
     pub identity_assertion_grants: bool,
+    /// The roles of the client itself, for the client credentials grant (a machine client, an
+    /// agent that acts as itself: the MCP extension `io.modelcontextprotocol/oauth-client-credentials`).
+    /// Needs `client_secret`. Empty (the default): the client may not use that grant.
+    #[serde(default)]
+    pub roles: Vec<String>,
 }
 
 /// Sign-in federated to the company's OpenID provider (`[auth.server.oidc]`).
@@ -236,7 +241,14 @@ impl AuthServerConfig {
                         ));
                     }
                 }
-                if c.redirect_uris.is_empty() && !c.identity_assertion_grants {
+                if !c.roles.is_empty() && c.client_secret.is_none() {
+                    return Err(KeyError::new(
+                        format!("{key}.roles"),
+                        "are for the client credentials grant, which needs a client_secret",
+                    ));
+                }
+                let machine = c.identity_assertion_grants || !c.roles.is_empty();
+                if c.redirect_uris.is_empty() && !machine {
                     return Err(KeyError::new(
                         format!("{key}.redirect_uris"),
                         format!("{:?} needs redirect_uris", c.client_id),

@@ -267,6 +267,24 @@ impl Config {
                 .into());
             }
         }
+        // A machine client's roles must be roles: a typo would give it no tools, silently.
+        let clients = auth
+            .server
+            .iter()
+            .flat_map(|s| s.clients.iter().enumerate());
+        for (i, (c, _)) in clients {
+            if let Some(r) = c
+                .roles
+                .iter()
+                .find(|r| !roles.iter().any(|d| &d.name == *r))
+            {
+                return Err(KeyError::new(
+                    format!("auth.server.clients[{i}].roles"),
+                    format!("{r:?} is not a role of [[roles]]"),
+                )
+                .into());
+            }
+        }
         if let Some(u) = upstreams.iter().find(|u| {
             u.transport
                 .endpoint()
@@ -443,6 +461,21 @@ mod tests {
         assert_eq!(
             key_of(&managed("client_id = \"gw\""), &key),
             "auth.server.oidc"
+        );
+        // A machine client: a secret, and roles that exist.
+        let machine = |extra: &str| {
+            format!(
+                "[auth]\nmode = \"required\"\nresource = \"https://gw.example/mcp\"\n\
+                 [auth.server]\n[[auth.server.clients]]\nclient_id = \"bot\"\n\
+                 redirect_uris = []\nroles = [\"readr\"]\n{extra}\n\
+                 [[roles]]\nname = \"reader\""
+            )
+        };
+        assert_eq!(key_of(&machine(""), &[]), "auth.server.clients[0].roles");
+        let secret = "client_secret = { env = \"S\" }";
+        assert_eq!(
+            key_of(&machine(secret), &[("S", "s")]),
+            "auth.server.clients[0].roles"
         );
     }
 

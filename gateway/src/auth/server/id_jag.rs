@@ -6,11 +6,12 @@
 //!
 //! The grant must be the provider's (its keys, `typ` `oauth-id-jag+jwt`), for this server
 //! (`aud`), for the client that redeems it (`client_id`; the client registered for this grant
-//! type and authenticates with its secret: the grant is a bearer assertion), for a resource this server serves, unexpired, and
-//! used once (its `jti`, remembered by this replica until it expires). The user's roles come
-//! from the grant's claims through `auth.role_mappings`, as at a federated sign-in. The access
-//! token lasts `access_token_ttl_secs` and comes without a refresh token, so the company's
-//! policy is asked again when it expires.
+//! type and authenticates with its secret: the grant is a bearer assertion), for a resource
+//! this server serves, unexpired, and used once (its issuer and `jti`, spent in the store until
+//! it expires, so on every replica). The user's roles come from the grant's claims through
+//! `auth.role_mappings`, as at a federated sign-in. The access token lasts
+//! `access_token_ttl_secs` and comes without a refresh token, so the company's policy is asked
+//! again when it expires.
 
 use std::collections::HashMap;
 
@@ -26,6 +27,7 @@ pub use super::clients::JWT_BEARER;
 /// The profile this server supports, as its metadata names it.
 pub const PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
 const TYP: &str = "oauth-id-jag+jwt";
+
 fn invalid_grant(m: &str) -> Response {
     oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
 }
@@ -141,7 +143,7 @@ fn refusal(client: &ClientRecord) -> Option<Response> {
 
 /// The scope a grant (`granted`, default: the server's first) comes to: narrowed to what the
 /// client `asked` (SEP-990 §7.2.1), among the server's scopes; none left: `None`.
-fn narrowed(
+pub(super) fn narrowed(
     s: &super::AuthServer,
     granted: Option<&str>,
     asked: Option<&String>,
@@ -164,7 +166,7 @@ fn narrowed(
     (!scope.is_empty()).then(|| scope.join(" "))
 }
 
-fn unavailable() -> Response {
+pub(super) fn unavailable() -> Response {
     oauth_error(
         StatusCode::SERVICE_UNAVAILABLE,
         "temporarily_unavailable",

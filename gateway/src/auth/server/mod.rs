@@ -23,6 +23,7 @@ pub mod federation;
 pub mod grants;
 mod id_jag;
 pub mod keys;
+mod machines;
 pub mod pages;
 mod token;
 
@@ -154,10 +155,14 @@ impl AuthServer {
                 "grant_types": ["authorization_code", "refresh_token"],
                 "response_types": ["code"],
             });
+            let mut grants = vec!["authorization_code", "refresh_token"];
             if c.identity_assertion_grants {
-                metadata["grant_types"] =
-                    json!(["authorization_code", "refresh_token", id_jag::JWT_BEARER]);
+                grants.push(id_jag::JWT_BEARER);
             }
+            if !c.roles.is_empty() {
+                grants.push(machines::CLIENT_CREDENTIALS);
+            }
+            metadata["grant_types"] = json!(grants);
             if let Some(n) = &c.client_name {
                 metadata["client_name"] = json!(n);
             }
@@ -268,11 +273,15 @@ impl AuthServer {
         if self.config.registration != Registration::Off {
             m["registration_endpoint"] = json!(format!("{iss}/oauth/register"));
         }
+        let mut grants = vec!["authorization_code", "refresh_token"];
         if self.config.federation.is_some() {
-            m["grant_types_supported"] =
-                json!(["authorization_code", "refresh_token", id_jag::JWT_BEARER]);
+            grants.push(id_jag::JWT_BEARER);
             m["authorization_grant_profiles_supported"] = json!([id_jag::PROFILE]);
         }
+        if self.config.clients.iter().any(|(c, _)| !c.roles.is_empty()) {
+            grants.push(machines::CLIENT_CREDENTIALS);
+        }
+        m["grant_types_supported"] = json!(grants);
         m
     }
 }

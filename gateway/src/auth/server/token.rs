@@ -128,6 +128,9 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
         Some(super::id_jag::JWT_BEARER) => super::id_jag::redeem(&state, &client, &form)
             .await
             .map(|g| (g, "oauth.id_jag")),
+        Some(super::machines::CLIENT_CREDENTIALS) => super::machines::grant(&state, &client, &form)
+            .await
+            .map(|g| (g, "oauth.client_credentials")),
         Some(other) => {
             return oauth_error(
                 StatusCode::BAD_REQUEST,
@@ -150,8 +153,9 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
             );
         }
     }
-    // A grant of the company's comes without a refresh token: its policy is asked again.
-    let refresh = action != "oauth.id_jag";
+    // A grant of the company's comes without a refresh token (its policy is asked again), and
+    // so does a machine client's (it asks again with its secret; RFC 6749 §4.4.3).
+    let refresh = action == "oauth.token" || action == "oauth.refresh";
     match issue(&state, s, &grant, refresh, jkt.as_deref()).await {
         Ok(body) => {
             audit(&state, &grant.subject, action, &grant.client_id, "ok").await;

@@ -355,3 +355,86 @@ async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
     let grants = gw.get_json("/admin/v1/oauth/grants?subject=ann").await;
     assert_eq!(grants.as_array().unwrap().len(), 1, "{grants}");
 }
+
+/// A machine host (an agent acting as itself) gets a token for its own roles with its client id
+/// and secret: the Python SDK's `ClientCredentialsOAuthProvider` against a client of the config
+/// that names its roles. Other clients may not use that grant.
+#[tokio::test]
+async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        "[[auth.server.clients]]\nclient_id = \"nightly-agent\"\nredirect_uris = []\n\
+         client_secret = { env = \"AGENT_SECRET\" }\nroles = [\"reader\"]\n\
+         [[auth.server.clients]]\nclient_id = \"web-app\"\n\
+         redirect_uris = [\"https://app.example.com/cb\"]\n\
+         client_secret = { env = \"WEB_SECRET\" }\n",
+    );
+    let gw = start_at(
+        &cfg,
+        port,
+        &[
+            ("AGENT_SECRET", "agent-secret"),
+            ("WEB_SECRET", "web-secret"),
+        ],
+    )
+    .await;
+    let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
+    assert!(
+        meta["grant_types_supported"]
+            .to_string()
+            .contains("client_credentials"),
+        "{meta}"
+    );
+    let mut cmd = Command::new(peers().join("venv/bin/python"));
+    cmd.arg(gateway_tests::package_dir().join("clients/python_client_credentials.py"))
+        .arg(&gw.mcp)
+        .arg(format!("http://127.0.0.1:{port}"))
+        .arg("nightly-agent")
+        .arg("agent-secret");
+    let seen = last_json_line(cmd, "the Python machine host").await;
+    let tools = seen["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{seen}\n{}", gw.log()));
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "the reader's tools: {seen}"
+    );
+    assert_eq!(seen["text"], "from a machine", "{seen}");
+    assert_eq!(seen["refresh"], false, "no refresh token: {seen}");
+
+    // A client that names no roles, a wrong secret, and a registered public client: refused.
+    let ask = |id: &'static str, secret: &'static str| {
+        reqwest::Client::new()
+            .post(format!("{}/oauth/token", gw.base))
+            .basic_auth(id, Some(secret))
+            .form(&[("grant_type", "client_credentials")])
+            .send()
+    };
+    let r = ask("web-app", "web-secret").await.unwrap();
+    assert_eq!(r.status(), 400);
+    let e: Value = r.json().await.unwrap();
+    assert_eq!(e["error"], "unauthorized_client", "{e}");
+    assert_eq!(ask("nightly-agent", "wrong").await.unwrap().status(), 401);
+    let public = register(&gw, "http://127.0.0.1:9/cb", "Public host").await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", public.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+
+    let grants = gw.get_json("/admin/v1/oauth/grants").await;
+    assert!(
+        grants.as_array().unwrap().iter().any(|g| {
+            g["subject"] == "client:nightly-agent" && g["signed_in_with"] == "client_credentials"
+        }),
+        "{grants}"
+    );
+}
