@@ -394,6 +394,9 @@ async function showSignIns() {
 
 // ---- connections (users' own accounts at user_oauth upstreams)
 
+// A company sign-in kept for enterprise-managed upstreams is listed as a connection of its own.
+const connectionName = (upstream) => upstream === "@company" ? "company sign-in (enterprise-managed upstreams)" : upstream;
+
 async function showConnections() {
   const { connections: mine, connectable } = await api("GET", "/v1/connections");
   fill($("#connectable-table tbody"), connectable.map((name) => el("tr", { dataset: { upstream: name } },
@@ -404,9 +407,9 @@ async function showConnections() {
         el("a", { href: r.url, target: "_blank", rel: "noopener noreferrer" }, r.url));
     }) }, "Connect")))));
   fill($("#my-connections-table tbody"), mine.map((c) => el("tr", { dataset: { upstream: c.upstream } },
-    el("td", {}, c.upstream), el("td", {}, c.scope), el("td", {}, when(c.created_at)), el("td", {}, when(c.expires_at)),
+    el("td", {}, connectionName(c.upstream)), el("td", {}, c.scope), el("td", {}, when(c.created_at)), el("td", {}, when(c.expires_at)),
     el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
-      if (!confirm(`Disconnect your account at ${c.upstream}?`)) return;
+      if (!confirm(`Disconnect your account at ${connectionName(c.upstream)}?`)) return;
       await api("DELETE", `/v1/connections/${encodeURIComponent(c.upstream)}`);
       await showConnections();
     }) }, "Disconnect")))));
@@ -414,7 +417,7 @@ async function showConnections() {
   if (!isAdmin) return;
   const all = await api("GET", "/admin/v1/connections");
   fill($("#all-connections-table tbody"), all.map((c) => el("tr", { dataset: { upstream: c.upstream, holder: c.holder } },
-    el("td", {}, c.upstream), el("td", {}, c.holder), el("td", {}, c.connected_by), el("td", {}, c.scope),
+    el("td", {}, connectionName(c.upstream)), el("td", {}, c.holder), el("td", {}, c.connected_by), el("td", {}, c.scope),
     el("td", {}, when(c.created_at)), el("td", {}, when(c.updated_at)),
     el("td", {}, el("button", { type: "button", class: "danger", onclick: () => guarded(async () => {
       if (!confirm(`Revoke ${c.holder}'s connection to ${c.upstream}?`)) return;
