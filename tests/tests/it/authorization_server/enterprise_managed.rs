@@ -166,6 +166,58 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
         .unwrap();
     assert_eq!(after, before + 1, "one grant redeemed for the link");
 
+    // An admin connects the catalog's account through its link, from her own company sign-in
+    // (alice's group maps to admin); a token's admin has none, and the link's page says so.
+    let catalog_link = |token: Option<String>| {
+        let gw = &gw;
+        async move {
+            let (status, link) = gw
+                .send(
+                    reqwest::Method::POST,
+                    "/admin/v1/upstreams/own/connection",
+                    token.as_deref(),
+                    &json!({}),
+                )
+                .await;
+            assert_eq!(status, 200, "{link}");
+            link["url"].as_str().unwrap().to_string()
+        }
+    };
+    let mut browse = node("idp/browser.mjs");
+    browse
+        .arg(catalog_link(Some(alice.clone())).await)
+        .arg("alice")
+        .arg("federated");
+    let page = last_json_line(browse, "the browser").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}\n{}",
+        gw.log()
+    );
+    let all = gw.get_json("/admin/v1/connections").await;
+    assert!(
+        all.as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["upstream"] == "own"
+                && c["holder"] == "catalog"
+                && c["connected_by"] == format!("oauth:http://127.0.0.1:{port}#alice")),
+        "{all}"
+    );
+    let mut browse = node("idp/browser.mjs");
+    browse
+        .arg(catalog_link(None).await)
+        .arg("admin")
+        .arg(gw.admin_token.as_deref().unwrap());
+    let page = last_json_line(browse, "the browser").await;
+    assert!(
+        page["text"]
+            .as_str()
+            .unwrap()
+            .contains("sign-in at your company"),
+        "{page}"
+    );
+
     // A token's owner has no company sign-in: their call is handed the link, whose page offers
     // the company's sign-in.
     let carol = gw.token_for("carol", &["admin"]).await;
