@@ -211,11 +211,7 @@ pub async fn callback(
         Some(code) => redeem(s, f, code, &trip).await,
     };
     let (claims, tokens) = match claims {
-        Ok((c, t)) => (Ok(c), Some(t)),
-        Err(e) => (Err(e), None),
-    };
-    let claims = match claims {
-        Ok(c) => c,
+        Ok(answer) => answer,
         Err(e) => {
             let target = match &after {
                 After::Link(_) => "upstream connect link",
@@ -238,9 +234,7 @@ pub async fn callback(
             ),
         );
     };
-    if let Some(tokens) = tokens {
-        keep_sign_in(&state, s, f, subject, tokens).await;
-    }
+    keep_sign_in(&state, s, f, subject, tokens).await;
     let mut resp = match after {
         After::Link(link) => {
             let proof = crate::upstream::credentials::confirmed::Proof::Federated {
