@@ -11,32 +11,11 @@ Prints {"tools": [...], "text": first text of fx__echo, "grants": how many grant
 """
 
 import asyncio
-import json
 import sys
 
 import httpx2
-from mcp import Client
 from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.auth import OAuthToken
-
-
-class Memory:
-    def __init__(self):
-        self.tokens = None
-
-    async def get_tokens(self):
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken):
-        self.tokens = tokens
-
-    async def get_client_info(self):
-        return None
-
-    async def set_client_info(self, info):
-        pass
+from sdk_host import Memory, list_and_call
 
 
 async def main(url, issuer, client_id, secret, idp_token, idp_client, idp_secret, id_token):
@@ -71,20 +50,13 @@ async def main(url, issuer, client_id, secret, idp_token, idp_client, idp_secret
         issuer=issuer,
         assertion_provider=grant,
     )
-    http = create_mcp_http_client(auth=auth)
-    async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
-        tools = await client.list_tools()
-        r = await client.call_tool("fx__echo", {"message": "from an enterprise host"})
-        print(
-            json.dumps(
-                {
-                    "tools": [t.name for t in tools.tools],
-                    "text": r.content[0].text if r.content else "",
-                    "grants": len(fetched),
-                    "token_type": storage.tokens.token_type if storage.tokens else None,
-                }
-            )
-        )
+    await list_and_call(
+        url,
+        auth,
+        "from an enterprise host",
+        grants=lambda: len(fetched),
+        token_type=lambda: storage.tokens.token_type if storage.tokens else None,
+    )
 
 
 asyncio.run(main(*sys.argv[1:9]))

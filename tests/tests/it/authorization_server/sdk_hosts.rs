@@ -357,8 +357,9 @@ async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
 }
 
 /// A machine host (an agent acting as itself) gets a token for its own roles with its client id
-/// and secret: the Python SDK's `ClientCredentialsOAuthProvider` against a client of the config
-/// that names its roles. Other clients may not use that grant.
+/// and secret: the Python SDK's `ClientCredentialsOAuthProvider` and the TypeScript SDK's
+/// `ClientCredentialsProvider` against a client of the config that names its roles. Other
+/// clients may not use that grant.
 #[tokio::test]
 async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
     let dir = gateway_tests::scratch();
@@ -404,6 +405,21 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
     );
     assert_eq!(seen["text"], "from a machine", "{seen}");
     assert_eq!(seen["refresh"], false, "no refresh token: {seen}");
+    // The TypeScript SDK's ClientCredentialsProvider, the same way.
+    let mut ts = node("clients/ts_client_credentials.mjs");
+    ts.arg(&gw.mcp)
+        .arg(format!("http://127.0.0.1:{port}"))
+        .arg("nightly-agent")
+        .arg("agent-secret");
+    let seen = last_json_line(ts, "the TypeScript machine host").await;
+    let tools = seen["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{seen}\n{}", gw.log()));
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "the reader's tools: {seen}"
+    );
+    assert_eq!(seen["text"], "from a TypeScript machine", "{seen}");
 
     // A client that names no roles, a wrong secret, and a registered public client: refused.
     let ask = |id: &'static str, secret: &'static str| {
