@@ -492,14 +492,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         .arg("host-secret")
         .arg(id_token);
     let seen = last_json_line(python, "the Python host").await;
-    let tools = seen["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{seen}\n{}", gw.log()));
-    assert!(
-        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
-        "the reader's tools: {seen}"
-    );
-    assert_eq!(seen["text"], "from an enterprise host", "{seen}");
+    saw_the_readers_tools(&gw, &seen, "from an enterprise host");
     assert_eq!(seen["grants"], 1, "{seen}");
 
     let grants = gw.get_json("/admin/v1/oauth/grants").await;

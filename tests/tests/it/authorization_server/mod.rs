@@ -252,6 +252,19 @@ async fn redeem(gw: &Gateway, client_id: &str, seen: &Value) -> Value {
         .unwrap()
 }
 
+/// What a host script printed (`{"tools", "text"}`) after it listed the tools and called
+/// `fx__echo` with `said`: the reader's tools (the echo, not the pid), and the echo's answer.
+fn saw_the_readers_tools(gw: &Gateway, seen: &Value, said: &str) {
+    let tools = seen["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{seen}\n{}", gw.log()));
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "the reader's tools: {seen}"
+    );
+    assert_eq!(seen["text"], said, "{seen}");
+}
+
 /// The `fx__` tools an access token's user sees.
 async fn fx_tools(gw: &Gateway, token: &str) -> Vec<String> {
     let mut c = gateway_tests::RawClient::initialize_as(&gw.mcp, json!({}), Some(token)).await;

@@ -396,14 +396,7 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         .arg("nightly-agent")
         .arg("agent-secret");
     let seen = last_json_line(cmd, "the Python machine host").await;
-    let tools = seen["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{seen}\n{}", gw.log()));
-    assert!(
-        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
-        "the reader's tools: {seen}"
-    );
-    assert_eq!(seen["text"], "from a machine", "{seen}");
+    saw_the_readers_tools(&gw, &seen, "from a machine");
     assert_eq!(seen["refresh"], false, "no refresh token: {seen}");
     // The TypeScript SDK's ClientCredentialsProvider, the same way.
     let mut ts = node("clients/ts_client_credentials.mjs");
@@ -412,14 +405,7 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         .arg("nightly-agent")
         .arg("agent-secret");
     let seen = last_json_line(ts, "the TypeScript machine host").await;
-    let tools = seen["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{seen}\n{}", gw.log()));
-    assert!(
-        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
-        "the reader's tools: {seen}"
-    );
-    assert_eq!(seen["text"], "from a TypeScript machine", "{seen}");
+    saw_the_readers_tools(&gw, &seen, "from a TypeScript machine");
 
     // A client that names no roles, a wrong secret, and a registered public client: refused.
     let ask = |id: &'static str, secret: &'static str| {
