@@ -2,6 +2,7 @@
 //! unless `enabled`). Its tokens are for the gateway's own resource (`auth.resource`) and its
 //! virtual servers.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -55,13 +56,19 @@ pub struct PreClient {
     pub client_secret: Option<ValueSource>,
     /// The client redeems identity assertion grants of the company's provider at the token
     /// endpoint (enterprise-managed authorization, SEP-990): a host whose users sign in at the
-    /// company. Needs `client_secret` and `[auth.server.oidc]`; `redirect_uris` may then be
-    /// empty (as with `roles`).
+    /// company. Needs `client_secret` (or `public_key`) and `[auth.server.oidc]`;
+    /// `redirect_uris` may then be empty (as with `roles`).
     #[serde(default)]
     pub identity_assertion_grants: bool,
+    /// Instead of `client_secret`: the public key (PEM; EC P-256 for ES256, RSA for RS256) of a
+    /// client that authenticates with assertions it signs (`private_key_jwt`, RFC 7523 §2.2),
+    /// as `{ file = "/path" }`, `{ env = "VAR" }` or the PEM itself.
+    #[serde(default)]
+    pub public_key: Option<ValueSource>,
     /// The roles of the client itself, for the client credentials grant (a machine client, an
     /// agent that acts as itself: the MCP extension `io.modelcontextprotocol/oauth-client-credentials`).
-    /// Needs `client_secret`. Empty (the default): the client may not use that grant.
+    /// Needs `client_secret` or `public_key`. Empty (the default): the client may not use that
+    /// grant.
     #[serde(default)]
     pub roles: Vec<String>,
 }
@@ -155,6 +162,8 @@ pub struct AuthServerConfig {
     pub client_metadata_documents: bool,
     pub client_metadata_allow_private: bool,
     pub clients: Vec<(PreClient, Option<Secret>)>,
+    /// The public keys (PEM) of clients that sign assertions, by client id.
+    pub client_keys: HashMap<String, String>,
 }
 
 /// The origin (`scheme://host[:port]`) of a URL.
@@ -219,18 +228,26 @@ impl AuthServerConfig {
                 "must be a non-empty list of words",
             ));
         }
+        let mut client_keys = HashMap::new();
         let clients = raw
             .clients
             .into_iter()
             .enumerate()
             .map(|(i, c)| {
                 let key = format!("auth.server.clients[{i}]");
+                if c.client_secret.is_some() && c.public_key.is_some() {
+                    return Err(KeyError::new(
+                        format!("{key}.public_key"),
+                        "give a client_secret or a public_key, not both",
+                    ));
+                }
+                let authenticates = c.client_secret.is_some() || c.public_key.is_some();
                 if c.identity_assertion_grants {
-                    if c.client_secret.is_none() {
+                    if !authenticates {
                         return Err(KeyError::new(
                             format!("{key}.identity_assertion_grants"),
-                            "needs a client_secret: a grant is a bearer assertion, redeemed by a \
-                             client that authenticates",
+                            "needs a client_secret or a public_key: a grant is a bearer \
+                             assertion, redeemed by a client that authenticates",
                         ));
                     }
                     if raw.oidc.is_none() {
@@ -241,10 +258,11 @@ impl AuthServerConfig {
                         ));
                     }
                 }
-                if !c.roles.is_empty() && c.client_secret.is_none() {
+                if !c.roles.is_empty() && !authenticates {
                     return Err(KeyError::new(
                         format!("{key}.roles"),
-                        "are for the client credentials grant, which needs a client_secret",
+                        "are for the client credentials grant, which needs a client_secret or \
+                         a public_key",
                     ));
                 }
                 let machine = c.identity_assertion_grants || !c.roles.is_empty();
@@ -259,6 +277,14 @@ impl AuthServerConfig {
                     c.client_secret.clone(),
                     &format!("{key}.client_secret"),
                 )?;
+                if let Some(k) = &c.public_key {
+                    let pem = k
+                        .resolve(vars.0)
+                        .map_err(|e| KeyError::new(format!("{key}.public_key"), e))?;
+                    crate::auth::server::client_keys::ClientKey::from_pem(pem.expose())
+                        .map_err(|e| KeyError::new(format!("{key}.public_key"), e))?;
+                    client_keys.insert(c.client_id.clone(), pem.expose().to_string());
+                }
                 Ok((c, secret))
             })
             .collect::<Result<Vec<_>, KeyError>>()?;
@@ -293,6 +319,7 @@ impl AuthServerConfig {
             client_metadata_documents: raw.client_metadata_documents.unwrap_or(true),
             client_metadata_allow_private: raw.client_metadata_allow_private.unwrap_or(false),
             clients,
+            client_keys,
         }))
     }
 }

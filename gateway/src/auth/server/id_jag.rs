@@ -37,6 +37,7 @@ fn invalid_grant(m: &str) -> Response {
 pub(super) async fn redeem(
     state: &AppState,
     client: &ClientRecord,
+    proven: bool,
     form: &HashMap<String, String>,
 ) -> Result<GrantRecord, Response> {
     let s = server(state);
@@ -47,7 +48,7 @@ pub(super) async fn redeem(
             "identity assertion grants need the company's provider ([auth.server.oidc])",
         ));
     };
-    if let Some(refused) = refusal(client) {
+    if let Some(refused) = refusal(client, proven) {
         return Err(refused);
     }
     let assertion = form.get("assertion").ok_or_else(|| {
@@ -118,15 +119,15 @@ pub(super) async fn redeem(
     Ok(grant)
 }
 
-/// Why `client` may not redeem grants (none: it authenticates with a secret and registered
-/// for them).
-fn refusal(client: &ClientRecord) -> Option<Response> {
-    if client.secret_hash.is_none() {
+/// Why `client` may not redeem grants (none: it proved who it is, with a secret or a signed
+/// assertion, and registered for them).
+fn refusal(client: &ClientRecord, proven: bool) -> Option<Response> {
+    if !proven {
         return Some(oauth_error(
             StatusCode::UNAUTHORIZED,
             "invalid_client",
-            "an identity assertion grant is redeemed by a client that authenticates (a client \
-             with a secret)",
+            "an identity assertion grant is redeemed by a client that authenticates (a secret \
+             or a signed assertion)",
         ));
     }
     let registered = client.metadata["grant_types"]

@@ -1,7 +1,7 @@
 //! Machine clients at the gateway's own authorization server: the client credentials grant
 //! (RFC 6749 §4.4; the MCP extension `io.modelcontextprotocol/oauth-client-credentials`) for an
 //! agent that acts as itself, not for a user. Only clients of the config file that name their
-//! `roles` use it, and they authenticate with their secret. The token's principal is the client
+//! `roles` use it, and they authenticate with their secret or an assertion they sign. The token's principal is the client
 //! (`client:{client_id}`, apart from every user's subject) with those roles; no refresh token
 //! (the client asks again with its secret), and the grant shows and is revoked like any other.
 
@@ -21,6 +21,7 @@ pub const CLIENT_CREDENTIALS: &str = "client_credentials";
 pub(super) async fn grant(
     state: &AppState,
     client: &ClientRecord,
+    proven: bool,
     form: &HashMap<String, String>,
 ) -> Result<GrantRecord, Response> {
     let s = server(state);
@@ -39,9 +40,10 @@ pub(super) async fn grant(
                  their roles",
             )),
         };
-    if client.secret_hash.is_none() {
+    if !proven {
         return Err(refused(
-            "the client credentials grant needs a client secret",
+            "the client credentials grant needs a client that authenticates (a secret or a \
+             signed assertion)",
         ));
     }
     let resource = form

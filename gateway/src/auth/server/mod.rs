@@ -17,6 +17,7 @@
 //! | `token` | `/oauth/token` and `/oauth/revoke` |
 
 mod authorize;
+pub mod client_keys;
 pub mod clients;
 pub mod documents;
 pub mod federation;
@@ -148,10 +149,14 @@ impl AuthServer {
         }
         let keys = keys::Keys::load(registry.as_ref(), config.key_rotation, ring).await?;
         for (c, secret) in &config.clients {
+            let method = match (secret, &c.public_key) {
+                (Some(_), _) => "client_secret_basic",
+                (None, Some(_)) => "private_key_jwt",
+                (None, None) => "none",
+            };
             let mut metadata = json!({
                 "redirect_uris": c.redirect_uris,
-                "token_endpoint_auth_method":
-                    if secret.is_some() { "client_secret_basic" } else { "none" },
+                "token_endpoint_auth_method": method,
                 "grant_types": ["authorization_code", "refresh_token"],
                 "response_types": ["code"],
             });
@@ -282,6 +287,17 @@ impl AuthServer {
             grants.push(machines::CLIENT_CREDENTIALS);
         }
         m["grant_types_supported"] = json!(grants);
+        // Named only where clients of the config sign assertions: hosts that register choose
+        // from this list.
+        if !self.config.client_keys.is_empty() {
+            m["token_endpoint_auth_methods_supported"] = json!([
+                "none",
+                "client_secret_post",
+                "client_secret_basic",
+                "private_key_jwt"
+            ]);
+            m["token_endpoint_auth_signing_alg_values_supported"] = json!(["ES256", "RS256"]);
+        }
         m
     }
 }

@@ -52,12 +52,16 @@ fn unavailable() -> Response {
 }
 
 /// The client of a token request, authenticated as it registered: by its secret (HTTP Basic or
-/// the form), or, for a public client, by its id alone (PKCE proves the rest).
+/// the form), by an assertion it signed (`client_keys`), or, for a public client, by its id
+/// alone (PKCE proves the rest); and whether it proved who it is (a secret or a signature).
 async fn client_of(
     state: &AppState,
     headers: &HeaderMap,
     form: &HashMap<String, String>,
-) -> Result<ClientRecord, Response> {
+) -> Result<(ClientRecord, bool), Response> {
+    if form.contains_key("client_assertion_type") || form.contains_key("client_assertion") {
+        return signed_client(state, form).await.map(|c| (c, true));
+    }
     let basic = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -93,14 +97,72 @@ async fn client_of(
     if client.blocked_at.is_some() {
         return Err(refused("the client is blocked"));
     }
+    if server(state).config.client_keys.contains_key(&id) {
+        return Err(refused("the client authenticates with a signed assertion"));
+    }
     match (&client.secret_hash, secret) {
-        (None, _) => Ok(client),
+        (None, _) => Ok((client, false)),
         (Some(want), Some(sent))
             if crate::auth::pat::same_bytes(want.as_bytes(), hashed(&sent).as_bytes()) =>
         {
-            Ok(client)
+            Ok((client, true))
         }
         (Some(_), _) => Err(refused("the client's secret is missing or wrong")),
+    }
+}
+
+/// A client of the config that signed this request's assertion with its key, once.
+async fn signed_client(
+    state: &AppState,
+    form: &HashMap<String, String>,
+) -> Result<ClientRecord, Response> {
+    use super::client_keys::{claimed_client, ClientKey, ASSERTION_TYPE};
+    let s = server(state);
+    let refused = |m: &str| oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", m);
+    if form.get("client_assertion_type").map(String::as_str) != Some(ASSERTION_TYPE) {
+        return Err(refused(&format!(
+            "client_assertion_type must be {ASSERTION_TYPE}"
+        )));
+    }
+    let assertion = form
+        .get("client_assertion")
+        .ok_or_else(|| refused("client_assertion is missing"))?;
+    let id =
+        claimed_client(assertion).ok_or_else(|| refused("the client assertion names no client"))?;
+    if form.get("client_id").is_some_and(|c| *c != id) {
+        return Err(refused("client_id is not the assertion's client"));
+    }
+    let pem = s
+        .config
+        .client_keys
+        .get(&id)
+        .ok_or_else(|| refused("the client has no key to sign with"))?;
+    let key = ClientKey::from_pem(pem).map_err(|e| refused(&e))?;
+    let endpoint = format!("{}/oauth/token", s.config.issuer);
+    let claims = key
+        .verify(
+            assertion,
+            &id,
+            &[endpoint.as_str(), s.config.issuer.as_str()],
+        )
+        .map_err(|e| refused(&e))?;
+    let jti = claims["jti"].as_str().unwrap_or_default();
+    let exp = claims["exp"].as_i64().unwrap_or_default();
+    let once = format!("client-assertion:{id}#{jti}");
+    match state
+        .registry
+        .spend_form(&hashed(&once), exp * 1000, now_ms())
+        .await
+    {
+        Ok(true) => {}
+        Ok(false) => return Err(refused("the client assertion was used before")),
+        Err(_) => return Err(unavailable()),
+    }
+    match s.client(state.registry.as_ref(), &id).await {
+        Ok(Some(c)) if c.blocked_at.is_none() => Ok(c),
+        Ok(Some(_)) => Err(refused("the client is blocked")),
+        Ok(None) => Err(refused("unknown client")),
+        Err(e) => Err(refused(&e)),
     }
 }
 
@@ -114,7 +176,7 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
         Ok(f) => f,
         Err(e) => return invalid_request(&e),
     };
-    let client = match client_of(&state, &headers, &form).await {
+    let (client, proven) = match client_of(&state, &headers, &form).await {
         Ok(c) => c,
         Err(r) => return r,
     };
@@ -125,12 +187,14 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     let grant = match form.get("grant_type").map(String::as_str) {
         Some("authorization_code") => redeem_code(&state, &client, &form).await,
         Some("refresh_token") => redeem_refresh(&state, &client, &form, jkt.as_deref()).await,
-        Some(super::id_jag::JWT_BEARER) => super::id_jag::redeem(&state, &client, &form)
+        Some(super::id_jag::JWT_BEARER) => super::id_jag::redeem(&state, &client, proven, &form)
             .await
             .map(|g| (g, "oauth.id_jag")),
-        Some(super::machines::CLIENT_CREDENTIALS) => super::machines::grant(&state, &client, &form)
-            .await
-            .map(|g| (g, "oauth.client_credentials")),
+        Some(super::machines::CLIENT_CREDENTIALS) => {
+            super::machines::grant(&state, &client, proven, &form)
+                .await
+                .map(|g| (g, "oauth.client_credentials"))
+        }
         Some(other) => {
             return oauth_error(
                 StatusCode::BAD_REQUEST,
@@ -358,7 +422,7 @@ pub async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Byt
         Err(e) => return invalid_request(&e),
     };
     let client = match client_of(&state, &headers, &form).await {
-        Ok(c) => c,
+        Ok((c, _)) => c,
         Err(r) => return r,
     };
     let Some(token) = form.get("token") else {

@@ -369,9 +369,16 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         port,
         "[[auth.server.clients]]\nclient_id = \"nightly-agent\"\nredirect_uris = []\n\
          client_secret = { env = \"AGENT_SECRET\" }\nroles = [\"reader\"]\n\
+         [[auth.server.clients]]\nclient_id = \"signing-agent\"\nredirect_uris = []\n\
+         public_key = { file = \"PUBLIC_KEY\" }\nroles = [\"reader\"]\n\
          [[auth.server.clients]]\nclient_id = \"web-app\"\n\
          redirect_uris = [\"https://app.example.com/cb\"]\n\
          client_secret = { env = \"WEB_SECRET\" }\n",
+    );
+    let keys = gateway_tests::package_dir().join("idp");
+    let cfg = cfg.replace(
+        "PUBLIC_KEY",
+        keys.join("client-key.pub.pem").to_str().unwrap(),
     );
     let gw = start_at(
         &cfg,
@@ -405,7 +412,25 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         .arg("nightly-agent")
         .arg("agent-secret");
     let seen = last_json_line(ts, "the TypeScript machine host").await;
-    saw_the_readers_tools(&gw, &seen, "from a TypeScript machine");
+    saw_the_readers_tools(&gw, &seen, "from a TypeScript machine (nightly-agent)");
+    // Without a shared secret: the TypeScript SDK's PrivateKeyJwtProvider signs its assertions
+    // with a key whose public half the config names (private_key_jwt).
+    let mut ts = node("clients/ts_client_credentials.mjs");
+    ts.arg(&gw.mcp)
+        .arg(format!("http://127.0.0.1:{port}"))
+        .arg("signing-agent")
+        .arg(format!("key:{}", keys.join("client-key.pem").display()));
+    let seen = last_json_line(ts, "the TypeScript signing host").await;
+    saw_the_readers_tools(&gw, &seen, "from a TypeScript machine (signing-agent)");
+    // A key client's id with a made-up secret is refused.
+    let r = reqwest::Client::new()
+        .post(format!("{}/oauth/token", gw.base))
+        .basic_auth("signing-agent", Some("guess"))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
 
     // A client that names no roles, a wrong secret, and a registered public client: refused.
     let ask = |id: &'static str, secret: &'static str| {
