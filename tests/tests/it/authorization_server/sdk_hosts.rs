@@ -403,7 +403,7 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         .arg("nightly-agent")
         .arg("agent-secret");
     let seen = last_json_line(cmd, "the Python machine host").await;
-    saw_the_readers_tools(&gw, &seen, "from a machine");
+    saw_the_readers_tools(&gw, &seen, "from a machine (nightly-agent)");
     assert_eq!(seen["refresh"], false, "no refresh token: {seen}");
     // The TypeScript SDK's ClientCredentialsProvider, the same way.
     let mut ts = node("clients/ts_client_credentials.mjs");
@@ -422,6 +422,15 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         .arg(format!("key:{}", keys.join("client-key.pem").display()));
     let seen = last_json_line(ts, "the TypeScript signing host").await;
     saw_the_readers_tools(&gw, &seen, "from a TypeScript machine (signing-agent)");
+    // And the Python SDK's PrivateKeyJWTOAuthProvider, its assertions for the issuer.
+    let mut py = Command::new(peers().join("venv/bin/python"));
+    py.arg(gateway_tests::package_dir().join("clients/python_client_credentials.py"))
+        .arg(&gw.mcp)
+        .arg(format!("http://127.0.0.1:{port}"))
+        .arg("signing-agent")
+        .arg(format!("key:{}", keys.join("client-key.pem").display()));
+    let seen = last_json_line(py, "the Python signing host").await;
+    saw_the_readers_tools(&gw, &seen, "from a machine (signing-agent)");
     // A key client's id with a made-up secret is refused.
     let r = reqwest::Client::new()
         .post(format!("{}/oauth/token", gw.base))
