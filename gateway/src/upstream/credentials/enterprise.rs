@@ -211,9 +211,14 @@ impl Vault {
         let grant = match self.company_grant(&company_endpoint, id_token, &d).await {
             Ok(g) => g,
             Err(e) => {
-                self.audit(by, "upstream.connect", upstream, "refused")
-                    .await;
-                return Err(refused("the company's provider refused the grant", e));
+                // An answer without a grant is the provider's refusal (its policy); no answer at
+                // all (the network, a page that is not JSON) is an error.
+                let outcome = match e.starts_with("no token") {
+                    true => "refused",
+                    false => "error",
+                };
+                self.audit(by, "upstream.connect", upstream, outcome).await;
+                return Err(refused("the company's provider gave no grant", e));
             }
         };
         let client = self

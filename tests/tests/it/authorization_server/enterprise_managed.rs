@@ -130,7 +130,7 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
     let r = whoami(&gw, &mallory).await;
     let said = r.to_string();
     assert!(
-        said.contains("refused the grant") && said.contains("may not use"),
+        said.contains("gave no grant") && said.contains("may not use"),
         "{r}"
     );
     assert!(!said.contains("/oauth/upstream/connect"), "{r}");
