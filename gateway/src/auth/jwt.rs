@@ -100,15 +100,23 @@ fn parse_jwks(doc: &Value) -> HashMap<String, Key> {
     out
 }
 
-/// The part of a JWT's payload read before its signature is checked: only to pick the issuer.
-fn unverified_issuer(token: &str) -> Option<String> {
+/// A JWT's payload read without checking its signature: only to decide which key checks it, or
+/// when to refresh a token that goes back to its own issuer; never to trust what it says.
+pub fn unverified_claims(token: &str) -> Option<Value> {
     use base64::Engine;
     let payload = token.split('.').nth(1)?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(payload.trim_end_matches('='))
         .ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
-    v.get("iss")?.as_str().map(str::to_string)
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The issuer a JWT claims, before its signature is checked: only to pick its verifier.
+pub fn unverified_issuer(token: &str) -> Option<String> {
+    unverified_claims(token)?
+        .get("iss")?
+        .as_str()
+        .map(str::to_string)
 }
 
 /// The scopes a token grants (`scope`: space-separated, or `scp`: a list).

@@ -17,7 +17,7 @@ use serde_json::json;
 
 use super::assertion::SigningKey;
 use super::credentials::discovery::{self, Discovered};
-use super::credentials::flow;
+use super::credentials::flow::{self, ACCESS_TOKEN_TYPE, JWT_BEARER, TOKEN_EXCHANGE};
 use super::credentials::managed::Managed;
 use super::credentials::vault::{Access, Vault};
 use super::dpop::{self, DpopKey};
@@ -29,10 +29,6 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 const REFRESH_BEFORE: Duration = Duration::from_secs(60);
 /// Lifetime assumed when the server does not say (`expires_in` is optional).
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
-
-const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
-const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
-const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// How the gateway's client proves itself at the token endpoint.
 #[derive(Debug, Clone, PartialEq)]

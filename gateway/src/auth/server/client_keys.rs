@@ -59,18 +59,6 @@ impl ClientKey {
     }
 }
 
-/// The client a signed assertion claims to come from (its `iss`), read before it is verified:
-/// the key to verify it with is that client's.
-pub fn claimed_client(assertion: &str) -> Option<String> {
-    use base64::Engine;
-    let payload = assertion.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .ok()?;
-    let claims: Value = serde_json::from_slice(&bytes).ok()?;
-    claims["iss"].as_str().map(str::to_string)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,7 +80,10 @@ mod tests {
         let claims = |iss: &str, sub: &str, aud: &str, exp: i64| json!({"iss": iss, "sub": sub, "aud": aud, "exp": exp, "jti": "j1"});
         let aud = ["https://gw.example/oauth/token", "https://gw.example"];
         let good = signed(claims("bot", "bot", aud[0], now + 60));
-        assert_eq!(claimed_client(&good).as_deref(), Some("bot"));
+        assert_eq!(
+            crate::auth::jwt::unverified_issuer(&good).as_deref(),
+            Some("bot")
+        );
         assert!(key.verify(&good, "bot", &aud).is_ok());
         let issuer_aud = signed(claims("bot", "bot", aud[1], now + 60));
         assert!(key.verify(&issuer_aud, "bot", &aud).is_ok());

@@ -20,17 +20,13 @@ use axum::response::Response;
 use registry::{now_ms, ClientRecord, GrantRecord};
 use serde_json::Value;
 
-use super::{oauth_error, server};
+use super::{invalid_grant, oauth_error, server, spend_once, unavailable, unserved};
 use crate::state::AppState;
 
 pub use super::clients::JWT_BEARER;
 /// The profile this server supports, as its metadata names it.
 pub const PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
 const TYP: &str = "oauth-id-jag+jwt";
-
-fn invalid_grant(m: &str) -> Response {
-    oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
-}
 
 /// The grant an identity assertion grant (`form["assertion"]`) of `client`'s comes to: stored,
 /// and its audit action.
@@ -72,12 +68,8 @@ pub(super) async fn redeem(
         .or(form.get("resource").map(String::as_str))
         .unwrap_or(&s.resource)
         .to_string();
-    if !s.serves(&resource) {
-        return Err(oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_target",
-            &format!("this server issues tokens for {} only", s.resource),
-        ));
+    if let Some(refused) = unserved(s, &resource) {
+        return Err(refused);
     }
     let Some(subject) = text(&f.subject_claim).or(text("sub")) else {
         return Err(invalid_grant("the grant names no user"));
@@ -92,15 +84,8 @@ pub(super) async fn redeem(
     let (Some(jti), Some(exp)) = (text("jti"), claims.get("exp").and_then(Value::as_i64)) else {
         return Err(invalid_grant("the grant has no jti"));
     };
-    let once = format!("id-jag:{}#{jti}", f.issuer);
-    match state
-        .registry
-        .spend_form(&super::hashed(&once), exp * 1000, now_ms())
-        .await
-    {
-        Ok(true) => {}
-        Ok(false) => return Err(invalid_grant("the grant was used before")),
-        Err(_) => return Err(unavailable()),
+    if !spend_once(state, &format!("id-jag:{}#{jti}", f.issuer), exp * 1000).await? {
+        return Err(invalid_grant("the grant was used before"));
     }
     let grant = GrantRecord {
         id: uuid::Uuid::new_v4().simple().to_string(),
@@ -165,12 +150,4 @@ pub(super) fn narrowed(
         .filter(|x| s.config.scopes.iter().any(|k| k == x))
         .collect();
     (!scope.is_empty()).then(|| scope.join(" "))
-}
-
-pub(super) fn unavailable() -> Response {
-    oauth_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "temporarily_unavailable",
-        "the authorization server cannot reach its store; try again",
-    )
 }

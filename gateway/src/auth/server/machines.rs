@@ -1,9 +1,10 @@
 //! Machine clients at the gateway's own authorization server: the client credentials grant
 //! (RFC 6749 §4.4; the MCP extension `io.modelcontextprotocol/oauth-client-credentials`) for an
 //! agent that acts as itself, not for a user. Only clients of the config file that name their
-//! `roles` use it, and they authenticate with their secret or an assertion they sign. The token's principal is the client
-//! (`client:{client_id}`, apart from every user's subject) with those roles; no refresh token
-//! (the client asks again with its secret), and the grant shows and is revoked like any other.
+//! `roles` use it, and they authenticate with their secret or an assertion they sign. The
+//! token's principal is the client (`client:{client_id}`, apart from every user's subject) with
+//! those roles; no refresh token (the client asks again), and the grant shows and is revoked
+//! like any other.
 
 use std::collections::HashMap;
 
@@ -11,8 +12,8 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use registry::{now_ms, ClientRecord, GrantRecord};
 
-use super::id_jag::{narrowed, unavailable};
-use super::{oauth_error, server};
+use super::id_jag::narrowed;
+use super::{oauth_error, server, unavailable, unserved};
 use crate::state::AppState;
 
 pub const CLIENT_CREDENTIALS: &str = "client_credentials";
@@ -50,12 +51,8 @@ pub(super) async fn grant(
         .get("resource")
         .cloned()
         .unwrap_or_else(|| s.resource.clone());
-    if !s.serves(&resource) {
-        return Err(oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_target",
-            &format!("this server issues tokens for {} only", s.resource),
-        ));
+    if let Some(refused) = unserved(s, &resource) {
+        return Err(refused);
     }
     // What the client asks among the server's scopes; nothing asked: the first.
     let scope = match form.get("scope") {

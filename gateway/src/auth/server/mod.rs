@@ -117,6 +117,41 @@ pub fn oauth_error(status: StatusCode, error: &str, description: &str) -> Respon
         .into_response()
 }
 
+/// `invalid_grant` (RFC 6749 §5.2): the grant, code or token presented does not stand.
+pub(super) fn invalid_grant(m: &str) -> Response {
+    oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
+}
+
+/// The token endpoint cannot reach its store: the client tries again.
+pub(super) fn unavailable() -> Response {
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        "the authorization server cannot reach its store; try again",
+    )
+}
+
+/// The `invalid_target` answer when `resource` is not one this server issues tokens for.
+pub(super) fn unserved(s: &AuthServer, resource: &str) -> Option<Response> {
+    (!s.serves(resource)).then(|| {
+        oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            &format!("this server issues tokens for {} only", s.resource),
+        )
+    })
+}
+
+/// Spends the one-time `what` (a grant's or an assertion's id) in the store until `until` (ms),
+/// for every replica: whether it was unspent.
+pub(super) async fn spend_once(state: &AppState, what: &str, until: i64) -> Result<bool, Response> {
+    state
+        .registry
+        .spend_form(&hashed(what), until, now_ms())
+        .await
+        .map_err(|_| unavailable())
+}
+
 impl AuthServer {
     /// The server `[auth.server]` asks for, started; `None` when it is off.
     pub async fn from_config(

@@ -22,7 +22,10 @@ use registry::{now_ms, ClientRecord, GrantRecord, GrantsOf, Redeemed};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::{audit, hashed, oauth_error, random_secret, server, AuthServer};
+use super::{
+    audit, hashed, invalid_grant, oauth_error, random_secret, server, spend_once, unavailable,
+    AuthServer,
+};
 use crate::state::AppState;
 
 fn form(body: &Bytes) -> Result<HashMap<String, String>, String> {
@@ -37,18 +40,6 @@ fn form(body: &Bytes) -> Result<HashMap<String, String>, String> {
 
 fn invalid_request(m: &str) -> Response {
     oauth_error(StatusCode::BAD_REQUEST, "invalid_request", m)
-}
-
-fn invalid_grant(m: &str) -> Response {
-    oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
-}
-
-fn unavailable() -> Response {
-    oauth_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "temporarily_unavailable",
-        "the authorization server cannot reach its store; try again",
-    )
 }
 
 /// The client of a token request, authenticated as it registered: by its secret (HTTP Basic or
@@ -89,14 +80,7 @@ async fn client_of(
         }
     };
     let refused = |m: &str| oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", m);
-    let client = match server(state).client(state.registry.as_ref(), &id).await {
-        Ok(Some(c)) => c,
-        Ok(None) => return Err(refused("unknown client")),
-        Err(e) => return Err(refused(&e)),
-    };
-    if client.blocked_at.is_some() {
-        return Err(refused("the client is blocked"));
-    }
+    let client = live_client(state, &id).await?;
     if server(state).config.client_keys.contains_key(&id) {
         return Err(refused("the client authenticates with a signed assertion"));
     }
@@ -116,7 +100,7 @@ async fn signed_client(
     state: &AppState,
     form: &HashMap<String, String>,
 ) -> Result<ClientRecord, Response> {
-    use super::client_keys::{claimed_client, ClientKey, ASSERTION_TYPE};
+    use super::client_keys::{ClientKey, ASSERTION_TYPE};
     let s = server(state);
     let refused = |m: &str| oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", m);
     if form.get("client_assertion_type").map(String::as_str) != Some(ASSERTION_TYPE) {
@@ -127,8 +111,8 @@ async fn signed_client(
     let assertion = form
         .get("client_assertion")
         .ok_or_else(|| refused("client_assertion is missing"))?;
-    let id =
-        claimed_client(assertion).ok_or_else(|| refused("the client assertion names no client"))?;
+    let id = crate::auth::jwt::unverified_issuer(assertion)
+        .ok_or_else(|| refused("the client assertion names no client"))?;
     if form.get("client_id").is_some_and(|c| *c != id) {
         return Err(refused("client_id is not the assertion's client"));
     }
@@ -148,17 +132,16 @@ async fn signed_client(
         .map_err(|e| refused(&e))?;
     let jti = claims["jti"].as_str().unwrap_or_default();
     let exp = claims["exp"].as_i64().unwrap_or_default();
-    let once = format!("client-assertion:{id}#{jti}");
-    match state
-        .registry
-        .spend_form(&hashed(&once), exp * 1000, now_ms())
-        .await
-    {
-        Ok(true) => {}
-        Ok(false) => return Err(refused("the client assertion was used before")),
-        Err(_) => return Err(unavailable()),
+    if !spend_once(state, &format!("client-assertion:{id}#{jti}"), exp * 1000).await? {
+        return Err(refused("the client assertion was used before"));
     }
-    match s.client(state.registry.as_ref(), &id).await {
+    live_client(state, &id).await
+}
+
+/// The client `id`, known and not blocked.
+async fn live_client(state: &AppState, id: &str) -> Result<ClientRecord, Response> {
+    let refused = |m: &str| oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", m);
+    match server(state).client(state.registry.as_ref(), id).await {
         Ok(Some(c)) if c.blocked_at.is_none() => Ok(c),
         Ok(Some(_)) => Err(refused("the client is blocked")),
         Ok(None) => Err(refused("unknown client")),

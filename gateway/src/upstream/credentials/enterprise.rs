@@ -15,10 +15,10 @@
 //! A refusal of the provider's (its policy) is an error of the call, not a link.
 
 use registry::now_ms;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::discovery::{self, Discovered};
-use super::flow;
+use super::flow::{self, ID_JAG_TYPE, ID_TOKEN_TYPE, JWT_BEARER, TOKEN_EXCHANGE};
 use super::managed::Managed;
 use super::vault::{user_holder, Access, Connected, Tokens, Vault};
 use crate::upstream::UpstreamError;
@@ -27,10 +27,6 @@ use crate::upstream::UpstreamError;
 /// letters, digits, `-` and `_`).
 pub const COMPANY: &str = "@company";
 
-const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
-const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
-const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
-const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// An ID token with less than this left is refreshed before it is exchanged.
 const ID_TOKEN_MARGIN_MS: i64 = 60 * 1000;
 
@@ -44,13 +40,9 @@ pub struct CompanySignIn {
 /// The `exp` of a JWT, in ms. Read without checking the signature: it only decides when to
 /// refresh, and the token goes back to the provider that issued it, which checks it.
 fn expiry_ms(jwt: &str) -> Option<i64> {
-    use base64::Engine;
-    let payload = jwt.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .ok()?;
-    let claims: Value = serde_json::from_slice(&bytes).ok()?;
-    claims["exp"].as_i64().map(|s| s * 1000)
+    crate::auth::jwt::unverified_claims(jwt)?["exp"]
+        .as_i64()
+        .map(|s| s * 1000)
 }
 
 impl Vault {
@@ -122,11 +114,7 @@ impl Vault {
             return Err(needs_sign_in());
         };
         let (d, client) = self.company_client(&t.token_endpoint)?;
-        let form = vec![
-            ("grant_type", "refresh_token".to_string()),
-            ("refresh_token", rt.clone()),
-        ];
-        let fresh = match flow::token_request(&self.http, &d, &client, form).await {
+        let fresh = match flow::refresh(&self.http, &d, &client, rt).await {
             Ok(fresh) => fresh,
             Err(why) => {
                 tracing::warn!(error = %why, "a company sign-in could not be refreshed; the user signs in again");
@@ -316,6 +304,7 @@ fn with_scope(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn an_id_tokens_expiry_is_read_from_its_claims() {

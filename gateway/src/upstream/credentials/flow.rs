@@ -17,6 +17,14 @@ use super::discovery::Discovered;
 use crate::upstream::assertion::{SigningKey, ASSERTION_TYPE};
 use crate::upstream::dpop::DpopKey;
 
+/// Grant and token types of the token requests the gateway makes (RFC 8693, RFC 7523, the
+/// identity assertion grant).
+pub const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+pub const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
+pub const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
 /// The gateway as a client of one authorization server.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -375,13 +383,27 @@ pub async fn refresh(
         http,
         d,
         client,
-        vec![
-            ("grant_type", "refresh_token".into()),
-            ("refresh_token", refresh_token.into()),
-            ("resource", d.resource.clone()),
-        ],
+        with_resource(
+            vec![
+                ("grant_type", "refresh_token".into()),
+                ("refresh_token", refresh_token.into()),
+            ],
+            d,
+        ),
     )
     .await
+}
+
+/// `form` with the resource the tokens are for, where there is one (a sign-in's provider has
+/// none: its tokens are for the gateway itself).
+fn with_resource(
+    mut form: Vec<(&'static str, String)>,
+    d: &Discovered,
+) -> Vec<(&'static str, String)> {
+    if !d.resource.is_empty() {
+        form.push(("resource", d.resource.clone()));
+    }
+    form
 }
 
 #[cfg(test)]
