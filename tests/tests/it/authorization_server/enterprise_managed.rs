@@ -224,6 +224,9 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
     let r = whoami(&gw, &carol).await;
     assert!(r.to_string().contains("/oauth/upstream/connect"), "{r}");
 
+    // ID tokens, grants and upstream tokens are JWTs: none reaches the gateway's log.
+    assert!(!gw.log().contains("eyJ"), "a token in the log");
+
     // The writer batches: the rows come within a moment.
     let key = |who: &str| format!("oauth:http://127.0.0.1:{port}#{who}");
     let want = [
@@ -495,6 +498,10 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
     saw_the_readers_tools(&gw, &seen, "from an enterprise host");
     assert_eq!(seen["grants"], 1, "{seen}");
 
+    assert!(
+        !gw.log().contains("eyJ") && !replica.log().contains("eyJ"),
+        "a token in the log"
+    );
     let grants = gw.get_json("/admin/v1/oauth/grants").await;
     let via = format!("id-jag:{}", company.issuer);
     assert!(
