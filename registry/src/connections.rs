@@ -251,4 +251,50 @@ mod tests {
             Some("three".into())
         );
     }
+
+    #[tokio::test]
+    async fn a_removed_upstream_takes_its_connections_and_registrations_with_it() {
+        use crate::store::Registry;
+        let dir = tempfile::TempDir::new().unwrap();
+        let url = format!("sqlite://{}/c.db?mode=rwc", dir.path().display());
+        let r = SqlRegistry::open(&url, Default::default()).await.unwrap();
+        let spec = serde_json::json!({"transport": "http", "url": "https://a/mcp"});
+        for name in ["gh", "other"] {
+            r.create_upstream(name, &spec, "api").await.unwrap();
+            r.put_connection(&ConnectionRecord {
+                upstream: name.into(),
+                holder: "user:alice".into(),
+                connected_by: "alice".into(),
+                sealed: "sealed".into(),
+                issuer: "https://as".into(),
+                scope: "tools".into(),
+                created_at: 1,
+                updated_at: 1,
+                expires_at: None,
+            })
+            .await
+            .unwrap();
+            r.keep_upstream_client(name, "https://as", "reg", 1)
+                .await
+                .unwrap();
+        }
+        r.delete_upstream("gh").await.unwrap();
+        let left: Vec<String> = r
+            .list_connections(None)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|c| c.upstream)
+            .collect();
+        assert_eq!(left, ["other"]);
+        assert_eq!(
+            r.get_upstream_client("gh", "https://as").await.unwrap(),
+            None
+        );
+        assert!(r
+            .get_upstream_client("other", "https://as")
+            .await
+            .unwrap()
+            .is_some());
+    }
 }

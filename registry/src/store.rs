@@ -52,7 +52,8 @@ pub trait Registry:
     ) -> Result<UpstreamRecord>;
     /// Creates or replaces, keeping `created_at` (used to seed upstreams from the config file).
     async fn put_upstream(&self, name: &str, spec: &Value, source: &str) -> Result<UpstreamRecord>;
-    /// Deletes the upstream and its catalog; `NotFound` when absent.
+    /// Deletes the upstream, its catalog, its users' connections and the gateway's registrations
+    /// at its authorization server; `NotFound` when absent.
     async fn delete_upstream(&self, name: &str) -> Result<()>;
 
     /// Replaces one kind of an upstream's catalog by `definitions` in one transaction: upserts by

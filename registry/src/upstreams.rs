@@ -151,6 +151,16 @@ impl Registry for SqlRegistry {
             .execute(&mut *tx)
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "catalog"))?;
+        // Its users' tokens and the gateway's registrations at its authorization server go
+        // with it: nothing of a removed upstream is kept, and an upstream registered later
+        // under its name (perhaps another server) starts with none.
+        for table in ["upstream_connections", "upstream_clients"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE upstream = $1"))
+                .bind(name)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| RegistryError::from_sqlx(e, "connection"))?;
+        }
         let done = sqlx::query("DELETE FROM upstreams WHERE name = $1")
             .bind(name)
             .execute(&mut *tx)

@@ -232,6 +232,13 @@ impl Gateway {
         Self::start_in(dir, env, admin_token).await
     }
 
+    /// [`restart`](Self::restart) with `config` in place of the config file it ran with (an
+    /// operator's edit of the file).
+    pub async fn restart_with(self, config: &str, env: &[(&str, &str)]) -> Self {
+        std::fs::write(self.dir.join("gateway.toml"), config).unwrap();
+        self.restart(env).await
+    }
+
     pub async fn stop(self) -> std::process::ExitStatus {
         self.stop_keeping_dir().await.0
     }

@@ -6,7 +6,8 @@
 // Prints `listening on http://127.0.0.1:PORT/mcp` when ready. Serves its protected resource
 // metadata (RFC 9728) and answers 401 with a challenge naming it.
 // Test hooks: `GET /test/calls` lists the recorded calls, `GET /test/lists` the user of each
-// tools/list; `POST /test/refuse?sub=alice` makes
+// tools/list, `GET /test/presented` the audience and user of every token presented (valid or
+// not: a token for another server must never reach this one); `POST /test/refuse?sub=alice` makes
 // it refuse every token of that user issued until now (as a server does after a password
 // change), so that only a new one is taken.
 import http from 'node:http';
@@ -21,6 +22,7 @@ const { StreamableHTTPServerTransport } = await sdk('server/streamableHttp.js');
 const issuer = process.argv[2];
 const calls = [];
 const lists = []; // the user of each tools/list
+const presented = []; // {aud, sub} of every token presented, read without checking it
 const seen = {}; // sub -> the jtis of its tokens seen so far
 const refused = new Set();
 let keys = null;
@@ -73,12 +75,19 @@ async function handle(req, res) {
   }
   if (url.pathname === '/test/calls') return json(200, calls);
   if (url.pathname === '/test/lists') return json(200, lists);
+  if (url.pathname === '/test/presented') return json(200, presented);
   if (url.pathname === '/test/refuse' && req.method === 'POST') {
     for (const jti of seen[url.searchParams.get('sub')] ?? []) refused.add(jti);
     return json(200, {});
   }
   if (url.pathname !== '/mcp') return json(404, { error: 'not found' });
   const token = (req.headers.authorization || '').replace(/^Bearer /, '');
+  try {
+    const c = JSON.parse(Buffer.from(token.split('.')[1], 'base64url'));
+    presented.push({ aud: c.aud, sub: c.sub });
+  } catch {
+    // Not a JWT (or none): nothing to record.
+  }
   const claims = await verify(token, resource).catch(() => null);
   if (!claims) {
     res.writeHead(401, {

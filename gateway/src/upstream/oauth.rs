@@ -114,6 +114,8 @@ enum Origin {
         vault: Arc<Vault>,
         upstream: String,
         holder: String,
+        /// The upstream's URL: a stored token for another server is not sent to it.
+        server: String,
         /// At an enterprise-managed upstream: where tokens come from when there are none.
         managed: Option<Arc<Managed>>,
     },
@@ -179,6 +181,11 @@ impl TokenSource {
             vault,
             upstream: upstream.into(),
             holder: holder.into(),
+            server: spec
+                .transport
+                .endpoint()
+                .map(|e| e.url.clone())
+                .unwrap_or_default(),
             managed: Managed::of(spec),
         });
         source.bearer_only.store(bearer_only, Relaxed);
@@ -472,8 +479,9 @@ impl TokenSource {
                 vault,
                 upstream,
                 holder,
+                server,
                 managed,
-            } => Box::pin(vault.token(upstream, holder, managed.as_deref())).await?,
+            } => Box::pin(vault.token(upstream, holder, server, managed.as_deref())).await?,
         };
         let token = access.token.clone();
         self.keep(access);
@@ -498,12 +506,13 @@ impl TokenSource {
                 vault,
                 upstream,
                 holder,
+                server,
                 managed,
             } => {
                 let stale = stale
                     .map(|c| c.token.expose().to_string())
                     .unwrap_or_default();
-                Box::pin(vault.renew(upstream, holder, &stale, managed.as_deref())).await?
+                Box::pin(vault.renew(upstream, holder, server, &stale, managed.as_deref())).await?
             }
             Origin::Client { .. } => {
                 drop(_one);

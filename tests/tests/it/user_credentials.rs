@@ -995,3 +995,91 @@ async fn a_link_whose_user_cannot_sign_in_here_says_so_unless_confirming_is_off(
         }
     }
 }
+
+/// Every token an upstream server was presented, by audience.
+async fn presented_audiences(upstream: &str) -> Vec<String> {
+    recorded(upstream, "presented")
+        .await
+        .iter()
+        .flat_map(|p| match &p["aud"] {
+            Value::Array(a) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+            v => v.as_str().map(String::from).into_iter().collect::<Vec<_>>(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_users_token_for_one_server_never_reaches_another_under_the_same_name() {
+    let dir = scratch();
+    let port = free_port();
+    let own = own_upstream(&sqlite_url(&dir), port, "").await;
+    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
+    let listen = format!("127.0.0.1:{port}");
+    let env = [
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key.as_str()),
+        ("OLD_CREDENTIALS_KEY", key.as_str()),
+    ];
+    let gw = own_gateway(&own.config, port).await;
+    connect_catalog(&gw).await;
+    let alice = gw.token_for("alice", &["member"]).await;
+    connect_own(&gw, &alice, "alice").await;
+    let mut host = RawClient::initialize_as(&gw.mcp, json!({}), Some(&alice)).await;
+    let r = whoami(&mut host).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
+    drop(host);
+
+    // The operator points `own` at another server (same provider, another resource).
+    let (_other_server, other) =
+        spawn_reporting_url(node("upstream/own_accounts.mjs").arg(&own.idp.issuer)).await;
+    let moved = own.config.replace(&own.upstream, &other);
+    assert_ne!(moved, own.config);
+    let gw = gw.restart_with(&moved, &env).await;
+    gw.wait_up(&["fx"]).await;
+    // Every connection was made for the first server: the catalog's account is connected
+    // again, alice is asked to connect again, and the second server never sees a token issued
+    // for the first.
+    connect_catalog(&gw).await;
+    let mut host = RawClient::initialize_as(&gw.mcp, json!({}), Some(&alice)).await;
+    let r = whoami(&mut host).await;
+    assert_eq!(r["result"]["isError"], true, "{r}\n{}", gw.log());
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("/oauth/upstream/connect?ticket="), "{text}");
+    let seen = presented_audiences(&other).await;
+    assert!(
+        !seen.contains(&own.upstream),
+        "a token for {} reached {other}: {seen:?}",
+        own.upstream
+    );
+    let page = browse(&link_in(text), &alice, "alice").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    let r = whoami(&mut host).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
+    assert_eq!(recorded(&other, "calls").await.len(), 1);
+    drop(host);
+    let audit = gw
+        .get_json("/admin/v1/audit?action=upstream.disconnect")
+        .await;
+    assert!(
+        audit.to_string().contains("moved"),
+        "the forgotten connection is audited: {audit}"
+    );
+
+    // The operator removes `own` from the file: its users' tokens go with it.
+    let start = moved
+        .find("[[upstreams]]\nname = \"own\"")
+        .expect("own's table");
+    let end = moved[start..].find("[user_credentials]").unwrap() + start;
+    let removed = format!("{}{}", &moved[..start], &moved[end..]);
+    let gw = gw.restart_with(&removed, &env).await;
+    gw.wait_up(&["fx"]).await;
+    let all = gw.get_json("/admin/v1/connections").await;
+    assert_eq!(all, json!([]), "nothing of a removed upstream is kept");
+}

@@ -114,6 +114,18 @@ async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Result<Option<
     Ok(None)
 }
 
+/// Whether `resource` (RFC 8707: what a token is for) is the server at `server_url`: that URL,
+/// or a part of it that ends at a path segment (its origin, say, for a server that names none).
+pub fn serves(resource: &str, server_url: &str) -> bool {
+    let (r, s) = (
+        resource.trim_end_matches('/'),
+        server_url.trim_end_matches('/'),
+    );
+    !r.is_empty()
+        && s.strip_prefix(r)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// Finds the authorization server of `server_url`, whose 401 carried `challenge`.
 pub async fn discover(
     http: &reqwest::Client,
@@ -148,7 +160,7 @@ pub async fn discover(
         .trim_end_matches('/')
         .to_string();
     // RFC 9728 §3.3: the metadata must be about the resource the client is using.
-    if !server_url.trim_end_matches('/').starts_with(&resource) {
+    if !serves(&resource, server_url) {
         return Err(format!(
             "the protected resource metadata is for {resource}, not for {server_url}"
         ));
@@ -185,6 +197,18 @@ pub async fn discover(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_resource_serves_its_own_url_and_the_urls_below_it_only() {
+        assert!(serves("https://a.example/mcp", "https://a.example/mcp"));
+        assert!(serves("https://a.example/mcp/", "https://a.example/mcp"));
+        assert!(serves("https://a.example", "https://a.example/mcp"));
+        assert!(!serves("https://a.example/mcp", "https://a.example/mcp2"));
+        assert!(!serves("https://a.example/mcp", "https://b.example/mcp"));
+        assert!(!serves("https://a.example", "https://a.example.evil/mcp"));
+        assert!(!serves("", "https://a.example/mcp"));
+    }
+
     use super::*;
 
     #[test]

@@ -281,20 +281,48 @@ impl Vault {
         }
     }
 
-    /// A valid access token of `holder` at `upstream`, refreshed if it is about to expire, and
-    /// how long it lasts; at an enterprise-managed upstream (`managed`), one from the holder's
-    /// company sign-in when there is none yet.
+    /// The stored tokens of `holder`'s connection to `upstream`, if they are for the server it
+    /// is at now (`server`). A connection made for another server (the upstream was removed and
+    /// registered again under its name, or its URL changed) is forgotten: its tokens are that
+    /// server's, and sending them here would hand them to a server they were not issued for.
+    async fn stored_for(
+        &self,
+        upstream: &str,
+        holder: &str,
+        server: &str,
+    ) -> Result<Option<(ConnectionRecord, Tokens, bool)>, UpstreamError> {
+        match self.stored(upstream, holder).await? {
+            Some((rec, t, _)) if !discovery::serves(&t.resource, server) => {
+                tracing::warn!(
+                    upstream,
+                    resource = %t.resource,
+                    server,
+                    "a stored upstream connection is for another server; it is forgotten and the user connects again"
+                );
+                let _ = self.registry.delete_connection(upstream, holder).await;
+                self.audit(&rec.connected_by, "upstream.disconnect", upstream, "moved")
+                    .await;
+                Ok(None)
+            }
+            found => Ok(found),
+        }
+    }
+
+    /// A valid access token of `holder` at `upstream` (now at `server`), refreshed if it is
+    /// about to expire, and how long it lasts; at an enterprise-managed upstream (`managed`),
+    /// one from the holder's company sign-in when there is none yet.
     pub async fn token(
         &self,
         upstream: &str,
         holder: &str,
+        server: &str,
         managed: Option<&Managed>,
     ) -> Result<Access, UpstreamError> {
         let now = now_ms();
-        match self.stored(upstream, holder).await? {
+        match self.stored_for(upstream, holder, server).await? {
             // One grant at a time per connection: through `renew`'s gate, which takes a
             // connection another call made meanwhile.
-            None if managed.is_some() => self.renew(upstream, holder, "", managed).await,
+            None if managed.is_some() => self.renew(upstream, holder, server, "", managed).await,
             None => Err(Self::needs_connect(upstream, holder)),
             Some((rec, t, current)) if t.fresh(now) => {
                 if !current {
@@ -304,7 +332,10 @@ impl Vault {
                 }
                 Ok(t.access(now))
             }
-            Some((_, t, _)) => self.renew(upstream, holder, &t.access_token, managed).await,
+            Some((_, t, _)) => {
+                self.renew(upstream, holder, server, &t.access_token, managed)
+                    .await
+            }
         }
     }
 
@@ -314,6 +345,7 @@ impl Vault {
         &self,
         upstream: &str,
         holder: &str,
+        server: &str,
         stale: &str,
         managed: Option<&Managed>,
     ) -> Result<Access, UpstreamError> {
@@ -326,7 +358,7 @@ impl Vault {
             .clone();
         let _one = gate.lock().await;
         let now = now_ms();
-        let Some((rec, t, _)) = self.stored(upstream, holder).await? else {
+        let Some((rec, t, _)) = self.stored_for(upstream, holder, server).await? else {
             return match managed {
                 Some(m) => self.managed_token(upstream, holder, m).await,
                 None => Err(Self::needs_connect(upstream, holder)),
