@@ -340,6 +340,7 @@ impl Application {
                 }
             }
         }
+        upstreams.forget_company_sign_ins_unless_needed().await;
         crate::followers::upstreams(&registry, &upstreams);
         let auth_server = crate::auth::server::AuthServer::from_config(&config, &registry).await?;
         let auth = Arc::new(Authenticator::new(

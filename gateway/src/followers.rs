@@ -52,12 +52,15 @@ where
 }
 
 /// A changed upstream is re-read and restarted, started or stopped; on a reconcile, every one
-/// (and every catalog: a `list_changed` may have been lost too).
+/// (and every catalog: a `list_changed` may have been lost too). Then, with no upstream
+/// enterprise-managed any more, the kept company sign-ins are forgotten.
 pub fn upstreams(registry: &Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
     let reg = registry.clone();
     follow(registry, upstreams, move |ups, change| {
         let registry = reg.clone();
         async move {
+            // Not on every reconcile tick: a store read for what only a change can cause.
+            let changed = matches!(change, Some(Change::Upstream(_) | Change::Lost));
             let names = match change {
                 Some(Change::Upstream(name)) => vec![name],
                 Some(Change::Connection(upstream, holder)) => {
@@ -84,6 +87,9 @@ pub fn upstreams(registry: &Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
             };
             for name in names {
                 apply_upstream(registry.as_ref(), &ups, &name).await;
+            }
+            if changed {
+                ups.forget_company_sign_ins_unless_needed().await;
             }
         }
     });

@@ -236,6 +236,14 @@ impl Upstreams {
             .any(|e| e.spec.enabled && super::credentials::managed::Managed::of(&e.spec).is_some())
     }
 
+    /// Forgets the kept company sign-ins once no enabled upstream is enterprise-managed (one was
+    /// removed, disabled or changed): they are kept only for such upstreams.
+    pub async fn forget_company_sign_ins_unless_needed(&self) {
+        if !self.any_enterprise_managed() {
+            self.vault.forget_company_sign_ins().await;
+        }
+    }
+
     /// The enabled upstreams where each user connects their own account (`user_oauth`).
     pub fn user_oauth_upstreams(&self) -> Vec<String> {
         let entries = self.entries.lock().unwrap();

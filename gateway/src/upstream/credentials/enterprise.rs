@@ -72,6 +72,30 @@ impl Vault {
         }
     }
 
+    /// Forgets every kept company sign-in (they are kept only while some upstream is
+    /// enterprise-managed, and none is now): how many.
+    pub async fn forget_company_sign_ins(&self) -> usize {
+        let all = match self.registry.list_connections(None).await {
+            Ok(all) => all,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the company sign-ins to forget them");
+                return 0;
+            }
+        };
+        let mut forgotten = 0;
+        for c in all.into_iter().filter(|c| c.upstream == COMPANY) {
+            let gone = self.registry.delete_connection(COMPANY, &c.holder).await;
+            forgotten += usize::from(gone.unwrap_or(false));
+        }
+        if forgotten > 0 {
+            tracing::info!(
+                sign_ins = forgotten,
+                "company sign-ins forgotten: no upstream is enterprise-managed now"
+            );
+        }
+        forgotten
+    }
+
     /// The provider's discovery as token requests use it, and the gateway as its client.
     fn company_client(
         &self,

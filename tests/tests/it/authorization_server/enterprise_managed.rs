@@ -253,11 +253,35 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
             .iter()
             .all(|(k, o)| rows.contains(&(k.clone(), o.to_string())))
         {
-            return;
+            break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("{rows:?}");
+    assert!(
+        want.iter()
+            .all(|(k, o)| rows.contains(&(k.clone(), o.to_string()))),
+        "{rows:?}"
+    );
+
+    // The operator turns enterprise management off: no upstream needs the company sign-ins
+    // any more, and they are forgotten.
+    let company_rows = |all: &Value| {
+        all.as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["upstream"] == "@company")
+            .count()
+    };
+    assert!(company_rows(&gw.get_json("/admin/v1/connections").await) >= 2);
+    let plain = cfg.replace("enterprise_managed = true\n", "");
+    assert_ne!(plain, cfg);
+    let listen = format!("127.0.0.1:{port}");
+    let mut all_env = vec![("MCP_GATEWAY_LISTEN", listen.as_str())];
+    all_env.extend_from_slice(&env);
+    let gw = gw.restart_with(&plain, &all_env).await;
+    gw.wait_up(&["fx"]).await;
+    let all = gw.get_json("/admin/v1/connections").await;
+    assert_eq!(company_rows(&all), 0, "{all}");
 }
 
 /// A host of the enterprise-managed kind signs its user in at the company's provider, exchanges
