@@ -130,6 +130,14 @@ impl Vault {
         let Some((rec, t, _)) = self.stored(COMPANY, holder).await? else {
             return Err(needs_sign_in());
         };
+        // A sign-in at a provider the gateway no longer federates with (the company changed
+        // `[auth.server.oidc]`) is not presented to the new one, nor refreshed at the old one
+        // with the new one's client secret.
+        if self.company.as_ref().is_none_or(|f| f.issuer != t.issuer) {
+            tracing::warn!(issuer = %t.issuer, "a company sign-in of another provider is forgotten; the user signs in again");
+            let _ = self.registry.delete_connection(COMPANY, holder).await;
+            return Err(needs_sign_in());
+        }
         let now = now_ms();
         if t.expires_at.is_none_or(|e| e - now > ID_TOKEN_MARGIN_MS) {
             return Ok((t.access_token, t.token_endpoint));
@@ -329,6 +337,7 @@ fn with_scope(
 mod tests {
     use super::*;
     use serde_json::Value;
+    use std::sync::Arc;
 
     #[test]
     fn an_id_tokens_expiry_is_read_from_its_claims() {
@@ -341,5 +350,53 @@ mod tests {
         );
         assert_eq!(expiry_ms(&jwt), Some(1_700_000_000_000));
         assert_eq!(expiry_ms("not a jwt"), None);
+    }
+
+    /// A vault of a gateway federating with `issuer`, over `registry`.
+    fn vault_of(issuer: &str, registry: Arc<dyn registry::Registry>) -> Arc<Vault> {
+        let text = format!(
+            "[auth]\nmode = \"required\"\nresource = \"https://gw.example/mcp\"\n\
+             [auth.server]\n[auth.server.oidc]\nissuer = \"{issuer}\"\nclient_id = \"gw\"\n\
+             client_secret = {{ env = \"S\" }}\n[user_credentials]\nkey = {{ env = \"K\" }}\n"
+        );
+        let env = [
+            ("S", "secret"),
+            ("K", "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio="),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .into();
+        let config = crate::config::Config::parse(&text, None, env).unwrap();
+        Vault::new(&config, registry)
+    }
+
+    #[tokio::test]
+    async fn a_sign_in_at_a_provider_no_longer_federated_is_forgotten_not_used() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let url = format!("sqlite://{}/v.db?mode=rwc", dir.path().display());
+        let registry: Arc<dyn registry::Registry> = Arc::new(
+            registry::SqlRegistry::open(&url, Default::default())
+                .await
+                .unwrap(),
+        );
+        let before = vault_of("https://old.example", registry.clone());
+        let sign_in = || CompanySignIn {
+            id_token: "id-token".into(),
+            refresh_token: Some("refresh".into()),
+            token_endpoint: "https://old.example/token".into(),
+        };
+        before
+            .keep_company_sign_in(&["pat:alice".into()], sign_in())
+            .await;
+        let holder = user_holder("pat:alice");
+        assert_eq!(
+            before.company_id_token("up", &holder).await.unwrap().0,
+            "id-token"
+        );
+        // The company moved to another provider: the old sign-in is neither exchanged nor
+        // refreshed; alice signs in again.
+        let after = vault_of("https://new.example", registry.clone());
+        let e = after.company_id_token("up", &holder).await.unwrap_err();
+        assert!(matches!(e, UpstreamError::NeedsConnect { .. }), "{e}");
+        assert!(registry.list_connections(None).await.unwrap().is_empty());
     }
 }
