@@ -211,18 +211,27 @@ async fn own_upstream(db: &str, port: u16, user_oauth: &str) -> Own {
     }
 }
 
+/// The address an [`own_gateway`] on `port` listens on, and its sealing key.
+fn own_listen_and_key(port: u16) -> (String, String) {
+    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
+    (format!("127.0.0.1:{port}"), key)
+}
+
+/// An [`own_gateway`]'s environment: where it listens, the upstream's client secret, the key.
+fn own_env<'a>(listen: &'a str, key: &'a str) -> [(&'a str, &'a str); 4] {
+    [
+        ("MCP_GATEWAY_LISTEN", listen),
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key),
+        ("OLD_CREDENTIALS_KEY", key),
+    ]
+}
+
 /// A gateway with `config` (an [`own_upstream`]'s) on `port`, with the upstream's client secret
 /// and a sealing key, the fixture up.
 async fn own_gateway(config: &str, port: u16) -> Gateway {
-    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
-    let listen = format!("127.0.0.1:{port}");
-    let env = [
-        ("MCP_GATEWAY_LISTEN", listen.as_str()),
-        ("UPSTREAM_SECRET", "upstream-secret"),
-        ("CREDENTIALS_KEY", key.as_str()),
-        ("OLD_CREDENTIALS_KEY", key.as_str()),
-    ];
-    let gw = Gateway::start_secured(config, &env).await;
+    let (listen, key) = own_listen_and_key(port);
+    let gw = Gateway::start_secured(config, &own_env(&listen, &key)).await;
     gw.wait_up(&["fx"]).await;
     gw
 }
@@ -1016,14 +1025,8 @@ async fn a_users_token_for_one_server_never_reaches_another_under_the_same_name(
     let dir = scratch();
     let port = free_port();
     let own = own_upstream(&sqlite_url(&dir), port, "").await;
-    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
-    let listen = format!("127.0.0.1:{port}");
-    let env = [
-        ("MCP_GATEWAY_LISTEN", listen.as_str()),
-        ("UPSTREAM_SECRET", "upstream-secret"),
-        ("CREDENTIALS_KEY", key.as_str()),
-        ("OLD_CREDENTIALS_KEY", key.as_str()),
-    ];
+    let (listen, key) = own_listen_and_key(port);
+    let env = own_env(&listen, &key);
     let gw = own_gateway(&own.config, port).await;
     connect_catalog(&gw).await;
     let alice = gw.token_for("alice", &["member"]).await;
