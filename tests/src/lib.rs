@@ -310,6 +310,23 @@ pub async fn cli(config: &Path, args: &[&str]) -> std::process::Output {
         .expect("run mcp-gateway")
 }
 
+/// Whether `text` holds a JWT: `eyJ…` (a JSON header in base64url), a dot, a payload, a dot.
+/// Looking for `eyJ` alone mistook random base64 (a connect link's sealed ticket) for a token.
+pub fn has_jwt(text: &str) -> bool {
+    let b64 = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    text.match_indices("eyJ").any(|(at, _)| {
+        let mut parts = text[at..].split('.');
+        let (Some(header), Some(payload), Some(_)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return false;
+        };
+        !header.is_empty()
+            && header.chars().all(b64)
+            && payload.len() > 1
+            && payload.chars().all(b64)
+    })
+}
+
 /// A response body as JSON: plain JSON, or the data of an SSE answer's last event (the
 /// response, after what came before it).
 pub fn response_json(text: &str) -> Value {
@@ -320,4 +337,21 @@ pub fn response_json(text: &str) -> Value {
         .rfind(|d| !d.is_empty())
         .unwrap_or(text);
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_jwt;
+
+    #[test]
+    fn a_jwt_is_told_from_random_base64_that_holds_its_prefix() {
+        assert!(has_jwt(
+            "token eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln in a line"
+        ));
+        assert!(has_jwt("\"eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0.\""));
+        assert!(!has_jwt(
+            "ticket=cd93.AKC1y4AeyJQ8q55x9DyA\"},\"target\":\"x\""
+        ));
+        assert!(!has_jwt("no token here"));
+    }
 }
