@@ -289,7 +289,8 @@ pub struct UpstreamOAuth {
     /// Calls act as the signed-in user: each session's connection carries a token the
     /// authorization server issues for the upstream in exchange for the host's OAuth access
     /// token (RFC 8693 token exchange, with these client credentials). Needs
-    /// `sharing = "per_session"`; the gateway's own connection (for the catalog) keeps the
+    /// `sharing = "per_session"` and `token_url` (users' tokens go there, never to a server the
+    /// upstream's metadata names); the gateway's own connection (for the catalog) keeps the
     /// client-credentials token. Callers without an OAuth token (PATs) cannot use the upstream.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub token_exchange: bool,
@@ -631,6 +632,15 @@ impl UpstreamOAuth {
                     .into(),
             ));
         }
+        if self.token_exchange && self.token_url.is_none() {
+            return Err((
+                "token_url",
+                "needed with token_exchange: each user's access token is sent there to be \
+                 exchanged, so the gateway names that server rather than taking the one the \
+                 upstream's metadata names"
+                    .into(),
+            ));
+        }
         if let Some(a) = &self.private_key_algorithm {
             if self.private_key.is_none() {
                 return Err(("private_key_algorithm", "needs oauth.private_key".into()));
@@ -738,6 +748,12 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("token_exchange"), "{e}");
         with(serde_json::json!({"client_id": "gw", "workload_token": {"file": "/t"}})).unwrap();
+        let e = with(
+            serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"},
+            "token_exchange": true}),
+        )
+        .unwrap_err();
+        assert!(e.contains("token_url"), "{e}");
         let e =
             with(serde_json::json!({"client_id": "gw", "private_key": "-----BEGIN"})).unwrap_err();
         assert!(e.contains("private_key"), "{e}");

@@ -286,6 +286,23 @@ async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_t
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("per_session"));
+
+    // Nor does the upstream choose where users' tokens go: an exchange names its token
+    // endpoint, for a discovered one would be whatever server the upstream's metadata names.
+    let token_url = format!("token_url = \"{}/token\", ", idp.issuer);
+    assert!(a_config.contains(&token_url));
+    let out = std::process::Command::new(gateway_tests::gateway_bin())
+        .args(["check-config", "--config"])
+        .arg({
+            let p = a_dir.join("discovered.toml");
+            std::fs::write(&p, a_config.replace(&token_url, "")).unwrap();
+            p
+        })
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("oauth.token_url"), "{stderr}");
 }
 
 /// The audit rows of `gw`'s tool calls, once there is one (a row is written after the answer).
