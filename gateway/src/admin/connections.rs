@@ -80,13 +80,12 @@ pub async fn revoke(
 ) -> Result<StatusCode, AdminError> {
     let ups = state.hub.upstreams.clone();
     let change = async {
-        if !ups.vault.disconnect(&upstream, &q.holder, p.key()).await? {
+        if !ups.disconnect(&upstream, &q.holder, p.key()).await? {
             return Err(AdminError::NotFound(format!(
                 "no connection of {:?} to {upstream:?}",
                 q.holder
             )));
         }
-        ups.connection_changed(&upstream, &q.holder).await;
         Ok(())
     };
     let args = json!({ "holder": q.holder });

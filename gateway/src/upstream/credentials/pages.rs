@@ -214,11 +214,10 @@ pub async fn disconnect_mine(
 ) -> Result<StatusCode, AdminError> {
     let ups = &state.hub.upstreams;
     let holder = user_holder(p.key());
-    if !ups.vault.disconnect(&upstream, &holder, p.key()).await? {
+    if !ups.disconnect(&upstream, &holder, p.key()).await? {
         return Err(AdminError::NotFound(format!(
             "you have no connection to {upstream:?}"
         )));
     }
-    ups.connection_changed(&upstream, &holder).await;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,13 +1,16 @@
 //! Whose account a `user_oauth` upstream's catalog is read with: the designated catalog account,
 //! or under `catalog = "first_user"` that account when connected, else the user who connected
 //! first. And what a change of one of its connections (connected, refreshed or revoked, here or
-//! on another replica) does to the catalog connection and to the holder's sessions.
+//! on another replica) does to the catalog connection and to the holder's sessions; forgetting
+//! one.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::{Entry, Upstreams};
 use crate::config::CatalogReader;
+use crate::upstream::credentials::enterprise::COMPANY;
+use crate::upstream::credentials::managed::Managed;
 use crate::upstream::credentials::vault::CATALOG;
 use crate::upstream::oauth::TokenSource;
 use crate::upstream::UpstreamError;
@@ -158,5 +161,37 @@ impl Upstreams {
         for s in sessions {
             self.drop_session_connection(upstream, &s);
         }
+    }
+
+    /// Forgets `holder`'s connection to `upstream` (`by`'s doing: theirs or an admin's) and
+    /// tells the catalog and the holder's sessions; whether there was one. A company sign-in
+    /// takes with it the holder's connections to enterprise-managed upstreams, which it gave:
+    /// forgetting it must end what it allowed, not leave tokens working until they expire.
+    pub async fn disconnect(
+        self: &Arc<Self>,
+        upstream: &str,
+        holder: &str,
+        by: &str,
+    ) -> Result<bool, registry::RegistryError> {
+        let existed = self.vault.disconnect(upstream, holder, by).await?;
+        if existed {
+            self.connection_changed(upstream, holder).await;
+        }
+        if existed && upstream == COMPANY {
+            let managed: Vec<String> = self
+                .entries
+                .lock()
+                .unwrap()
+                .values()
+                .filter(|e| Managed::of(&e.spec).is_some())
+                .map(|e| e.spec.name.clone())
+                .collect();
+            for name in managed {
+                if self.vault.disconnect(&name, holder, by).await? {
+                    self.connection_changed(&name, holder).await;
+                }
+            }
+        }
+        Ok(existed)
     }
 }

@@ -224,6 +224,20 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
     let r = whoami(&gw, &carol).await;
     assert!(r.to_string().contains("/oauth/upstream/connect"), "{r}");
 
+    // alice forgets her company sign-in: the upstream tokens it gave her go with it, and her
+    // next call is handed the link rather than acting as her until they expire.
+    let (status, body) = gw
+        .send(
+            reqwest::Method::DELETE,
+            "/v1/connections/@company",
+            Some(&alice),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(status, 204, "{body}");
+    let r = whoami(&gw, &alice).await;
+    assert!(r.to_string().contains("/oauth/upstream/connect"), "{r}");
+
     // ID tokens, grants and upstream tokens are JWTs: none reaches the gateway's log.
     assert!(!gateway_tests::has_jwt(&gw.log()), "a token in the log");
 
