@@ -29,6 +29,7 @@ mod links;
 pub mod managed;
 pub mod pages;
 mod registration;
+mod renewal;
 pub mod seal;
 pub mod vault;
 

@@ -1,7 +1,7 @@
-//! Users' own tokens at `user_oauth` upstreams: sealed in the store, handed to that user's
-//! connections only, refreshed before they expire (one refresh at a time per connection, and a
-//! refresh another replica made is taken rather than repeated), and dropped when the upstream's
-//! authorization server no longer honours them, so that the user is asked to connect again.
+//! Users' own tokens at `user_oauth` upstreams: sealed in the store and handed to that user's
+//! connections only. Using and refreshing them is `super::renewal`'s; a connection whose
+//! tokens the upstream's authorization server no longer honours is dropped there, so that the
+//! user is asked to connect again.
 //!
 //! Connecting: a link names the upstream and the user, sealed (10 minutes). Opening it
 //! discovers the upstream's authorization server, becomes its client (a client registered
@@ -24,7 +24,6 @@ use serde_json::json;
 
 use super::discovery::{self, Discovered};
 use super::flow::{self, Client};
-use super::managed::Managed;
 use super::seal::KeyRing;
 use crate::audit::Auditor;
 use crate::config::{Config, Secret, UpstreamSpec};
@@ -91,7 +90,7 @@ impl Tokens {
         dpop_key(self.dpop_key.as_deref())
     }
 
-    fn fresh(&self, now: i64) -> bool {
+    pub(super) fn fresh(&self, now: i64) -> bool {
         self.expires_at.is_none_or(|e| e - now > REFRESH_BEFORE_MS)
     }
 
@@ -101,7 +100,7 @@ impl Tokens {
             .unwrap_or(DEFAULT_LIFETIME)
     }
 
-    fn discovered(&self) -> Discovered {
+    pub(super) fn discovered(&self) -> Discovered {
         Discovered {
             resource: self.resource.clone(),
             issuer: self.issuer.clone(),
@@ -110,7 +109,7 @@ impl Tokens {
         }
     }
 
-    fn client(&self) -> Client {
+    pub(super) fn client(&self) -> Client {
         kept_client(
             &self.client_id,
             &self.client_secret,
@@ -183,7 +182,7 @@ pub struct Vault {
     /// Clients the gateway registered (RFC 7591), by upstream and issuer, as kept in the store.
     pub(super) registered: Mutex<HashMap<(String, String), Client>>,
     /// One refresh at a time per connection.
-    refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    pub(super) refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// A larger scope an upstream asked for (403 `insufficient_scope`), by upstream and holder:
     /// the next connect link asks for it.
     step_up: Mutex<HashMap<(String, String), String>>,
@@ -277,141 +276,6 @@ impl Vault {
             None => {
                 tracing::warn!(upstream, "a stored upstream connection cannot be opened with the configured keys; the user connects again");
                 Ok(None)
-            }
-        }
-    }
-
-    /// The stored tokens of `holder`'s connection to `upstream`, if they are for the server it
-    /// is at now (`server`). A connection made for another server (the upstream was removed and
-    /// registered again under its name, or its URL changed) is forgotten: its tokens are that
-    /// server's, and sending them here would hand them to a server they were not issued for.
-    async fn stored_for(
-        &self,
-        upstream: &str,
-        holder: &str,
-        server: &str,
-    ) -> Result<Option<(ConnectionRecord, Tokens, bool)>, UpstreamError> {
-        match self.stored(upstream, holder).await? {
-            Some((rec, t, _)) if !discovery::serves(&t.resource, server) => {
-                tracing::warn!(
-                    upstream,
-                    resource = %t.resource,
-                    server,
-                    "a stored upstream connection is for another server; it is forgotten and the user connects again"
-                );
-                let _ = self.registry.delete_connection(upstream, holder).await;
-                self.audit(&rec.connected_by, "upstream.disconnect", upstream, "moved")
-                    .await;
-                Ok(None)
-            }
-            found => Ok(found),
-        }
-    }
-
-    /// A valid access token of `holder` at `upstream` (now at `server`), refreshed if it is
-    /// about to expire, and how long it lasts; at an enterprise-managed upstream (`managed`),
-    /// one from the holder's company sign-in when there is none yet.
-    pub async fn token(
-        &self,
-        upstream: &str,
-        holder: &str,
-        server: &str,
-        managed: Option<&Managed>,
-    ) -> Result<Access, UpstreamError> {
-        let now = now_ms();
-        match self.stored_for(upstream, holder, server).await? {
-            // One grant at a time per connection: through `renew`'s gate, which takes a
-            // connection another call made meanwhile.
-            None if managed.is_some() => self.renew(upstream, holder, server, "", managed).await,
-            None => Err(Self::needs_connect(upstream, holder)),
-            Some((rec, t, current)) if t.fresh(now) => {
-                if !current {
-                    // Sealed with a previous key (rotation): sealed again with the current one.
-                    self.save(upstream, holder, &rec.connected_by, &rec.scope, &t)
-                        .await?;
-                }
-                Ok(t.access(now))
-            }
-            Some((_, t, _)) => {
-                self.renew(upstream, holder, server, &t.access_token, managed)
-                    .await
-            }
-        }
-    }
-
-    /// A new access token in place of `stale` (about to expire, or refused by the upstream): a
-    /// refresh, unless another call (or replica) already replaced it.
-    pub async fn renew(
-        &self,
-        upstream: &str,
-        holder: &str,
-        server: &str,
-        stale: &str,
-        managed: Option<&Managed>,
-    ) -> Result<Access, UpstreamError> {
-        let gate = self
-            .refreshing
-            .lock()
-            .unwrap()
-            .entry(format!("{upstream}/{holder}"))
-            .or_default()
-            .clone();
-        let _one = gate.lock().await;
-        let now = now_ms();
-        let Some((rec, t, _)) = self.stored_for(upstream, holder, server).await? else {
-            return match managed {
-                Some(m) => self.managed_token(upstream, holder, m).await,
-                None => Err(Self::needs_connect(upstream, holder)),
-            };
-        };
-        if t.access_token != stale && t.fresh(now) {
-            // Refreshed meanwhile, here or on another replica.
-            return Ok(t.access(now));
-        }
-        let answer = match (&t.refresh_token, managed) {
-            (Some(rt), _) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
-            // A new grant from the company sign-in (grants come without refresh tokens).
-            (None, Some(m)) => return self.managed_token(upstream, holder, m).await,
-            (None, None) => Err("no refresh token was issued".into()),
-        };
-        match answer {
-            Ok(fresh) => {
-                let next = Tokens {
-                    access_token: fresh.access_token,
-                    refresh_token: fresh.refresh_token.or(t.refresh_token.clone()),
-                    expires_at: fresh.expires_in.map(|s| now + s as i64 * 1000),
-                    dpop_key: t
-                        .dpop_key
-                        .clone()
-                        .filter(|_| dpop::bound(fresh.token_type.as_deref())),
-                    ..t
-                };
-                self.save(
-                    &rec.upstream,
-                    &rec.holder,
-                    &rec.connected_by,
-                    &rec.scope,
-                    &next,
-                )
-                .await?;
-                tracing::info!(upstream, "a user's upstream token was refreshed");
-                Ok(next.access(now))
-            }
-            Err(why) => {
-                // Another replica may have spent the refresh token a moment ago.
-                if let Some((_, other, _)) = self.stored(upstream, holder).await? {
-                    if other.access_token != t.access_token && other.fresh(now) {
-                        return Ok(other.access(now));
-                    }
-                }
-                if let Some(m) = managed {
-                    return self.managed_token(upstream, holder, m).await;
-                }
-                tracing::warn!(upstream, error = %why, "a user's upstream token could not be refreshed; they are asked to connect again");
-                let _ = self.registry.delete_connection(upstream, holder).await;
-                self.audit(&rec.connected_by, "upstream.refresh", upstream, "error")
-                    .await;
-                Err(Self::needs_connect(upstream, holder))
             }
         }
     }

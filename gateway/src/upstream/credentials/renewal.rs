@@ -1,0 +1,150 @@
+//! Using a user's stored upstream tokens: the access token for a call, a refresh when it is
+//! about to expire or the upstream refused it (one at a time per connection, and one another
+//! replica just made is taken rather than repeated), a new grant at an enterprise-managed
+//! upstream, and never a token issued for another server than the upstream's URL now.
+
+use registry::{now_ms, ConnectionRecord};
+
+use super::discovery;
+use super::flow;
+use super::managed::Managed;
+use super::vault::{Access, Tokens, Vault};
+use crate::upstream::dpop;
+use crate::upstream::UpstreamError;
+
+impl Vault {
+    /// The stored tokens of `holder`'s connection to `upstream`, if they are for the server it
+    /// is at now (`server`). A connection made for another server (the upstream was removed and
+    /// registered again under its name, or its URL changed) is forgotten: its tokens are that
+    /// server's, and sending them here would hand them to a server they were not issued for.
+    async fn stored_for(
+        &self,
+        upstream: &str,
+        holder: &str,
+        server: &str,
+    ) -> Result<Option<(ConnectionRecord, Tokens, bool)>, UpstreamError> {
+        match self.stored(upstream, holder).await? {
+            Some((rec, t, _)) if !discovery::serves(&t.resource, server) => {
+                tracing::warn!(
+                    upstream,
+                    resource = %t.resource,
+                    server,
+                    "a stored upstream connection is for another server; it is forgotten and the user connects again"
+                );
+                let _ = self.registry.delete_connection(upstream, holder).await;
+                self.audit(&rec.connected_by, "upstream.disconnect", upstream, "moved")
+                    .await;
+                Ok(None)
+            }
+            found => Ok(found),
+        }
+    }
+
+    /// A valid access token of `holder` at `upstream` (now at `server`), refreshed if it is
+    /// about to expire, and how long it lasts; at an enterprise-managed upstream (`managed`),
+    /// one from the holder's company sign-in when there is none yet.
+    pub async fn token(
+        &self,
+        upstream: &str,
+        holder: &str,
+        server: &str,
+        managed: Option<&Managed>,
+    ) -> Result<Access, UpstreamError> {
+        let now = now_ms();
+        match self.stored_for(upstream, holder, server).await? {
+            // One grant at a time per connection: through `renew`'s gate, which takes a
+            // connection another call made meanwhile.
+            None if managed.is_some() => self.renew(upstream, holder, server, "", managed).await,
+            None => Err(Self::needs_connect(upstream, holder)),
+            Some((rec, t, current)) if t.fresh(now) => {
+                if !current {
+                    // Sealed with a previous key (rotation): sealed again with the current one.
+                    self.save(upstream, holder, &rec.connected_by, &rec.scope, &t)
+                        .await?;
+                }
+                Ok(t.access(now))
+            }
+            Some((_, t, _)) => {
+                self.renew(upstream, holder, server, &t.access_token, managed)
+                    .await
+            }
+        }
+    }
+
+    /// A new access token in place of `stale` (about to expire, or refused by the upstream): a
+    /// refresh, unless another call (or replica) already replaced it.
+    pub async fn renew(
+        &self,
+        upstream: &str,
+        holder: &str,
+        server: &str,
+        stale: &str,
+        managed: Option<&Managed>,
+    ) -> Result<Access, UpstreamError> {
+        let gate = self
+            .refreshing
+            .lock()
+            .unwrap()
+            .entry(format!("{upstream}/{holder}"))
+            .or_default()
+            .clone();
+        let _one = gate.lock().await;
+        let now = now_ms();
+        let Some((rec, t, _)) = self.stored_for(upstream, holder, server).await? else {
+            return match managed {
+                Some(m) => self.managed_token(upstream, holder, m).await,
+                None => Err(Self::needs_connect(upstream, holder)),
+            };
+        };
+        if t.access_token != stale && t.fresh(now) {
+            // Refreshed meanwhile, here or on another replica.
+            return Ok(t.access(now));
+        }
+        let answer = match (&t.refresh_token, managed) {
+            (Some(rt), _) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
+            // A new grant from the company sign-in (grants come without refresh tokens).
+            (None, Some(m)) => return self.managed_token(upstream, holder, m).await,
+            (None, None) => Err("no refresh token was issued".into()),
+        };
+        match answer {
+            Ok(fresh) => {
+                let next = Tokens {
+                    access_token: fresh.access_token,
+                    refresh_token: fresh.refresh_token.or(t.refresh_token.clone()),
+                    expires_at: fresh.expires_in.map(|s| now + s as i64 * 1000),
+                    dpop_key: t
+                        .dpop_key
+                        .clone()
+                        .filter(|_| dpop::bound(fresh.token_type.as_deref())),
+                    ..t
+                };
+                self.save(
+                    &rec.upstream,
+                    &rec.holder,
+                    &rec.connected_by,
+                    &rec.scope,
+                    &next,
+                )
+                .await?;
+                tracing::info!(upstream, "a user's upstream token was refreshed");
+                Ok(next.access(now))
+            }
+            Err(why) => {
+                // Another replica may have spent the refresh token a moment ago.
+                if let Some((_, other, _)) = self.stored(upstream, holder).await? {
+                    if other.access_token != t.access_token && other.fresh(now) {
+                        return Ok(other.access(now));
+                    }
+                }
+                if let Some(m) = managed {
+                    return self.managed_token(upstream, holder, m).await;
+                }
+                tracing::warn!(upstream, error = %why, "a user's upstream token could not be refreshed; they are asked to connect again");
+                let _ = self.registry.delete_connection(upstream, holder).await;
+                self.audit(&rec.connected_by, "upstream.refresh", upstream, "error")
+                    .await;
+                Err(Self::needs_connect(upstream, holder))
+            }
+        }
+    }
+}
