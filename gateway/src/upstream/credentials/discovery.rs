@@ -197,6 +197,7 @@ pub async fn discover(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn a_resource_serves_its_own_url_and_the_urls_below_it_only() {
@@ -208,8 +209,6 @@ mod tests {
         assert!(!serves("https://a.example", "https://a.example.evil/mcp"));
         assert!(!serves("", "https://a.example/mcp"));
     }
-
-    use super::*;
 
     #[test]
     fn challenge_parameters_are_read_quoted_or_not() {
