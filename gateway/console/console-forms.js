@@ -94,7 +94,7 @@ function fillUpstreamForm(u) {
   field(f, "url").value = u.url || "";
   fillPairs($("#upstream-headers"), u.headers, true);
   const o = u.oauth || {};
-  for (const k of ["token_url", "client_id", "resource"]) field(f, `oauth_${k}`).value = o[k] || "";
+  for (const k of ["token_url", "issuer", "client_id", "resource"]) field(f, `oauth_${k}`).value = o[k] || "";
   field(f, "oauth_scopes").value = (o.scopes || []).join(" ");
   field(f, "oauth_token_exchange").checked = !!o.token_exchange;
   field(f, "oauth_secret").value = o.client_secret ? sourceOf(o.client_secret)[1] : "";
@@ -110,6 +110,7 @@ function fillUpstreamForm(u) {
   field(f, "uo_secret").value = uo && uo.client_secret ? sourceOf(uo.client_secret)[1] : "";
   field(f, "uo_secret_kind").value = uo && uo.client_secret ? sourceOf(uo.client_secret)[0] : "env";
   field(f, "uo_client_metadata_url").value = (uo && uo.client_metadata_url) || "";
+  field(f, "uo_issuer").value = (uo && uo.issuer) || "";
   field(f, "uo_scopes").value = ((uo && uo.scopes) || []).join(" ");
   field(f, "uo_catalog").value = (uo && uo.catalog) || "account";
   const t = u.tools || {};
@@ -141,6 +142,7 @@ function upstreamFromForm(base) {
       const text = (k) => field(f, k).value.trim();
       const optional = (key, v) => { if (v) o[key] = v; else delete o[key]; };
       optional("token_url", text("oauth_token_url"));
+      optional("issuer", text("oauth_issuer"));
       optional("resource", text("oauth_resource"));
       // One credential: the server says so when none or both are given.
       optional("client_secret", text("oauth_secret") && sourceValue(field(f, "oauth_secret_kind").value, text("oauth_secret")));
@@ -150,9 +152,15 @@ function upstreamFromForm(base) {
       spec.oauth = o;
     } else delete spec.oauth;
     if (field(f, "uo_on").checked) {
-      const uo = { catalog: field(f, "uo_catalog").value, scopes: field(f, "uo_scopes").value.split(/\s+/).filter(Boolean) };
-      for (const k of ["client_id", "client_metadata_url"]) if (field(f, `uo_${k}`).value.trim()) uo[k] = field(f, `uo_${k}`).value.trim();
-      if (field(f, "uo_secret").value.trim()) uo.client_secret = sourceValue(field(f, "uo_secret_kind").value, field(f, "uo_secret").value.trim());
+      // Over what was there, as for oauth: enterprise management has no field in the form.
+      const uo = { ...(base.user_oauth || {}), catalog: field(f, "uo_catalog").value,
+        scopes: field(f, "uo_scopes").value.split(/\s+/).filter(Boolean) };
+      for (const k of ["client_id", "client_metadata_url", "issuer"]) {
+        const v = field(f, `uo_${k}`).value.trim();
+        if (v) uo[k] = v; else delete uo[k];
+      }
+      const secret = field(f, "uo_secret").value.trim();
+      if (secret) uo.client_secret = sourceValue(field(f, "uo_secret_kind").value, secret); else delete uo.client_secret;
       spec.user_oauth = uo;
     } else delete spec.user_oauth;
     for (const k of ["command", "args", "env", "inherit_env", "cwd"]) delete spec[k];

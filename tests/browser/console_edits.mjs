@@ -36,10 +36,10 @@ try {
   await page.click('#sign-in');
   await page.waitForSelector('#who:text("signed in")');
 
-  // Edit only the tool curation of two upstreams.
+  // Edit only the tool curation of three upstreams.
   await show('upstreams');
   await page.waitForSelector('tr[data-upstream="remote"]');
-  for (const name of ['remote', 'local']) {
+  for (const name of ['remote', 'local', 'people']) {
     await page.click(`tr[data-upstream="${name}"] button:text-is("Edit")`);
     await page.fill('#upstream-form [name=include]', 'echo');
     await page.click('#upstream-save');

@@ -200,6 +200,13 @@ pub struct UserOAuth {
     /// The https URL of the gateway's client ID metadata document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_metadata_url: Option<String>,
+    /// The authorization server (its issuer URL) the upstream's metadata must name. Set, users'
+    /// browsers, the client's secret and users' tokens go to that server only: an upstream whose
+    /// metadata names another (a compromised or impostor upstream) gets no sign-in link, and a
+    /// stored connection from another server is forgotten. Left out, the gateway takes the
+    /// server the metadata names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
     /// The scopes to ask for (default: what the upstream's challenge or metadata names).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
@@ -260,6 +267,12 @@ pub struct UpstreamOAuth {
     /// server's metadata (RFC 8414), which also say how the client may authenticate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_url: Option<String>,
+    /// The authorization server (its issuer URL) the upstream's metadata must name, when
+    /// `token_url` is left out. Set, the client's secret or assertions go to that server only:
+    /// an upstream whose metadata names another (a compromised or impostor upstream) gets
+    /// nothing and is reported down. Left out, the gateway takes the server the metadata names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
     pub client_id: String,
     /// A reference (`{ env = "VAR" }` or `{ file = "/path" }`), never clear text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -651,8 +664,26 @@ impl UpstreamOAuth {
             if !(u.starts_with("https://") || u.starts_with("http://")) {
                 return Err(("token_url", "must be an http(s) URL".into()));
             }
+            if self.issuer.is_some() {
+                return Err((
+                    "issuer",
+                    "give token_url or issuer, not both: with token_url nothing is discovered"
+                        .into(),
+                ));
+            }
         }
-        Ok(())
+        issuer_is_a_url(&self.issuer)
+    }
+}
+
+/// `issuer`, when given, as an http(s) URL.
+fn issuer_is_a_url(issuer: &Option<String>) -> Result<(), (&'static str, String)> {
+    match issuer {
+        Some(u) if !(u.starts_with("https://") || u.starts_with("http://")) => Err((
+            "issuer",
+            "must be an http(s) URL (the server's issuer)".into(),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -680,7 +711,7 @@ impl UserOAuth {
                     .into(),
             ));
         }
-        Ok(())
+        issuer_is_a_url(&self.issuer)
     }
 }
 

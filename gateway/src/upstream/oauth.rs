@@ -114,8 +114,9 @@ enum Origin {
         vault: Arc<Vault>,
         upstream: String,
         holder: String,
-        /// The upstream's URL: a stored token for another server is not sent to it.
-        server: String,
+        /// The upstream's URL and pinned issuer: a stored token for another server, or from
+        /// another authorization server than the pinned one, is not sent to it.
+        server: discovery::Server,
         /// At an enterprise-managed upstream: where tokens come from when there are none.
         managed: Option<Arc<Managed>>,
     },
@@ -184,7 +185,10 @@ impl TokenSource {
             server: spec
                 .transport
                 .endpoint()
-                .map(|e| e.url.clone())
+                .map(|e| discovery::Server {
+                    url: e.url.clone(),
+                    issuer: e.user_oauth.as_ref().and_then(|u| u.issuer.clone()),
+                })
                 .unwrap_or_default(),
             managed: Managed::of(spec),
         });
@@ -347,7 +351,7 @@ impl TokenSource {
                     metadata: json!({ "token_endpoint": url }),
                     scope: None,
                 },
-                None => discovery::discover(&self.http, server, None)
+                None => discovery::discover(&self.http, server, None, config.issuer.as_deref())
                     .await
                     .map_err(|e| {
                         UpstreamError::Connect(format!(
@@ -356,6 +360,17 @@ impl TokenSource {
                         ))
                     })?,
             };
+            if config.token_url.is_none()
+                && config.issuer.is_none()
+                && matches!(auth, ClientAuth::Secret(_))
+            {
+                tracing::warn!(
+                    server,
+                    issuer = %d.issuer,
+                    "oauth.client_secret goes to the authorization server the upstream's metadata \
+                     names; set oauth.issuer (or token_url) so that no other server can collect it"
+                );
+            }
             let mut client = match auth {
                 ClientAuth::Secret(secret) => {
                     flow::preregistered(&d, &config.client_id, Some(secret.expose()))

@@ -196,12 +196,19 @@ async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
         "headers": {"Authorization": {"env": "REMOTE_TOKEN"}, "X-Team": "blue"},
         "oauth": {"client_id": "gw", "private_key": {"file": "/etc/gw/key.pem"},
                   "private_key_algorithm": "RS256", "scopes": ["mcp"]}});
+    // Each user's own account, with what the form does not show (enterprise management) and a
+    // pinned authorization server.
+    let people = json!({"name": "people", "transport": "http", "url": "http://127.0.0.1:9/mcp",
+        "sharing": "per_session",
+        "user_oauth": {"client_id": "gw", "enterprise_managed": true, "scopes": ["mcp"],
+                       "issuer": "http://127.0.0.1:9/as"}});
     let local = json!({"name": "local", "transport": "stdio", "command": super::fixture_bin(),
         "env": {"OWN": "own-value", "KEY": {"env": "LOCAL_KEY"}}, "inherit_env": ["KEEP_*"],
         "cwd": dir.display().to_string()});
     for (method, path, body, want) in [
         (Method::POST, "/admin/v1/upstreams", &remote, 201),
         (Method::POST, "/admin/v1/upstreams", &local, 201),
+        (Method::POST, "/admin/v1/upstreams", &people, 201),
         (
             Method::PUT,
             "/admin/v1/roles/scratch",
@@ -230,7 +237,7 @@ async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
     assert!(seen.get("failure").is_none(), "{seen:#}\n{}", gw.log());
     assert_eq!(seen["errors"], json!([]), "no script errors: {seen:#}");
     // The edits changed the curation and nothing else.
-    for (name, sent) in [("remote", &remote), ("local", &local)] {
+    for (name, sent) in [("remote", &remote), ("local", &local), ("people", &people)] {
         let now = gw.get_json(&format!("/admin/v1/upstreams/{name}")).await;
         assert_eq!(now["tools"]["include"], json!(["echo"]), "{now}");
         for (k, v) in sent.as_object().unwrap() {

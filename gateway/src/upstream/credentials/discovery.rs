@@ -126,17 +126,65 @@ pub fn serves(resource: &str, server_url: &str) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-/// Finds the authorization server of `server_url`, whose 401 carried `challenge`.
+/// An upstream as the tokens sent to it must fit: its URL, and the authorization server its
+/// config pins (`issuer`), if it pins one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Server {
+    pub url: String,
+    pub issuer: Option<String>,
+}
+
+impl Server {
+    /// Whether a token for `resource` from `issuer` is this server's.
+    pub fn accepts(&self, resource: &str, issuer: &str) -> bool {
+        serves(resource, &self.url)
+            && self
+                .issuer
+                .as_deref()
+                .is_none_or(|p| same_issuer(p, issuer))
+    }
+}
+
+fn same_issuer(a: &str, b: &str) -> bool {
+    a.trim_end_matches('/') == b.trim_end_matches('/')
+}
+
+/// The authorization server to use among those the upstream names: the pinned one, which it
+/// must name, else its first.
+fn chosen(named: &[&str], pinned: Option<&str>) -> Result<String, String> {
+    let found = match pinned {
+        None => named.first().copied(),
+        Some(p) => named.iter().copied().find(|n| same_issuer(n, p)),
+    };
+    match (found, pinned) {
+        (Some(f), _) => Ok(f.trim_end_matches('/').to_string()),
+        (None, None) => Err("the protected resource metadata names no authorization server".into()),
+        (None, Some(p)) => Err(format!(
+            "the upstream names the authorization server {}, not the issuer its config pins \
+             ({p}); nothing was sent there",
+            match named.is_empty() {
+                true => "(none)".to_string(),
+                false => named.join(", "),
+            }
+        )),
+    }
+}
+
+/// Finds the authorization server of `server_url`, whose 401 carried `challenge`. With an
+/// `issuer` pinned, no other server is taken, whatever the upstream names: the client's secret,
+/// users' browsers and their tokens go to that one only.
 pub async fn discover(
     http: &reqwest::Client,
     server_url: &str,
     challenge: Option<&str>,
+    pinned: Option<&str>,
 ) -> Result<Discovered, String> {
     let prm = resource_metadata(http, server_url, challenge).await?;
     let challenged_scope = challenge.and_then(|c| challenge_param(c, "scope"));
     let Some(prm) = prm else {
         // 2025-03-26: the server's origin is its authorization server.
         let (origin, _) = split(server_url)?;
+        chosen(&[origin.as_str()], pinned)?;
         let metadata = match server_metadata(http, &origin).await? {
             Some(m) => m,
             None => json!({
@@ -165,11 +213,11 @@ pub async fn discover(
             "the protected resource metadata is for {resource}, not for {server_url}"
         ));
     }
-    let issuer = prm["authorization_servers"][0]
-        .as_str()
-        .ok_or("the protected resource metadata names no authorization server")?
-        .trim_end_matches('/')
-        .to_string();
+    let named: Vec<&str> = prm["authorization_servers"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let issuer = chosen(&named, pinned)?;
     let metadata = server_metadata(http, &issuer)
         .await?
         .ok_or_else(|| format!("no metadata for the authorization server {issuer}"))?;
@@ -208,6 +256,37 @@ mod tests {
         assert!(!serves("https://a.example/mcp", "https://b.example/mcp"));
         assert!(!serves("https://a.example", "https://a.example.evil/mcp"));
         assert!(!serves("", "https://a.example/mcp"));
+    }
+
+    #[test]
+    fn a_pinned_issuer_is_the_only_server_taken() {
+        let named = ["https://as.example/", "https://other.example"];
+        assert_eq!(chosen(&named, None).unwrap(), "https://as.example");
+        assert_eq!(
+            chosen(&named, Some("https://other.example/")).unwrap(),
+            "https://other.example"
+        );
+        let e = chosen(&named, Some("https://pinned.example")).unwrap_err();
+        assert!(
+            e.contains("https://as.example/, https://other.example"),
+            "{e}"
+        );
+        assert!(e.contains("pins (https://pinned.example)"), "{e}");
+        assert!(chosen(&[], None).is_err());
+        assert!(chosen(&[], Some("https://pinned.example")).is_err());
+
+        let server = Server {
+            url: "https://a.example/mcp".into(),
+            issuer: Some("https://as.example".into()),
+        };
+        assert!(server.accepts("https://a.example/mcp", "https://as.example/"));
+        assert!(!server.accepts("https://a.example/mcp", "https://evil.example"));
+        assert!(!server.accepts("https://b.example/mcp", "https://as.example"));
+        let unpinned = Server {
+            issuer: None,
+            ..server
+        };
+        assert!(unpinned.accepts("https://a.example/mcp", "https://evil.example"));
     }
 
     #[test]

@@ -221,9 +221,14 @@ impl Vault {
             ))
         };
         let challenge = self.challenge(&m.url).await;
-        let mut d = discovery::discover(&self.http, &m.url, challenge.as_deref())
-            .await
-            .map_err(|e| refused("discovery", e))?;
+        let mut d = discovery::discover(
+            &self.http,
+            &m.url,
+            challenge.as_deref(),
+            m.user.issuer.as_deref(),
+        )
+        .await
+        .map_err(|e| refused("discovery", e))?;
         if !m.user.scopes.is_empty() {
             d.scope = Some(m.user.scopes.join(" "));
         }

@@ -94,7 +94,7 @@ async fn authorize(
     challenge: Option<&str>,
     choice: &ClientChoice,
 ) -> Result<(flow::Tokens, Value), String> {
-    let d = discovery::discover(http, server_url, challenge).await?;
+    let d = discovery::discover(http, server_url, challenge, None).await?;
     let documents = d.metadata["client_id_metadata_document_supported"] == true;
     let client = match (&choice.preregistered, &choice.metadata_url) {
         (Some((id, secret)), _) => flow::preregistered(&d, id, secret.as_deref()),

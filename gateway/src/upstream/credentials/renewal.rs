@@ -14,22 +14,26 @@ use crate::upstream::UpstreamError;
 
 impl Vault {
     /// The stored tokens of `holder`'s connection to `upstream`, if they are for the server it
-    /// is at now (`server`). A connection made for another server (the upstream was removed and
-    /// registered again under its name, or its URL changed) is forgotten: its tokens are that
-    /// server's, and sending them here would hand them to a server they were not issued for.
+    /// is at now (`server`) and from its pinned authorization server. A connection made for
+    /// another server (the upstream was removed and registered again under its name, or its URL
+    /// changed) is forgotten: its tokens are that server's, and sending them here would hand them
+    /// to a server they were not issued for. So is one from another authorization server than
+    /// the one the config now pins: refreshing it would send the client's secret there.
     async fn stored_for(
         &self,
         upstream: &str,
         holder: &str,
-        server: &str,
+        server: &discovery::Server,
     ) -> Result<Option<(ConnectionRecord, Tokens, bool)>, UpstreamError> {
         match self.stored(upstream, holder).await? {
-            Some((rec, t, _)) if !discovery::serves(&t.resource, server) => {
+            Some((rec, t, _)) if !server.accepts(&t.resource, &t.issuer) => {
                 tracing::warn!(
                     upstream,
                     resource = %t.resource,
-                    server,
-                    "a stored upstream connection is for another server; it is forgotten and the user connects again"
+                    issuer = %t.issuer,
+                    server = %server.url,
+                    pinned = server.issuer.as_deref().unwrap_or(""),
+                    "a stored upstream connection is for another server or authorization server; it is forgotten and the user connects again"
                 );
                 let _ = self.registry.delete_connection(upstream, holder).await;
                 self.audit(&rec.connected_by, "upstream.disconnect", upstream, "moved")
@@ -40,14 +44,14 @@ impl Vault {
         }
     }
 
-    /// A valid access token of `holder` at `upstream` (now at `server`), refreshed if it is
+    /// A valid access token of `holder` at `upstream` (now `server`), refreshed if it is
     /// about to expire, and how long it lasts; at an enterprise-managed upstream (`managed`),
     /// one from the holder's company sign-in when there is none yet.
     pub async fn token(
         &self,
         upstream: &str,
         holder: &str,
-        server: &str,
+        server: &discovery::Server,
         managed: Option<&Managed>,
     ) -> Result<Access, UpstreamError> {
         let now = now_ms();
@@ -77,7 +81,7 @@ impl Vault {
         &self,
         upstream: &str,
         holder: &str,
-        server: &str,
+        server: &discovery::Server,
         stale: &str,
         managed: Option<&Managed>,
     ) -> Result<Access, UpstreamError> {

@@ -398,7 +398,13 @@ impl Vault {
             .as_ref()
             .ok_or_else(|| format!("upstream {:?} does not use user_oauth", spec.name))?;
         let challenge = self.challenge(&endpoint.url).await;
-        let mut d = discovery::discover(&self.http, &endpoint.url, challenge.as_deref()).await?;
+        let mut d = discovery::discover(
+            &self.http,
+            &endpoint.url,
+            challenge.as_deref(),
+            user.issuer.as_deref(),
+        )
+        .await?;
         let stepped = self
             .step_up
             .lock()
