@@ -340,7 +340,6 @@ impl Application {
                 }
             }
         }
-        upstreams.forget_company_sign_ins_unless_needed().await;
         crate::followers::upstreams(&registry, &upstreams);
         let auth_server = crate::auth::server::AuthServer::from_config(&config, &registry).await?;
         let auth = Arc::new(Authenticator::new(
@@ -359,6 +358,8 @@ impl Application {
             metrics.clone(),
         ));
         upstreams.vault.set_audit(audit.clone());
+        // After the audit is there: what a changed config no longer takes is forgotten, audited.
+        upstreams.forget_stale_connections().await;
         // After a key rotation, what the previous keys sealed is sealed again with the new one.
         let vault = upstreams.vault.clone();
         tokio::spawn(async move { vault.reseal_all().await });

@@ -89,7 +89,7 @@ pub fn upstreams(registry: &Arc<dyn Registry>, upstreams: &Arc<Upstreams>) {
                 apply_upstream(registry.as_ref(), &ups, &name).await;
             }
             if changed {
-                ups.forget_company_sign_ins_unless_needed().await;
+                ups.forget_stale_connections().await;
             }
         }
     });

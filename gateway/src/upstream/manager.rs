@@ -236,12 +236,33 @@ impl Upstreams {
             .any(|e| e.spec.enabled && super::credentials::managed::Managed::of(&e.spec).is_some())
     }
 
-    /// Forgets the kept company sign-ins once no enabled upstream is enterprise-managed (one was
-    /// removed, disabled or changed): they are kept only for such upstreams.
-    pub async fn forget_company_sign_ins_unless_needed(&self) {
+    /// Forgets the users' connections that no upstream takes now: the kept company sign-ins once
+    /// no enabled upstream is enterprise-managed (one was removed, disabled or changed), and
+    /// connections from another authorization server than the one an upstream's config pins.
+    pub async fn forget_stale_connections(&self) {
         if !self.any_enterprise_managed() {
             self.vault.forget_company_sign_ins().await;
         }
+        let pinned: Vec<(String, String)> = {
+            let entries = self.entries.lock().unwrap();
+            entries
+                .values()
+                .filter_map(|e| {
+                    let issuer = e
+                        .spec
+                        .transport
+                        .endpoint()?
+                        .user_oauth
+                        .as_ref()?
+                        .issuer
+                        .clone()?;
+                    Some((e.spec.name.clone(), issuer))
+                })
+                .collect()
+        };
+        self.vault
+            .forget_connections_from_other_servers(&pinned)
+            .await;
     }
 
     /// The enabled upstreams where each user connects their own account (`user_oauth`).

@@ -145,7 +145,8 @@ impl Server {
     }
 }
 
-fn same_issuer(a: &str, b: &str) -> bool {
+/// Whether two issuer URLs name the same server (a trailing `/` aside).
+pub fn same_issuer(a: &str, b: &str) -> bool {
     a.trim_end_matches('/') == b.trim_end_matches('/')
 }
 

@@ -1,7 +1,8 @@
 //! Using a user's stored upstream tokens: the access token for a call, a refresh when it is
 //! about to expire or the upstream refused it (one at a time per connection, and one another
 //! replica just made is taken rather than repeated), a new grant at an enterprise-managed
-//! upstream, and never a token issued for another server than the upstream's URL now.
+//! upstream, and never a token issued for another server than the upstream's URL now, or by
+//! another authorization server than the one its config pins.
 
 use registry::{now_ms, ConnectionRecord};
 
@@ -150,5 +151,49 @@ impl Vault {
                 Err(Self::needs_connect(upstream, holder))
             }
         }
+    }
+
+    /// Forgets every connection to one of `pinned`'s upstreams (name, pinned issuer) that
+    /// another authorization server issued, as a call would before using it: at start and after
+    /// an upstream changes, so that none is left behind unused. How many.
+    pub async fn forget_connections_from_other_servers(
+        &self,
+        pinned: &[(String, String)],
+    ) -> usize {
+        if pinned.is_empty() {
+            return 0;
+        }
+        let all = match self.registry.list_connections(None).await {
+            Ok(all) => all,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the connections to check their issuers");
+                return 0;
+            }
+        };
+        let mut forgotten = 0;
+        for c in all {
+            let Some((_, pin)) = pinned.iter().find(|(u, _)| *u == c.upstream) else {
+                continue;
+            };
+            if discovery::same_issuer(pin, &c.issuer) {
+                continue;
+            }
+            if let Ok(true) = self
+                .registry
+                .delete_connection(&c.upstream, &c.holder)
+                .await
+            {
+                tracing::warn!(
+                    upstream = %c.upstream,
+                    issuer = %c.issuer,
+                    pinned = %pin,
+                    "a stored upstream connection is from another authorization server than the pinned one; it is forgotten and the user connects again"
+                );
+                self.audit(&c.connected_by, "upstream.disconnect", &c.upstream, "moved")
+                    .await;
+                forgotten += 1;
+            }
+        }
+        forgotten
     }
 }

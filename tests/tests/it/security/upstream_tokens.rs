@@ -305,6 +305,87 @@ async fn token_exchange_carries_the_hosts_user_to_the_upstream_never_the_hosts_t
     assert!(stderr.contains("oauth.token_url"), "{stderr}");
 }
 
+/// An upstream whose metadata names another authorization server than the one the operator
+/// pinned (`oauth.issuer`): a compromised or impostor upstream. The impostor (a second real
+/// provider, which would take the gateway's secret) never gets a token request: the upstream is
+/// reported down with both servers named, while an upstream that names the pinned server works.
+/// Without the pin the secret goes where the metadata says (the spec's way), with a warning.
+#[tokio::test]
+async fn a_pinned_issuer_keeps_the_gateways_secret_from_a_server_an_upstream_names() {
+    let clients = json!([{"client_id": "gw", "client_secret": "gw-secret", "scope": "mcp"}]);
+    let idp = Idp::start(clients.clone()).await;
+    let impostor = Idp::start(clients).await;
+    let honest = protected_upstream_at(&idp, gateway_tests::free_port()).await;
+    let taken = protected_upstream_at(&impostor, gateway_tests::free_port()).await;
+    let upstream = |name: &str, url: &str, pin: &str| {
+        format!(
+            "[[upstreams]]\nname = \"{name}\"\ntransport = \"http\"\nurl = \"{url}\"\n\
+             oauth = {{ client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }}, \
+             scopes = [\"mcp\"]{pin} }}\n"
+        )
+    };
+    let pin = format!(", issuer = \"{}\"", idp.issuer);
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[database]\nurl = \"{}\"\n{}{}",
+        sqlite_url(&dir),
+        upstream("honest", &honest.mcp, &pin),
+        upstream("taken", &taken.mcp, &pin)
+    );
+    let a = Gateway::start_with_env(&config, &[("GW_SECRET", "gw-secret")]).await;
+    a.wait_up(&["honest"]).await;
+    let mut host = RawClient::initialize(&a.mcp, json!({})).await;
+    let r = host
+        .request(
+            "tools/call",
+            json!({"name": "honest__fx__echo", "arguments": {"message": "pinned"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "pinned", "{r}");
+    let mut down = Value::Null;
+    for _ in 0..100 {
+        let health = a.get_json("/admin/v1/health").await;
+        down = health
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == "taken" && h["status"] == "down")
+            .cloned()
+            .unwrap_or(Value::Null);
+        if !down.is_null() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let error = down["last_error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains(&impostor.issuer) && error.contains(&idp.issuer),
+        "both servers named: {down}\n{}",
+        a.log()
+    );
+    assert_eq!(
+        impostor.grants().await,
+        json!({}),
+        "nothing went to the impostor"
+    );
+    assert_eq!(idp.grants().await["client_credentials"], 1);
+    drop(a);
+
+    // Unpinned: the metadata's server gets the secret, and the log says how to pin it.
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[database]\nurl = \"{}\"\n{}",
+        sqlite_url(&dir),
+        upstream("taken", &taken.mcp, "")
+    );
+    let b = Gateway::start_with_env(&config, &[("GW_SECRET", "gw-secret")]).await;
+    b.wait_up(&["taken"]).await;
+    assert_eq!(impostor.grants().await["client_credentials"], 1);
+    let log = b.log();
+    assert!(log.contains("set oauth.issuer"), "{log}");
+    assert!(log.contains(&impostor.issuer), "{log}");
+}
+
 /// The audit rows of `gw`'s tool calls, once there is one (a row is written after the answer).
 async fn tool_call_rows(gw: &Gateway) -> Value {
     let mut rows = Value::Null;

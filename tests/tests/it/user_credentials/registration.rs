@@ -1,0 +1,53 @@
+//! The gateway registers once at an upstream and keeps that registration across restarts.
+
+use super::*;
+
+/// An upstream whose authorization server takes registrations (RFC 7591) and knows no client of
+/// the gateway: the gateway registers once, and uses that registration after a restart too
+/// (before, every process registered again: users saw the gateway once more among their
+/// authorized applications after each restart, on each replica).
+#[tokio::test]
+async fn the_gateway_registers_once_at_an_upstream_and_keeps_it_across_restarts() {
+    let dir = scratch();
+    let port = free_port();
+    let idp = gateway_tests::Idp::start_registering(
+        // A client of nobody's, for the scopes the provider offers.
+        json!([{"client_id": "other", "client_secret": "other-secret", "scope": "openid tools",
+                "redirect_uris": ["http://127.0.0.1:9/cb"]}]),
+        json!({}),
+    )
+    .await;
+    let (_server, upstream) =
+        spawn_reporting_url(node("upstream/own_accounts.mjs").arg(&idp.issuer)).await;
+    let cfg = format!(
+        "{}\n[[upstreams]]\nname = \"own\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
+         sharing = \"per_session\"\n[upstreams.user_oauth]\ncatalog = \"first_user\"\n\
+         [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n\
+         [auth]\nmode = \"required\"\n{ROLES}",
+        fixture_config(&sqlite_url(&dir), "")
+    );
+    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
+    let listen = format!("127.0.0.1:{port}");
+    let env = [
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+        ("CREDENTIALS_KEY", key.as_str()),
+    ];
+    let gw = Gateway::start_secured(&cfg, &env).await;
+    gw.wait_up(&["fx"]).await;
+    let alice = gw.token_for("alice", &["member"]).await;
+    let bob = gw.token_for("bob", &["member"]).await;
+    connect_own(&gw, &alice, "alice").await;
+    assert_eq!(idp.registrations().await, 1);
+
+    let gw = gw.restart(&env).await;
+    gw.wait_up(&["fx", "own"]).await;
+    connect_own(&gw, &bob, "bob").await;
+    assert_eq!(
+        idp.registrations().await,
+        1,
+        "the registration kept in the store was used again"
+    );
+    let mut b = RawClient::initialize_as(&gw.mcp, json!({}), Some(&bob)).await;
+    let r = whoami(&mut b).await;
+    assert_eq!(r["result"]["content"][0]["text"], "you are bob", "{r}");
+}
