@@ -785,6 +785,31 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("token_url"), "{e}");
+        let e = with(
+            serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"},
+            "issuer": "as.example"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("issuer") && e.contains("http(s) URL"), "{e}");
+        let e = with(
+            serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"},
+            "issuer": "https://as.example", "token_url": "https://as.example/token"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("not both"), "{e}");
+        with(
+            serde_json::json!({"client_id": "gw", "client_secret": {"env": "S"},
+            "issuer": "https://as.example"}),
+        )
+        .unwrap();
+        let user = |v: serde_json::Value| {
+            serde_json::from_value::<UserOAuth>(v)
+                .unwrap()
+                .validate()
+                .map_err(|e| e.1)
+        };
+        assert!(user(serde_json::json!({"issuer": "ftp://as"})).is_err());
+        user(serde_json::json!({"issuer": "https://as.example"})).unwrap();
         let e =
             with(serde_json::json!({"client_id": "gw", "private_key": "-----BEGIN"})).unwrap_err();
         assert!(e.contains("private_key"), "{e}");
