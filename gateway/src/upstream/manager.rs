@@ -227,60 +227,6 @@ impl Upstreams {
         )
     }
 
-    /// Whether an enabled upstream's users' tokens come from their company sign-in
-    /// (`user_oauth.enterprise_managed`): only then are company sign-ins kept.
-    pub fn any_enterprise_managed(&self) -> bool {
-        let entries = self.entries.lock().unwrap();
-        entries
-            .values()
-            .any(|e| e.spec.enabled && super::credentials::managed::Managed::of(&e.spec).is_some())
-    }
-
-    /// Forgets the users' connections that no upstream takes now: the kept company sign-ins once
-    /// no enabled upstream is enterprise-managed (one was removed, disabled or changed), and
-    /// connections from another authorization server than the one an upstream's config pins.
-    pub async fn forget_stale_connections(&self) {
-        if !self.any_enterprise_managed() {
-            self.vault.forget_company_sign_ins().await;
-        }
-        let pinned: Vec<(String, String)> = {
-            let entries = self.entries.lock().unwrap();
-            entries
-                .values()
-                .filter_map(|e| {
-                    let issuer = e
-                        .spec
-                        .transport
-                        .endpoint()?
-                        .user_oauth
-                        .as_ref()?
-                        .issuer
-                        .clone()?;
-                    Some((e.spec.name.clone(), issuer))
-                })
-                .collect()
-        };
-        self.vault
-            .forget_connections_from_other_servers(&pinned)
-            .await;
-    }
-
-    /// The enabled upstreams where each user connects their own account (`user_oauth`).
-    pub fn user_oauth_upstreams(&self) -> Vec<String> {
-        let entries = self.entries.lock().unwrap();
-        entries
-            .values()
-            .filter(|e| e.spec.enabled)
-            .filter(|e| {
-                e.spec
-                    .transport
-                    .endpoint()
-                    .is_some_and(|t| t.user_oauth.is_some())
-            })
-            .map(|e| e.spec.name.clone())
-            .collect()
-    }
-
     pub fn spec(&self, name: &str) -> Option<UpstreamSpec> {
         self.entries
             .lock()

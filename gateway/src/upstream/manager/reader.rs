@@ -2,7 +2,9 @@
 //! or under `catalog = "first_user"` that account when connected, else the user who connected
 //! first. And what a change of one of its connections (connected, refreshed or revoked, here or
 //! on another replica) does to the catalog connection and to the holder's sessions; forgetting
-//! one.
+//! one, and forgetting those no upstream takes now (company sign-ins without an
+//! enterprise-managed upstream, connections from another authorization server than the pinned
+//! one).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -193,5 +195,59 @@ impl Upstreams {
             }
         }
         Ok(existed)
+    }
+
+    /// Whether an enabled upstream's users' tokens come from their company sign-in
+    /// (`user_oauth.enterprise_managed`): only then are company sign-ins kept.
+    pub fn any_enterprise_managed(&self) -> bool {
+        let entries = self.entries.lock().unwrap();
+        entries
+            .values()
+            .any(|e| e.spec.enabled && Managed::of(&e.spec).is_some())
+    }
+
+    /// Forgets the users' connections that no upstream takes now: the kept company sign-ins once
+    /// no enabled upstream is enterprise-managed (one was removed, disabled or changed), and
+    /// connections from another authorization server than the one an upstream's config pins.
+    pub async fn forget_stale_connections(&self) {
+        if !self.any_enterprise_managed() {
+            self.vault.forget_company_sign_ins().await;
+        }
+        let pinned: Vec<(String, String)> = {
+            let entries = self.entries.lock().unwrap();
+            entries
+                .values()
+                .filter_map(|e| {
+                    let issuer = e
+                        .spec
+                        .transport
+                        .endpoint()?
+                        .user_oauth
+                        .as_ref()?
+                        .issuer
+                        .clone()?;
+                    Some((e.spec.name.clone(), issuer))
+                })
+                .collect()
+        };
+        self.vault
+            .forget_connections_from_other_servers(&pinned)
+            .await;
+    }
+
+    /// The enabled upstreams where each user connects their own account (`user_oauth`).
+    pub fn user_oauth_upstreams(&self) -> Vec<String> {
+        let entries = self.entries.lock().unwrap();
+        entries
+            .values()
+            .filter(|e| e.spec.enabled)
+            .filter(|e| {
+                e.spec
+                    .transport
+                    .endpoint()
+                    .is_some_and(|t| t.user_oauth.is_some())
+            })
+            .map(|e| e.spec.name.clone())
+            .collect()
     }
 }
