@@ -123,8 +123,10 @@ pub trait OAuthStore: Send + Sync {
     /// of the grants revoked now.
     async fn revoke_grants(&self, which: GrantsOf<'_>) -> Result<Vec<String>>;
 
-    /// Spends the form `form_hash` (good until `expires_at`) at `at`: true the first time,
-    /// false when it was spent before. Spent forms that expired are forgotten.
+    /// Spends the one-time value `form_hash` (a sign-in form, a one-time grant's or
+    /// assertion's id, a DPoP proof; hashed) good until `expires_at`, at `at`: true the first
+    /// time, false when it was spent before, on any replica. Spent values that expired are
+    /// forgotten.
     async fn spend_form(&self, form_hash: &str, expires_at: i64, at: i64) -> Result<bool>;
 
     async fn create_code(&self, code_hash: &str, code: &CodeRecord) -> Result<()>;

@@ -10,6 +10,9 @@
 // the answer is then tried without a proof, with a proof of another key, and with one of the
 // key (`refreshNoProof`, `refreshOtherKey`, `refreshed`: statuses; `refreshedType`).
 //
+// With ALSO_AT (the URL of another replica of the same resource) the proof the resource took is
+// sent there too, right after (`elsewhere`: its status).
+//
 // Usage: node dpop_client.mjs TOKEN_ENDPOINT CLIENT_ID SECRET SCOPE RESOURCE [FORM]
 import crypto from 'node:crypto';
 
@@ -54,16 +57,17 @@ const initialize = JSON.stringify({
   jsonrpc: '2.0', id: 1, method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'dpop-host', version: '1' } },
 });
-async function post(authorization, dpop) {
+async function post(authorization, dpop, at = resource) {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization };
   if (dpop) headers.dpop = dpop;
-  const r = await fetch(resource, { method: 'POST', headers, body: initialize });
+  const r = await fetch(at, { method: 'POST', headers, body: initialize });
   await r.text();
   return r;
 }
 const bearer = await post(`Bearer ${token}`);
 const fresh = proof(key, 'POST', resource, token);
 const dpop = await post(`DPoP ${token}`, fresh);
+const elsewhere = process.env.ALSO_AT ? { elsewhere: (await post(`DPoP ${token}`, fresh, process.env.ALSO_AT)).status } : {};
 const replayed = await post(`DPoP ${token}`, fresh);
 const otherKey = await post(`DPoP ${token}`, proof(keyPair(), 'POST', resource, token));
 const refresh = {};
@@ -77,6 +81,7 @@ if (tokens.refresh_token) {
 }
 console.log(JSON.stringify({
   ...refresh,
+  ...elsewhere,
   tokenType: tokens.token_type,
   bound: claims.cnf?.jkt ?? null,
   bearer: bearer.status,

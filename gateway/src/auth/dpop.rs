@@ -3,7 +3,9 @@
 //! bound to a key (its `cnf.jkt`) sends it as `Authorization: DPoP …` with a proof signed by
 //! that key for this very request. A bound token sent as a bearer token is refused: whoever
 //! copied it off the wire does not hold the key. ES256 proofs only (what the gateway signs with
-//! as a client too); a proof is good once (its `jti`, kept as long as its `iat` is accepted).
+//! as a client too); a proof is good once (its `jti`, kept as long as its `iat` is accepted):
+//! once in this process, and once among all replicas (spent in the store, as sign-in forms and
+//! one-time grants are), so that a proof copied off the wire cannot be replayed at another one.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -12,6 +14,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use p256::ecdsa::signature::Verifier;
 use p256::ecdsa::{Signature, VerifyingKey};
+use registry::Registry;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -35,9 +38,48 @@ pub struct Proofs {
     seen: Mutex<HashMap<String, i64>>,
 }
 
+/// Why a proof was not taken.
+#[derive(Debug, PartialEq)]
+pub enum Refused {
+    /// The proof is not good (the reason, for the host).
+    Proof(String),
+    /// The store, where proofs are spent for every replica, did not answer.
+    StoreUnavailable,
+}
+
 impl Proofs {
+    /// [`check`](Self::check), and the proof spent in `registry` too: a proof another replica
+    /// took is refused here.
+    pub async fn check_everywhere(
+        &self,
+        registry: &dyn Registry,
+        proof: &str,
+        htm: &str,
+        htu: &str,
+        token: Option<&str>,
+    ) -> Result<String, Refused> {
+        let (key, jti, until) = self
+            .check_here(proof, htm, htu, token)
+            .map_err(Refused::Proof)?;
+        let id = registry::hash::text_hash(&format!("dpop {key} {jti}"));
+        match registry
+            .spend_form(&id, until * 1000, registry::now_ms())
+            .await
+        {
+            Ok(true) => Ok(key),
+            Ok(false) => Err(Refused::Proof(
+                "the DPoP proof was used before (jti), at another replica".into(),
+            )),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot spend a DPoP proof in the store");
+                Err(Refused::StoreUnavailable)
+            }
+        }
+    }
+
     /// Checks `proof` for a request `htm` to `htu` carrying `token` (none: a token request,
-    /// which carries no access token): its key's thumbprint, or why the proof is refused.
+    /// which carries no access token), in this process only: its key's thumbprint, or why the
+    /// proof is refused.
     pub fn check(
         &self,
         proof: &str,
@@ -45,6 +87,17 @@ impl Proofs {
         htu: &str,
         token: Option<&str>,
     ) -> Result<String, String> {
+        self.check_here(proof, htm, htu, token).map(|(key, ..)| key)
+    }
+
+    /// The key's thumbprint, the proof's `jti`, and until when (s) it must be remembered.
+    fn check_here(
+        &self,
+        proof: &str,
+        htm: &str,
+        htu: &str,
+        token: Option<&str>,
+    ) -> Result<(String, String, i64), String> {
         let now = registry::now_ms() / 1000;
         let mut parts = proof.split('.');
         let (Some(h), Some(p), Some(s), None) =
@@ -125,7 +178,7 @@ impl Proofs {
         if seen.insert(jti.to_string(), iat + IAT_WINDOW).is_some() {
             return Err("the DPoP proof was used before (jti)".into());
         }
-        Ok(thumbprint(x, y))
+        Ok((thumbprint(x, y), jti.to_string(), iat + IAT_WINDOW))
     }
 }
 

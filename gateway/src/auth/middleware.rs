@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+use super::dpop::Refused;
 use super::{AuthError, Principal};
 use crate::protocol::{jsonrpc, McpError};
 use crate::state::AppState;
@@ -41,7 +42,7 @@ pub struct Target<'r> {
 
 /// A token bound to a key (DPoP) must come with the DPoP scheme and a proof for this request
 /// signed by that key; an unbound one with the bearer scheme.
-fn proven(
+async fn proven(
     state: &AppState,
     headers: &HeaderMap,
     target: Target<'_>,
@@ -75,8 +76,18 @@ fn proven(
             let key = state
                 .auth
                 .proofs
-                .check(proof, target.method, &htu, Some(token))
-                .map_err(AuthError::InvalidToken)?;
+                .check_everywhere(
+                    state.registry.as_ref(),
+                    proof,
+                    target.method,
+                    &htu,
+                    Some(token),
+                )
+                .await
+                .map_err(|r| match r {
+                    Refused::Proof(why) => AuthError::InvalidToken(why),
+                    Refused::StoreUnavailable => AuthError::Unavailable,
+                })?;
             match key == jkt {
                 true => Ok(()),
                 false => Err(invalid(
@@ -177,7 +188,7 @@ async fn principal_of(
     let presented = presented(headers);
     let p = state.auth.authenticate(presented.map(|(t, _)| t)).await?;
     if let Some(presented) = presented.filter(|_| state.auth.required()) {
-        proven(state, headers, target, presented, &p)?;
+        proven(state, headers, target, presented, &p).await?;
     }
     if let Err(wait) = state.auth.limits.check(p.key()) {
         return Err(AuthError::RateLimited(

@@ -26,6 +26,7 @@ use super::{
     audit, hashed, invalid_grant, oauth_error, random_secret, server, spend_once, unavailable,
     AuthServer,
 };
+use crate::auth::dpop::Refused;
 use crate::state::AppState;
 
 fn form(body: &Bytes) -> Result<HashMap<String, String>, String> {
@@ -163,9 +164,12 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
         Ok(c) => c,
         Err(r) => return r,
     };
-    let jkt = match proof_key(&state, s, &headers) {
+    let jkt = match proof_key(&state, s, &headers).await {
         Ok(k) => k,
-        Err(e) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_dpop_proof", &e),
+        Err(Refused::Proof(e)) => {
+            return oauth_error(StatusCode::BAD_REQUEST, "invalid_dpop_proof", &e)
+        }
+        Err(Refused::StoreUnavailable) => return unavailable(),
     };
     let grant = match form.get("grant_type").map(String::as_str) {
         Some("authorization_code") => redeem_code(&state, &client, &form).await,
@@ -221,22 +225,25 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
 
 /// The key of the request's DPoP proof (one, for this token endpoint), if it has one; or why
 /// the proof is refused.
-fn proof_key(
+async fn proof_key(
     state: &AppState,
     s: &AuthServer,
     headers: &HeaderMap,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Refused> {
     let mut proofs = headers.get_all("dpop").iter();
     match (proofs.next(), proofs.next()) {
         (None, _) => Ok(None),
-        (Some(_), Some(_)) => Err("more than one DPoP proof".into()),
+        (Some(_), Some(_)) => Err(Refused::Proof("more than one DPoP proof".into())),
         (Some(p), None) => {
-            let p = p.to_str().map_err(|_| "the DPoP proof is not text")?;
+            let p = p
+                .to_str()
+                .map_err(|_| Refused::Proof("the DPoP proof is not text".into()))?;
             let endpoint = format!("{}/oauth/token", s.config.issuer);
             state
                 .auth
                 .proofs
-                .check(p, "POST", &endpoint, None)
+                .check_everywhere(state.registry.as_ref(), p, "POST", &endpoint, None)
+                .await
                 .map(Some)
         }
     }
