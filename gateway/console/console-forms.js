@@ -317,9 +317,13 @@ async function previewRole() {
     + (field(f, "admin").checked ? "; and the admin right (the admin API and console)" : "");
 }
 
+let roleBase = {};
+
 function editRole(r) {
   const f = $("#role-form");
+  roleBase = { ...r };
   field(f, "name").value = r.name;
+  field(f, "description").value = r.description || "";
   field(f, "admin").checked = !!r.admin;
   for (const k of ROLE_LISTS) field(f, k).value = (r[k] || []).join("\n");
   guarded(previewRole);
@@ -327,9 +331,14 @@ function editRole(r) {
 
 function roleFromForm() {
   const f = $("#role-form");
-  const spec = { name: field(f, "name").value.trim() };
-  if (field(f, "admin").checked) spec.admin = true;
-  for (const k of ROLE_LISTS) { const l = lines(field(f, k).value); if (l.length) spec[k] = l; }
+  const name = field(f, "name").value.trim();
+  // What the form does not show is kept from the role being edited (not from another one).
+  const spec = { ...(roleBase.name === name ? roleBase : {}), name };
+  delete spec.source;
+  const description = field(f, "description").value.trim();
+  if (description) spec.description = description; else delete spec.description;
+  if (field(f, "admin").checked) spec.admin = true; else delete spec.admin;
+  for (const k of ROLE_LISTS) { const l = lines(field(f, k).value); if (l.length) spec[k] = l; else delete spec[k]; }
   return spec;
 }
 

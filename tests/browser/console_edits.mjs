@@ -51,6 +51,15 @@ try {
   result.configUpstreamButtons = await page.$$eval('tr[data-upstream="fx"] button', (b) => b.filter((x) => x.textContent !== 'History').length);
   await shot('edits-1-upstreams');
 
+  // A role's grants edited in the form: its description stays.
+  await show('roles');
+  await page.waitForSelector('tr[data-role="oncall"]');
+  await page.click('tr[data-role="oncall"] button:text-is("Edit")');
+  await page.fill('#role-form [name=tools]', 'fx__echo');
+  await page.click('#role-form button[type=submit]');
+  await page.waitForSelector('#message.ok');
+  await page.evaluate(() => { document.querySelector('#message').className = ''; });
+
   // A delete dismissed at its question deletes nothing; accepted, it deletes.
   await show('roles');
   await page.waitForSelector('tr[data-role="scratch"]');

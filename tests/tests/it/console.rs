@@ -216,6 +216,13 @@ async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
             200,
         ),
         (
+            Method::PUT,
+            "/admin/v1/roles/oncall",
+            &json!({"name": "oncall", "description": "Whoever is on call this week",
+                    "tools": ["x"]}),
+            200,
+        ),
+        (
             Method::POST,
             "/admin/v1/virtual-servers",
             &json!({"name": "quiet", "upstreams": ["fx"]}),
@@ -244,6 +251,19 @@ async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
             assert_eq!(&now[k], v, "{name}.{k} kept by the edit: {now}");
         }
     }
+    // The role's grants changed and its description, which the form did not show then, stayed.
+    let roles = gw.get_json("/admin/v1/roles").await;
+    let oncall = roles
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "oncall")
+        .unwrap_or_else(|| panic!("{roles}"));
+    assert_eq!(oncall["tools"], json!(["fx__echo"]), "{oncall}");
+    assert_eq!(
+        oncall["description"], "Whoever is on call this week",
+        "{oncall}"
+    );
     // Every delete asked; the dismissed ones deleted nothing.
     let dialogs = seen["dialogs"].as_array().unwrap();
     assert!(dialogs.len() >= 4, "{seen:#}");
