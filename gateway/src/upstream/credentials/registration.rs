@@ -31,6 +31,14 @@ impl Vault {
                 ),
                 None => None,
             };
+            if secret.is_some() && user.issuer.is_none() {
+                tracing::warn!(
+                    upstream,
+                    issuer = %d.issuer,
+                    "user_oauth.client_secret goes to the authorization server the upstream's \
+                     metadata names; set user_oauth.issuer so that no other server can collect it"
+                );
+            }
             return Ok(flow::preregistered(
                 d,
                 id,

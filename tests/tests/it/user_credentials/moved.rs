@@ -102,6 +102,10 @@ async fn a_pinned_issuer_takes_connections_from_that_server_only() {
     connect_catalog(&gw).await;
     let alice = gw.token_for("alice", &["member"]).await;
     connect_own(&gw, &alice, "alice").await;
+    // Unpinned, the preregistered secret went where the metadata said, and the log says how to
+    // pin it.
+    let log = gw.log();
+    assert!(log.contains("set user_oauth.issuer"), "{log}");
 
     let pin = |issuer: &str| {
         own.config.replace(
