@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::auth::rbac::RoleSpec;
-use crate::config::{UpstreamSpec, UpstreamWire};
+use crate::config::{Config, UpstreamSpec, UpstreamWire};
 use crate::routing::virtual_servers::{VirtualServer, VirtualServerSpec};
 
 /// The version of the document's shape.
@@ -120,15 +120,17 @@ pub fn parse(text: &str, toml: bool) -> anyhow::Result<Document> {
     Ok(doc)
 }
 
-/// Checks the document against itself and the registry and says what an import would do.
+/// Checks the document against itself, the registry and `config` (an upstream the config file
+/// could not hold, it cannot import either) and says what an import would do.
 pub async fn plan(
     registry: &dyn Registry,
+    config: &Config,
     doc: &Document,
     prune: bool,
 ) -> anyhow::Result<Vec<Step>> {
     let mut steps = Vec::new();
     let mut deletes = Vec::new();
-    let (upstreams, upstream_deletes) = plan_upstreams(registry, doc, prune).await?;
+    let (upstreams, upstream_deletes) = plan_upstreams(registry, config, doc, prune).await?;
     steps.extend(upstreams);
     deletes.extend(upstream_deletes);
     let (roles, role_deletes) = plan_roles(registry, doc, prune).await?;
@@ -173,6 +175,7 @@ fn plan_kind(
 
 async fn plan_upstreams(
     registry: &dyn Registry,
+    config: &Config,
     doc: &Document,
     prune: bool,
 ) -> anyhow::Result<Planned> {
@@ -191,6 +194,8 @@ async fn plan_upstreams(
         let spec = UpstreamSpec::try_from(wire.clone())
             .and_then(|s| s.validate().map(|()| s).map_err(|e| e.to_string()))
             .map_err(anyhow::Error::msg)?;
+        crate::config::upstream_fits(&spec, &config.user_credentials, &config.auth)
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.key, e.message))?;
         wanted.push((spec.name.clone(), serde_json::to_value(&spec)?));
     }
     let normal = |v: &Value| {

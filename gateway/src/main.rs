@@ -624,7 +624,7 @@ async fn import(config: &Config, file: &Path, dry_run: bool, prune: bool) -> any
         gateway::exchange::parse(&text, toml).with_context(|| format!("{}", file.display()))?;
     let reg = open_registry(config).await?;
     gateway::seed::seed(&reg, config).await?;
-    let steps = gateway::exchange::plan(&reg, &doc, prune).await?;
+    let steps = gateway::exchange::plan(&reg, config, &doc, prune).await?;
     for s in &steps {
         println!("{s}");
     }

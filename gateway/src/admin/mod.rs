@@ -214,11 +214,15 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-fn parse_spec(body: Value) -> Result<UpstreamSpec, AdminError> {
+/// The upstream `body` describes, held to what the config file would hold it to.
+fn parse_spec(state: &AppState, body: Value) -> Result<UpstreamSpec, AdminError> {
     let spec: UpstreamSpec = serde_json::from_value(body)
         .map_err(|e| AdminError::BadRequest(format!("invalid upstream: {e}")))?;
     spec.validate()
         .map_err(|e| AdminError::BadRequest(e.to_string()))?;
+    let c = &state.config;
+    crate::config::upstream_fits(&spec, &c.user_credentials, &c.auth)
+        .map_err(|e| AdminError::BadRequest(format!("{}: {}", e.key, e.message)))?;
     Ok(spec)
 }
 
@@ -267,7 +271,7 @@ async fn create_upstream(
         .unwrap_or("")
         .to_string();
     let change = async {
-        let spec = parse_spec(body.clone())?;
+        let spec = parse_spec(&state, body.clone())?;
         let rec = state
             .registry
             .create_upstream(
@@ -336,7 +340,7 @@ async fn replace_upstream(
         invariants::not_from_file(state, "upstream", name, &rec.source)?;
     }
     keep_redacted_url(state, name, &mut body).await?;
-    let spec = parse_spec(body)?;
+    let spec = parse_spec(state, body)?;
     let tools = state.hub.upstreams.tool_names(name);
     let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
     spec.tools

@@ -249,23 +249,8 @@ impl Config {
             )
             .into());
         }
-        if let Some(u) = upstreams.iter().find(|u| {
-            u.transport
-                .endpoint()
-                .is_some_and(|e| e.user_oauth.is_some())
-        }) {
-            if user_credentials.keys.is_empty() {
-                return Err(KeyError::new(
-                    "user_credentials.key",
-                    format!(
-                        "upstream {:?} has user_oauth: its users' tokens are sealed with this \
-                         key (or {}), which is not set",
-                        u.name,
-                        user_credentials::KEY_VAR
-                    ),
-                )
-                .into());
-            }
+        for u in &upstreams {
+            upstream_fits(u, &user_credentials, &auth)?;
         }
         // A machine client's roles must be roles: a typo would give it no tools, silently.
         let clients = auth
@@ -281,24 +266,6 @@ impl Config {
                 return Err(KeyError::new(
                     format!("auth.server.clients[{i}].roles"),
                     format!("{r:?} is not a role of [[roles]]"),
-                )
-                .into());
-            }
-        }
-        if let Some(u) = upstreams.iter().find(|u| {
-            u.transport
-                .endpoint()
-                .and_then(|e| e.user_oauth.as_ref())
-                .is_some_and(|o| o.enterprise_managed)
-        }) {
-            if auth.server.as_ref().is_none_or(|s| s.federation.is_none()) {
-                return Err(KeyError::new(
-                    "auth.server.oidc",
-                    format!(
-                        "upstream {:?} has user_oauth.enterprise_managed: its users' tokens come \
-                         from their sign-in at the company's provider, which is not configured",
-                        u.name
-                    ),
                 )
                 .into());
             }
@@ -381,6 +348,41 @@ fn roles(
         }
     }
     Ok(roles)
+}
+
+/// What `u` needs of the rest of the config, for upstreams of the file and of the admin API
+/// alike (the API must not take one the file would refuse): the key and why, when it is
+/// missing.
+pub fn upstream_fits(
+    u: &UpstreamSpec,
+    user_credentials: &UserCredentialsConfig,
+    auth: &AuthConfig,
+) -> Result<(), KeyError> {
+    let Some(user) = u.transport.endpoint().and_then(|e| e.user_oauth.as_ref()) else {
+        return Ok(());
+    };
+    if user_credentials.keys.is_empty() {
+        return Err(KeyError::new(
+            "user_credentials.key",
+            format!(
+                "upstream {:?} has user_oauth: its users' tokens are sealed with this key (or \
+                 {}), which is not set",
+                u.name,
+                user_credentials::KEY_VAR
+            ),
+        ));
+    }
+    if user.enterprise_managed && auth.server.as_ref().is_none_or(|s| s.federation.is_none()) {
+        return Err(KeyError::new(
+            "auth.server.oidc",
+            format!(
+                "upstream {:?} has user_oauth.enterprise_managed: its users' tokens come from \
+                 their sign-in at the company's provider, which is not configured",
+                u.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -113,3 +113,55 @@ async fn upstream_added_through_the_api_appears_in_open_sessions_and_goes_away()
         "a removed upstream's tools are gone"
     );
 }
+
+/// The admin API, and an import, take no upstream the config file would refuse: one whose
+/// users' tokens there is no key to seal (`user_oauth` without `user_credentials.key`), or one
+/// whose users' tokens come from a company sign-in that is not configured (`enterprise_managed`
+/// without `[auth.server.oidc]`). Before, the API took both, and the upstream could never work.
+#[tokio::test]
+async fn an_upstream_the_config_file_would_refuse_is_refused_by_the_api_and_import() {
+    let dir = gateway_tests::scratch();
+    let plain = format!("[database]\nurl = \"{}\"\n", super::sqlite_url(&dir));
+    let keyed = format!("{plain}[user_credentials]\nkey = {{ env = \"CK\" }}\n");
+    let key = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [7u8; 32]);
+    let env = [("CK", key.as_str())];
+    let own = |managed: bool| {
+        json!({"name": "own", "transport": "http", "url": "http://127.0.0.1:9/mcp",
+               "sharing": "per_session",
+               "user_oauth": {"client_id": "gw", "enterprise_managed": managed}})
+    };
+    for (config, spec, missing) in [
+        (&plain, own(false), "user_credentials.key"),
+        (&keyed, own(true), "auth.server.oidc"),
+    ] {
+        let gw = Gateway::start_with_env(config, &env).await;
+        let answer = reqwest::Client::new()
+            .post(format!("{}/admin/v1/upstreams", gw.base))
+            .json(&spec)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 400, "{spec}");
+        let msg: Value = answer.json().await.unwrap();
+        assert!(msg.to_string().contains(missing), "{msg}");
+        let listed: Value = gw.get_json("/admin/v1/upstreams").await;
+        assert_eq!(listed, json!([]), "nothing kept");
+        drop(gw);
+
+        let path = dir.join("cli.toml");
+        std::fs::write(&path, config).unwrap();
+        let doc = dir.join("doc.json");
+        std::fs::write(&doc, json!({"version": 1, "upstreams": [spec]}).to_string()).unwrap();
+        let out = tokio::process::Command::new(gateway_tests::gateway_bin())
+            .arg("--config")
+            .arg(&path)
+            .arg("import")
+            .arg(&doc)
+            .envs(env)
+            .output()
+            .await
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && said.contains(missing), "{said}");
+    }
+}

@@ -186,11 +186,21 @@ async fn the_console_signs_in_registers_an_upstream_calls_a_tool_and_shows_the_a
 #[tokio::test]
 async fn console_edits_keep_what_they_do_not_show_and_config_items_stay_put() {
     let dir = gateway_tests::scratch();
+    // A company provider (never reached here) and a sealing key: what an enterprise-managed
+    // upstream needs to be registered.
     let config = format!(
-        "[auth]\nmode = \"required\"\n\n{}\n{ADMIN_ROLE}",
+        "[auth]\nmode = \"required\"\nresource = \"http://127.0.0.1:9/mcp\"\n\
+         [auth.server.oidc]\nissuer = \"http://127.0.0.1:9/company\"\nclient_id = \"gateway\"\n\
+         client_secret = {{ env = \"COMPANY_SECRET\" }}\n\
+         [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n\n{}\n{ADMIN_ROLE}",
         super::fixture_config(&sqlite_url(&dir), "")
     );
-    let gw = Gateway::start_secured(&config, &[]).await;
+    let key = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [5u8; 32]);
+    let gw = Gateway::start_secured(
+        &config,
+        &[("COMPANY_SECRET", "s"), ("CREDENTIALS_KEY", &key)],
+    )
+    .await;
     gw.wait_up(&["fx"]).await;
     let remote = json!({"name": "remote", "transport": "http", "url": "http://127.0.0.1:9/mcp",
         "headers": {"Authorization": {"env": "REMOTE_TOKEN"}, "X-Team": "blue"},
