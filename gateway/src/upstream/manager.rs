@@ -108,7 +108,10 @@ struct Entry {
 pub struct Upstreams {
     config: Arc<Config>,
     registry: Arc<dyn Registry>,
+    /// For what is not an upstream's request (keys of token issuers, a replica's relay).
     client: reqwest::Client,
+    /// Upstreams' requests that do not go over `plain` (see [`super::post::upstream_client`]).
+    upstream_client: reqwest::Client,
     /// Plain `http://` upstreams' POSTs (see [`super::post`]).
     plain: super::post::PlainClient,
     sink: OnceLock<Weak<dyn InboundSink>>,
@@ -141,6 +144,7 @@ impl Upstreams {
                 .connect_timeout(Duration::from_secs(10))
                 .build()
                 .expect("http client"),
+            upstream_client: super::post::upstream_client(),
             plain: super::post::plain_client(),
             sink: OnceLock::new(),
             entries: Mutex::default(),
@@ -626,10 +630,16 @@ impl Upstreams {
                 }
                 let headers = http::header_map(&pairs)?;
                 if legacy {
-                    sse::connect(self.client.clone(), &endpoint.url, headers, max_message).await?
+                    sse::connect(
+                        self.upstream_client.clone(),
+                        &endpoint.url,
+                        headers,
+                        max_message,
+                    )
+                    .await?
                 } else {
                     http::connect(
-                        self.client.clone(),
+                        self.upstream_client.clone(),
                         &self.plain,
                         &endpoint.url,
                         headers,

@@ -4,7 +4,7 @@
 //! gateway's instructions per call (callgrind, `scripts/bench-instructions`). Everything else
 //! goes through reqwest, which speaks TLS, honours the proxy variables and follows redirects:
 //! `https://`, a proxied or credentialed URL, and an upstream once it has answered with a
-//! redirect.
+//! redirect. It follows redirects within the upstream's origin only ([`upstream_client`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -25,6 +25,36 @@ pub type PlainClient = Arc<super::h1::Pools>;
 
 pub fn plain_client() -> PlainClient {
     Arc::default()
+}
+
+/// Redirects an upstream's requests follow.
+const MAX_REDIRECTS: usize = 10;
+
+/// The client of upstreams' requests that reqwest sends: it follows redirects within the
+/// upstream's origin only. Each request carries the upstream's credentials (its configured
+/// `headers`, tokens, the session id), and on a redirect to another origin reqwest drops only the
+/// standard authorization and cookie headers: an `X-Api-Key` would go to whatever server the
+/// upstream, or a page on its host, sends the gateway to.
+pub fn upstream_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let from = attempt.previous().first().map(|u| u.origin());
+            let to = attempt.url().origin();
+            if attempt.previous().len() > MAX_REDIRECTS {
+                attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+            } else if from.as_ref() != Some(&to) {
+                let to = to.ascii_serialization();
+                attempt.error(format!(
+                    "the upstream redirects to another origin ({to}), where its credentials are \
+                     not sent; set its url to that server if it is the one meant"
+                ))
+            } else {
+                attempt.follow()
+            }
+        }))
+        .build()
+        .expect("http client")
 }
 
 /// A request that got no answer.

@@ -12,6 +12,7 @@ use super::{fixture_config, sqlite_url, SQLITE_IN_ITS_FOLDER};
 
 mod audit;
 mod proofs;
+mod redirects;
 mod roles_and_limits;
 mod tokens;
 mod upstream_tokens;

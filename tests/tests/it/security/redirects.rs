@@ -1,0 +1,65 @@
+//! An upstream's credentials stay with its origin: a redirect to another server is not
+//! followed, so a configured secret header never reaches whatever the upstream sends the
+//! gateway to; a redirect within the origin still is (`real_peers::an_upstream_whose_url_redirects_is_followed`).
+
+use gateway_tests::{node, spawn_reporting_url};
+
+use super::*;
+
+#[tokio::test]
+async fn an_upstreams_secret_header_never_follows_a_redirect_to_another_origin() {
+    // Another origin (127.0.0.2 is loopback too), which records what reaches it.
+    let (_elsewhere, elsewhere) =
+        spawn_reporting_url(node("upstream/redirector.mjs").arg("").arg("127.0.0.2")).await;
+    let (_upstream, upstream) =
+        spawn_reporting_url(node("upstream/redirector.mjs").arg(&elsewhere)).await;
+    let config = format!(
+        "{}[[upstreams]]\nname = \"moved\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
+         headers = {{ X-Api-Key = {{ env = \"MOVED_KEY\" }} }}\n",
+        fixture_config(SQLITE_IN_ITS_FOLDER, "")
+    );
+    let gw = Gateway::start_with_env(&config, &[("MOVED_KEY", "key-for-moved-only")]).await;
+    gw.wait_up(&["fx"]).await;
+    let mut moved = Value::Null;
+    for _ in 0..100 {
+        let health = gw.get_json("/admin/v1/health").await;
+        moved = health
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == "moved")
+            .cloned()
+            .unwrap_or(Value::Null);
+        if moved["last_error"].is_string() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let seen = |url: &str| {
+        let base = url.trim_end_matches("/mcp").to_string();
+        async move {
+            reqwest::get(format!("{base}/test/seen"))
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let at_upstream = seen(&upstream).await;
+    assert!(
+        at_upstream.to_string().contains("key-for-moved-only"),
+        "the upstream's own origin gets its header: {at_upstream}"
+    );
+    let at_elsewhere = seen(&elsewhere).await;
+    assert!(
+        !at_elsewhere.to_string().contains("key-for-moved-only"),
+        "the header reached {elsewhere}: {at_elsewhere}"
+    );
+    let error = moved["last_error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("another origin") && error.contains("127.0.0.2"),
+        "{moved}\n{}",
+        gw.log()
+    );
+}
