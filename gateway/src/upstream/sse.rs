@@ -37,13 +37,17 @@ pub async fn connect(
     }
     let base = resp.url().clone();
     let (in_tx, in_rx) = mpsc::unbounded_channel::<Inbound>();
-    let (endpoint_tx, endpoint_rx) = oneshot::channel::<String>();
+    let (endpoint_tx, endpoint_rx) = oneshot::channel::<Result<String, String>>();
     // The writer reports failed posts through a weak sender, so the stream's end still ends the
     // connection.
     let fail_tx = in_tx.downgrade();
     let reader = tokio::spawn(read_events(resp, base, in_tx, endpoint_tx, max_message));
     let endpoint = match tokio::time::timeout(ENDPOINT_TIMEOUT, endpoint_rx).await {
-        Ok(Ok(e)) => e,
+        Ok(Ok(Ok(e))) => e,
+        Ok(Ok(Err(e))) => {
+            reader.abort();
+            return Err(UpstreamError::Connect(e));
+        }
         _ => {
             reader.abort();
             return Err(UpstreamError::Connect(
@@ -71,7 +75,7 @@ async fn read_events(
     resp: reqwest::Response,
     base: url::Url,
     in_tx: mpsc::UnboundedSender<Inbound>,
-    endpoint_tx: oneshot::Sender<String>,
+    endpoint_tx: oneshot::Sender<Result<String, String>>,
     max_message: usize,
 ) {
     let mut endpoint_tx = Some(endpoint_tx);
@@ -85,7 +89,16 @@ async fn read_events(
         match ev.event.as_deref() {
             Some("endpoint") => {
                 if let (Some(tx), Ok(u)) = (endpoint_tx.take(), base.join(data.trim())) {
-                    let _ = tx.send(u.to_string());
+                    // Messages carry the upstream's credentials: they go to its own origin only
+                    // (as the SDKs' clients insist too).
+                    let _ = tx.send(match u.origin() == base.origin() {
+                        true => Ok(u.to_string()),
+                        false => Err(format!(
+                            "the sse server names a message endpoint on another origin ({}), \
+                             where its credentials are not sent",
+                            u.origin().ascii_serialization()
+                        )),
+                    });
                 }
             }
             None | Some("message") => match serde_json::from_str::<Value>(&data) {
