@@ -67,8 +67,9 @@ impl Proofs {
             .await
         {
             Ok(true) => Ok(key),
+            // Here before a restart, or at another replica.
             Ok(false) => Err(Refused::Proof(
-                "the DPoP proof was used before (jti), at another replica".into(),
+                "the DPoP proof was used before (jti)".into(),
             )),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot spend a DPoP proof in the store");
