@@ -218,6 +218,25 @@ impl Gateway {
         );
     }
 
+    /// The health of upstream `name` once `until` holds for it, or as it is after 10 s
+    /// (`null` when the gateway does not list it).
+    pub async fn health_once(&self, name: &str, until: impl Fn(&Value) -> bool) -> Value {
+        let mut found = Value::Null;
+        for _ in 0..100 {
+            let health = self.get_json("/admin/v1/health").await;
+            found = health
+                .as_array()
+                .and_then(|a| a.iter().find(|h| h["name"] == name))
+                .cloned()
+                .unwrap_or(Value::Null);
+            if until(&found) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        found
+    }
+
     /// Kills the process at once, as a crashed pod would die.
     pub async fn kill(mut self) {
         let _ = self.child.kill().await;

@@ -37,21 +37,9 @@ async fn sent_elsewhere(transport: &str, path: &str) {
     );
     let gw = Gateway::start_with_env(&config, &[("MOVED_KEY", "key-for-moved-only")]).await;
     gw.wait_up(&["fx"]).await;
-    let mut moved = Value::Null;
-    for _ in 0..100 {
-        let health = gw.get_json("/admin/v1/health").await;
-        moved = health
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["name"] == "moved")
-            .cloned()
-            .unwrap_or(Value::Null);
-        if moved["last_error"].is_string() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let moved = gw
+        .health_once("moved", |h| h["last_error"].is_string())
+        .await;
     let seen = |url: &str| {
         let base = url.trim_end_matches("/mcp").to_string();
         async move {

@@ -55,8 +55,8 @@ async fn an_upstream_behind_oauth_gets_the_gateways_own_token_never_the_hosts() 
         &[("GW_SECRET", "wrong")],
     )
     .await;
-    let health = health_once_down(&c).await;
-    assert_eq!(health[0]["status"], "down", "{health}");
+    let health = c.health_once("inner", |h| h["status"] == "down").await;
+    assert_eq!(health["status"], "down", "{health}");
     assert!(health.to_string().contains("token request"), "{health}");
 }
 
@@ -194,8 +194,8 @@ async fn an_upstream_behind_oauth_takes_the_gateways_signed_assertion_for_a_secr
     let not_a_key = c_dir.join("key.pem");
     std::fs::write(&not_a_key, "not a key").unwrap();
     let c = Gateway::start(&config(&c_dir, &not_a_key)).await;
-    let health = health_once_down(&c).await;
-    assert_eq!(health[0]["status"], "down", "{health}");
+    let health = c.health_once("inner", |h| h["status"] == "down").await;
+    assert_eq!(health["status"], "down", "{health}");
     assert!(health.to_string().contains("oauth.private_key"), "{health}");
 }
 
@@ -342,21 +342,7 @@ async fn a_pinned_issuer_keeps_the_gateways_secret_from_a_server_an_upstream_nam
         )
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "pinned", "{r}");
-    let mut down = Value::Null;
-    for _ in 0..100 {
-        let health = a.get_json("/admin/v1/health").await;
-        down = health
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["name"] == "taken" && h["status"] == "down")
-            .cloned()
-            .unwrap_or(Value::Null);
-        if !down.is_null() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let down = a.health_once("taken", |h| h["status"] == "down").await;
     let error = down["last_error"].as_str().unwrap_or_default();
     assert!(
         error.contains(&impostor.issuer) && error.contains(&idp.issuer),
@@ -397,17 +383,4 @@ async fn tool_call_rows(gw: &Gateway) -> Value {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     rows
-}
-
-/// `gw`'s health once its one upstream is down (or as it is after 10 s).
-async fn health_once_down(gw: &Gateway) -> Value {
-    let mut health = Value::Null;
-    for _ in 0..100 {
-        health = gw.get_json("/admin/v1/health").await;
-        if health[0]["status"] == "down" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    health
 }

@@ -18,17 +18,24 @@ async fn presented_audiences(upstream: &str) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_users_token_for_one_server_never_reaches_another_under_the_same_name() {
-    let dir = scratch();
-    let port = free_port();
-    let own = own_upstream(&sqlite_url(&dir), port, "").await;
-    let (listen, key) = own_listen_and_key(port);
-    let env = own_env(&listen, &key);
+/// `own` behind a gateway on `port` (its database in `dir`), with the catalog account and
+/// alice connected: the upstream, the gateway and alice's token.
+async fn alice_connected(dir: &std::path::Path, port: u16) -> (Own, Gateway, String) {
+    let own = own_upstream(&sqlite_url(dir), port, "").await;
     let gw = own_gateway(&own.config, port).await;
     connect_catalog(&gw).await;
     let alice = gw.token_for("alice", &["member"]).await;
     connect_own(&gw, &alice, "alice").await;
+    (own, gw, alice)
+}
+
+#[tokio::test]
+async fn a_users_token_for_one_server_never_reaches_another_under_the_same_name() {
+    let dir = scratch();
+    let port = free_port();
+    let (own, gw, alice) = alice_connected(&dir, port).await;
+    let (listen, key) = own_listen_and_key(port);
+    let env = own_env(&listen, &key);
     let mut host = RawClient::initialize_as(&gw.mcp, json!({}), Some(&alice)).await;
     let r = whoami(&mut host).await;
     assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
@@ -95,13 +102,9 @@ async fn a_users_token_for_one_server_never_reaches_another_under_the_same_name(
 async fn a_pinned_issuer_takes_connections_from_that_server_only() {
     let dir = scratch();
     let port = free_port();
-    let own = own_upstream(&sqlite_url(&dir), port, "").await;
+    let (own, gw, alice) = alice_connected(&dir, port).await;
     let (listen, key) = own_listen_and_key(port);
     let env = own_env(&listen, &key);
-    let gw = own_gateway(&own.config, port).await;
-    connect_catalog(&gw).await;
-    let alice = gw.token_for("alice", &["member"]).await;
-    connect_own(&gw, &alice, "alice").await;
     // Unpinned, the preregistered secret went where the metadata said, and the log says how to
     // pin it.
     let log = gw.log();
