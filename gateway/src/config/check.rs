@@ -57,6 +57,7 @@ pub fn check(path: Option<&Path>, env: HashMap<String, String>) -> Report {
         // Each one read fine above.
         let ups: Vec<UpstreamSpec> = serde_json::from_value(ups.clone()).unwrap_or_default();
         commands(&ups, &env, &mut report.warnings);
+        unpinned_secrets(&ups, &mut report.warnings);
     }
     let raw: RawConfig = match serde_json::from_value(doc) {
         Ok(r) => r,
@@ -323,6 +324,34 @@ fn commands(upstreams: &[UpstreamSpec], env: &HashMap<String, String>, warnings:
     }
 }
 
+/// Client secrets that go to whichever authorization server an upstream's metadata names: a
+/// compromised upstream could name its own and collect them.
+fn unpinned_secrets(upstreams: &[UpstreamSpec], warnings: &mut Vec<String>) {
+    for u in upstreams {
+        let Some(e) = u.transport.endpoint() else {
+            continue;
+        };
+        if let Some(o) = e.oauth.as_ref() {
+            if o.client_secret.is_some() && o.token_url.is_none() && o.issuer.is_none() {
+                warnings.push(format!(
+                    "upstreams[{}].oauth: the client_secret goes to the authorization server the \
+                     upstream's metadata names; set oauth.issuer (or token_url) to pin it",
+                    u.name
+                ));
+            }
+        }
+        if let Some(o) = e.user_oauth.as_ref() {
+            if o.client_secret.is_some() && o.issuer.is_none() {
+                warnings.push(format!(
+                    "upstreams[{}].user_oauth: the client_secret goes to the authorization server \
+                     the upstream's metadata names; set user_oauth.issuer to pin it",
+                    u.name
+                ));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,5 +458,45 @@ command = "sh"
         );
         assert!(!all.contains("upstreams[sh]"), "{all}");
         assert!(r.config.is_some());
+    }
+
+    #[test]
+    fn client_secrets_an_upstream_could_send_elsewhere_are_warned_about() {
+        let upstream = |name: &str, oauth: &str| {
+            format!(
+                "[[upstreams]]\nname = \"{name}\"\ntransport = \"http\"\n\
+                 url = \"http://127.0.0.1:9/mcp\"\n{oauth}\n"
+            )
+        };
+        let secret = "client_id = \"gw\"\nclient_secret = { env = \"S\" }";
+        let text = [
+            upstream("open", &format!("[upstreams.oauth]\n{secret}")),
+            upstream(
+                "pinned",
+                &format!("[upstreams.oauth]\n{secret}\nissuer = \"https://as.example\""),
+            ),
+            upstream(
+                "named",
+                &format!("[upstreams.oauth]\n{secret}\ntoken_url = \"https://as.example/t\""),
+            ),
+            upstream(
+                "users",
+                &format!("sharing = \"per_session\"\n[upstreams.user_oauth]\n{secret}"),
+            ),
+        ]
+        .concat();
+        let r = check_text(&text, &[("S", "s")]);
+        let all = r.warnings.join("\n");
+        assert!(
+            all.contains("upstreams[open].oauth: the client_secret")
+                && all.contains("oauth.issuer"),
+            "{all}"
+        );
+        assert!(
+            all.contains("upstreams[users].user_oauth: the client_secret"),
+            "{all}"
+        );
+        assert!(!all.contains("upstreams[pinned]"), "{all}");
+        assert!(!all.contains("upstreams[named]"), "{all}");
     }
 }
