@@ -76,8 +76,11 @@ async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in
              sharing = \"per_session\"\n[upstreams.user_oauth]\n\
              client_id = \"gateway-at-upstream\"\nclient_secret = {{ env = \"UPSTREAM_SECRET\" }}\n\
              catalog = \"first_user\"\nenterprise_managed = true\n\
+             issuer = \"{}\"\n\
              [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n",
-            company.issuer
+            company.issuer,
+            // Pinned: the grants go to the upstream's own server, whatever its metadata says.
+            upstream_server.issuer
         ),
     );
     let env = [
