@@ -27,6 +27,8 @@ pub struct SqlRegistry {
     /// What other replicas changed.
     pub(crate) changes: tokio::sync::broadcast::Sender<Change>,
     listener: Option<tokio::task::JoinHandle<()>>,
+    /// When (ms) spent one-time values that expired are next cleared away.
+    pub(crate) next_spent_sweep: std::sync::atomic::AtomicI64,
 }
 
 impl Drop for SqlRegistry {
@@ -202,6 +204,7 @@ impl SqlRegistry {
             origin,
             changes,
             listener,
+            next_spent_sweep: std::sync::atomic::AtomicI64::new(0),
         })
     }
 
