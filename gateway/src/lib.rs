@@ -16,6 +16,7 @@
 //! | [`console`] | the admin console's static files at `/admin/` |
 //! | [`followers`] | this replica kept in step with other replicas' changes |
 //! | [`config`] | configuration file, env overrides, upstream specs, secrets |
+//! | [`json_answers`] | other servers' JSON answers, read with a bound |
 //! | [`exchange`] | configuration as code: export and import of what the API registered |
 //! | [`seed`] | the config file's upstreams and roles in the registry, pruned when removed |
 //! | [`protocol`] | the MCP vocabulary: JSON-RPC, methods, revisions, envelope keys, the one error |
@@ -43,6 +44,7 @@ pub mod edge;
 pub mod exchange;
 pub mod followers;
 pub mod hot_path;
+pub mod json_answers;
 pub mod log_format;
 pub mod mcp;
 pub mod memory;

@@ -280,15 +280,15 @@ impl Verifier {
             Some(u) => u.clone(),
             None => self.discover_jwks(&issuer.issuer).await?,
         };
-        let doc: Value = self
+        let answer = self
             .http
             .get(&url)
             .timeout(Duration::from_secs(10))
             .send()
             .await
             .and_then(|r| r.error_for_status())
-            .map_err(|e| format!("{url}: {e}"))?
-            .json()
+            .map_err(|e| format!("{url}: {e}"))?;
+        let doc: Value = crate::json_answers::read(answer)
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         Ok(parse_jwks(&doc))
@@ -319,7 +319,9 @@ impl Verifier {
                 .and_then(|r| r.error_for_status());
             match got {
                 Ok(r) => {
-                    let meta: Value = r.json().await.map_err(|e| format!("{url}: {e}"))?;
+                    let meta: Value = crate::json_answers::read(r)
+                        .await
+                        .map_err(|e| format!("{url}: {e}"))?;
                     if let Some(j) = meta.get("jwks_uri").and_then(Value::as_str) {
                         return Ok(j.to_string());
                     }

@@ -67,16 +67,16 @@ impl Provider {
             }
         }
         let url = format!("{}/.well-known/openid-configuration", f.issuer);
-        let meta: Value = self
+        let answer = self
             .http()
             .get(&url)
             .send()
             .await
             .and_then(|r| r.error_for_status())
-            .map_err(|e| format!("cannot read {url}: {e}"))?
-            .json()
+            .map_err(|e| format!("cannot read {url}: {e}"))?;
+        let meta: Value = crate::json_answers::read(answer)
             .await
-            .map_err(|e| format!("{url} is not JSON: {e}"))?;
+            .map_err(|e| format!("{url}: {e}"))?;
         if meta["issuer"].as_str().map(|i| i.trim_end_matches('/')) != Some(f.issuer.as_str()) {
             return Err(format!("{url} names another issuer: {}", meta["issuer"]));
         }
@@ -342,7 +342,7 @@ async fn redeem(
     let token_endpoint = meta["token_endpoint"]
         .as_str()
         .ok_or("the provider has no token_endpoint")?;
-    let tokens: Value = s
+    let answer = s
         .provider
         .http()
         .post(token_endpoint)
@@ -355,8 +355,8 @@ async fn redeem(
         ])
         .send()
         .await
-        .map_err(|e| format!("the token endpoint: {e}"))?
-        .json()
+        .map_err(|e| format!("the token endpoint: {e}"))?;
+    let tokens: Value = crate::json_answers::read(answer)
         .await
         .map_err(|e| format!("the token endpoint's answer: {e}"))?;
     let id_token = tokens["id_token"].as_str().ok_or_else(|| {
@@ -389,14 +389,14 @@ pub(super) async fn provider_signed(
     let jwks_uri = meta["jwks_uri"]
         .as_str()
         .ok_or("the provider has no jwks_uri")?;
-    let jwks: jsonwebtoken::jwk::JwkSet = s
+    let answer = s
         .provider
         .http()
         .get(jwks_uri)
         .send()
         .await
-        .map_err(|e| format!("the provider's keys: {e}"))?
-        .json()
+        .map_err(|e| format!("the provider's keys: {e}"))?;
+    let jwks: jsonwebtoken::jwk::JwkSet = crate::json_answers::read(answer)
         .await
         .map_err(|e| format!("the provider's keys: {e}"))?;
     let header = jsonwebtoken::decode_header(jwt).map_err(|e| e.to_string())?;

@@ -62,7 +62,7 @@ async fn get_json(http: &reqwest::Client, url: &str) -> Option<Value> {
     if !r.status().is_success() {
         return None;
     }
-    r.json().await.ok()
+    crate::json_answers::read(r).await.ok()
 }
 
 /// The protected resource metadata of `server_url`: from the challenge, else the path-inserted

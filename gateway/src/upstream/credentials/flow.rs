@@ -157,8 +157,7 @@ pub async fn register(
         .await
         .map_err(|e| format!("registration at {url}: {e}"))?;
     let status = r.status();
-    let v: Value = r
-        .json()
+    let v: Value = crate::json_answers::read(r)
         .await
         .map_err(|e| format!("registration answer: {e}"))?;
     let id = v["client_id"]
@@ -289,8 +288,7 @@ pub async fn token_request(
             .get("dpop-nonce")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let v: Value = r
-            .json()
+        let v: Value = crate::json_answers::read(r)
             .await
             .map_err(|e| format!("the token answer: {e}"))?;
         if client.dpop.is_some() && nonce.is_none() && v["error"] == "use_dpop_nonce" {

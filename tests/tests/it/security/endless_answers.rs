@@ -1,0 +1,38 @@
+//! Other servers' JSON is read with a bound: an upstream whose protected resource metadata never
+//! ends (a compromised server exhausting its clients' memory) is read up to 1 MiB and taken as
+//! no metadata; the upstream is down, the gateway unharmed.
+
+use gateway_tests::{node, spawn_reporting_url};
+
+use super::*;
+
+#[tokio::test]
+async fn an_endless_metadata_answer_is_read_no_further_than_a_bound() {
+    let (_server, upstream) = spawn_reporting_url(&mut node("upstream/endless_answers.mjs")).await;
+    let config = format!(
+        "{}[[upstreams]]\nname = \"endless\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
+         oauth = {{ client_id = \"gw\", client_secret = {{ env = \"GW_SECRET\" }} }}\n",
+        fixture_config(SQLITE_IN_ITS_FOLDER, "")
+    );
+    let gw = Gateway::start_with_env(&config, &[("GW_SECRET", "s")]).await;
+    gw.wait_up(&["fx"]).await;
+    let health = gw.health_once("endless", |h| h["status"] == "down").await;
+    assert_eq!(health["status"], "down", "{health}\n{}", gw.log());
+    let base = upstream.trim_end_matches("/mcp");
+    let sent: Value = reqwest::get(format!("{base}/test/sent"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // Each time, the reader went away after its 1 MiB; the sockets' buffers hold a few MiB more.
+    let answers = sent.as_array().unwrap();
+    assert!(!answers.is_empty(), "the metadata was asked for");
+    for a in answers {
+        assert_eq!(a["closed"], true, "{sent}");
+        assert!(
+            a["sent"].as_u64().unwrap() < 16 * 1024 * 1024,
+            "the gateway read on: {sent}"
+        );
+    }
+}
