@@ -31,7 +31,11 @@ impl Vault {
                 ),
                 None => None,
             };
-            if secret.is_some() && user.issuer.is_none() {
+            let first = || {
+                let key = (upstream.to_string(), d.issuer.clone());
+                self.warned_unpinned.lock().unwrap().insert(key)
+            };
+            if secret.is_some() && user.issuer.is_none() && first() {
                 tracing::warn!(
                     upstream,
                     issuer = %d.issuer,

@@ -181,6 +181,8 @@ pub struct Vault {
     pub(super) env: HashMap<String, String>,
     /// Clients the gateway registered (RFC 7591), by upstream and issuer, as kept in the store.
     pub(super) registered: Mutex<HashMap<(String, String), Client>>,
+    /// Upstreams and issuers whose unpinned preregistered secret was warned about (once each).
+    pub(super) warned_unpinned: Mutex<std::collections::HashSet<(String, String)>>,
     /// One refresh at a time per connection.
     pub(super) refreshing: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// A larger scope an upstream asked for (403 `insufficient_scope`), by upstream and holder:
@@ -204,6 +206,7 @@ impl Vault {
             public_url: std::sync::RwLock::new(public_url(config)),
             env: config.env.clone(),
             registered: Mutex::default(),
+            warned_unpinned: Mutex::default(),
             refreshing: Mutex::default(),
             step_up: Mutex::default(),
             bearer_only: Mutex::default(),
