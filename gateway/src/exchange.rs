@@ -194,8 +194,7 @@ async fn plan_upstreams(
         let spec = UpstreamSpec::try_from(wire.clone())
             .and_then(|s| s.validate().map(|()| s).map_err(|e| e.to_string()))
             .map_err(anyhow::Error::msg)?;
-        crate::config::upstream_fits(&spec, &config.user_credentials, &config.auth)
-            .map_err(|e| anyhow::anyhow!("{}: {}", e.key, e.message))?;
+        crate::config::upstream_fits(&spec, &config.user_credentials, &config.auth)?;
         wanted.push((spec.name.clone(), serde_json::to_value(&spec)?));
     }
     let normal = |v: &Value| {

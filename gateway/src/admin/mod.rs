@@ -222,7 +222,7 @@ fn parse_spec(state: &AppState, body: Value) -> Result<UpstreamSpec, AdminError>
         .map_err(|e| AdminError::BadRequest(e.to_string()))?;
     let c = &state.config;
     crate::config::upstream_fits(&spec, &c.user_credentials, &c.auth)
-        .map_err(|e| AdminError::BadRequest(format!("{}: {}", e.key, e.message)))?;
+        .map_err(|e| AdminError::BadRequest(e.to_string()))?;
     Ok(spec)
 }
 

@@ -222,7 +222,10 @@ pub async fn discover(
     let metadata = server_metadata(http, &issuer)
         .await?
         .ok_or_else(|| format!("no metadata for the authorization server {issuer}"))?;
-    if metadata["issuer"].as_str().map(|i| i.trim_end_matches('/')) != Some(issuer.as_str()) {
+    if !metadata["issuer"]
+        .as_str()
+        .is_some_and(|i| same_issuer(i, &issuer))
+    {
         return Err(format!(
             "the authorization server's metadata names another issuer ({})",
             metadata["issuer"]
