@@ -332,7 +332,7 @@ fn unpinned_secrets(upstreams: &[UpstreamSpec], warnings: &mut Vec<String>) {
             continue;
         };
         if let Some(o) = e.oauth.as_ref() {
-            if o.client_secret.is_some() && o.token_url.is_none() && o.issuer.is_none() {
+            if o.secret_unpinned() {
                 warnings.push(format!(
                     "upstreams[{}].oauth: the client_secret goes to the authorization server the \
                      upstream's metadata names; set oauth.issuer (or token_url) to pin it",
@@ -341,7 +341,7 @@ fn unpinned_secrets(upstreams: &[UpstreamSpec], warnings: &mut Vec<String>) {
             }
         }
         if let Some(o) = e.user_oauth.as_ref() {
-            if o.client_secret.is_some() && o.issuer.is_none() {
+            if o.secret_unpinned() {
                 warnings.push(format!(
                     "upstreams[{}].user_oauth: the client_secret goes to the authorization server \
                      the upstream's metadata names; set user_oauth.issuer to pin it",

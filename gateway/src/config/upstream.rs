@@ -610,6 +610,12 @@ impl UpstreamSpec {
 }
 
 impl UpstreamOAuth {
+    /// Whether the client's secret goes to whichever authorization server the upstream's
+    /// metadata names (no `token_url`, no `issuer`): a compromised upstream could collect it.
+    pub fn secret_unpinned(&self) -> bool {
+        self.client_secret.is_some() && self.token_url.is_none() && self.issuer.is_none()
+    }
+
     /// The field that is wrong, and why.
     fn validate(&self) -> Result<(), (&'static str, String)> {
         let credentials = [
@@ -688,6 +694,12 @@ fn issuer_is_a_url(issuer: &Option<String>) -> Result<(), (&'static str, String)
 }
 
 impl UserOAuth {
+    /// Whether the preregistered client's secret goes to whichever authorization server the
+    /// upstream's metadata names (no `issuer`).
+    pub fn secret_unpinned(&self) -> bool {
+        self.client_secret.is_some() && self.issuer.is_none()
+    }
+
     /// The field that is wrong, and why.
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if matches!(self.client_secret, Some(ValueSource::Literal(_))) {

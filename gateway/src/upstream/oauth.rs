@@ -360,10 +360,7 @@ impl TokenSource {
                         ))
                     })?,
             };
-            if config.token_url.is_none()
-                && config.issuer.is_none()
-                && matches!(auth, ClientAuth::Secret(_))
-            {
+            if config.secret_unpinned() {
                 tracing::warn!(
                     server,
                     issuer = %d.issuer,

@@ -35,7 +35,7 @@ impl Vault {
                 let key = (upstream.to_string(), d.issuer.clone());
                 self.warned_unpinned.lock().unwrap().insert(key)
             };
-            if secret.is_some() && user.issuer.is_none() && first() {
+            if user.secret_unpinned() && first() {
                 tracing::warn!(
                     upstream,
                     issuer = %d.issuer,
