@@ -14,7 +14,7 @@
 //! refresh token the user signs in at the company again (the connect link's page offers it).
 //! A refusal of the provider's (its policy) is an error of the call, not a link.
 
-use registry::now_ms;
+use registry::{now_ms, ConnectionRecord};
 use serde_json::json;
 
 use super::discovery::{self, Discovered};
@@ -72,18 +72,11 @@ impl Vault {
         }
     }
 
-    /// Forgets every kept company sign-in (they are kept only while some upstream is
-    /// enterprise-managed, and none is now): how many.
-    pub async fn forget_company_sign_ins(&self) -> usize {
-        let all = match self.registry.list_connections(None).await {
-            Ok(all) => all,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the company sign-ins to forget them");
-                return 0;
-            }
-        };
+    /// Forgets every kept company sign-in among `all` (the stored connections; they are kept
+    /// only while some upstream is enterprise-managed, and none is now): how many.
+    pub async fn forget_company_sign_ins(&self, all: &[ConnectionRecord]) -> usize {
         let mut forgotten = 0;
-        for c in all.into_iter().filter(|c| c.upstream == COMPANY) {
+        for c in all.iter().filter(|c| c.upstream == COMPANY) {
             let gone = self.registry.delete_connection(COMPANY, &c.holder).await;
             forgotten += usize::from(gone.unwrap_or(false));
         }

@@ -153,23 +153,15 @@ impl Vault {
         }
     }
 
-    /// Forgets every connection to one of `pinned`'s upstreams (name, pinned issuer) that
-    /// another authorization server issued, as a call would before using it: at start and after
-    /// an upstream changes, so that none is left behind unused. How many.
+    /// Forgets every connection among `all` (the stored connections) to one of `pinned`'s
+    /// upstreams (name, pinned issuer) that another authorization server issued, as a call would
+    /// before using it: at start and after an upstream changes, so that none is left behind
+    /// unused. How many.
     pub async fn forget_connections_from_other_servers(
         &self,
+        all: &[ConnectionRecord],
         pinned: &[(String, String)],
     ) -> usize {
-        if pinned.is_empty() {
-            return 0;
-        }
-        let all = match self.registry.list_connections(None).await {
-            Ok(all) => all,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the connections to check their issuers");
-                return 0;
-            }
-        };
         let mut forgotten = 0;
         for c in all {
             let Some((_, pin)) = pinned.iter().find(|(u, _)| *u == c.upstream) else {

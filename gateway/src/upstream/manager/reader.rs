@@ -210,9 +210,7 @@ impl Upstreams {
     /// no enabled upstream is enterprise-managed (one was removed, disabled or changed), and
     /// connections from another authorization server than the one an upstream's config pins.
     pub async fn forget_stale_connections(&self) {
-        if !self.any_enterprise_managed() {
-            self.vault.forget_company_sign_ins().await;
-        }
+        let company = !self.any_enterprise_managed();
         let pinned: Vec<(String, String)> = {
             let entries = self.entries.lock().unwrap();
             entries
@@ -230,8 +228,22 @@ impl Upstreams {
                 })
                 .collect()
         };
+        if !company && pinned.is_empty() {
+            return;
+        }
+        // One read of the stored connections serves both sweeps.
+        let all = match self.registry.list_connections(None).await {
+            Ok(all) => all,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the connections to forget stale ones");
+                return;
+            }
+        };
+        if company {
+            self.vault.forget_company_sign_ins(&all).await;
+        }
         self.vault
-            .forget_connections_from_other_servers(&pinned)
+            .forget_connections_from_other_servers(&all, &pinned)
             .await;
     }
 
