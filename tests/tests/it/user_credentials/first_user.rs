@@ -40,20 +40,7 @@ async fn under_first_user_the_catalog_is_read_with_the_first_connected_account()
         )
         .await;
     assert_eq!(status, 404);
-    let (status, link) = gw
-        .send(
-            post.clone(),
-            "/v1/connections/own",
-            Some(&alice),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(status, 200, "{link}");
-    let page = browse(link["url"].as_str().unwrap(), &alice, "alice").await;
-    assert!(
-        page["text"].as_str().unwrap().contains("Connected"),
-        "{page}"
-    );
+    connect_own(&gw, &alice, "alice").await;
     gw.wait_up(&["own"]).await;
     let (_, mine) = gw
         .send(get.clone(), "/v1/connections", Some(&alice), &Value::Null)

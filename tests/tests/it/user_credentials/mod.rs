@@ -125,9 +125,9 @@ async fn connect_catalog(gw: &Gateway) -> String {
     url
 }
 
-/// The user of `token` connects their account at `own` ahead of any call, signing in at the
-/// provider as `login`.
-async fn connect_own(gw: &Gateway, token: &str, login: &str) {
+/// The page the user of `token` ends on when they ask for a link to connect their account at
+/// `own` ahead of any call and open it, signing in at the provider as `login`.
+async fn own_link_page(gw: &Gateway, token: &str, login: &str) -> Value {
     let (status, link) = gw
         .send(
             reqwest::Method::POST,
@@ -137,7 +137,13 @@ async fn connect_own(gw: &Gateway, token: &str, login: &str) {
         )
         .await;
     assert_eq!(status, 200, "{link}");
-    let page = browse(link["url"].as_str().unwrap(), token, login).await;
+    browse(link["url"].as_str().unwrap(), token, login).await
+}
+
+/// The user of `token` connects their account at `own` ahead of any call, signing in at the
+/// provider as `login`.
+async fn connect_own(gw: &Gateway, token: &str, login: &str) {
+    let page = own_link_page(gw, token, login).await;
     assert!(
         page["text"].as_str().unwrap().contains("Connected"),
         "{page}\n{}",

@@ -140,16 +140,7 @@ async fn a_pinned_issuer_takes_connections_from_that_server_only() {
         .count();
     assert_eq!(moved, 2, "{audit}");
     // A new link says why it cannot go on, and goes to neither server.
-    let (status, link) = gw
-        .send(
-            reqwest::Method::POST,
-            "/v1/connections/own",
-            Some(&alice),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(status, 200, "{link}");
-    let page = browse(link["url"].as_str().unwrap(), &alice, "alice").await;
+    let page = own_link_page(&gw, &alice, "alice").await;
     let said = page["text"].as_str().unwrap_or_default();
     assert!(
         said.contains(elsewhere) && said.contains(&own.idp.issuer),
