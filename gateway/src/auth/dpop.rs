@@ -50,7 +50,9 @@ pub enum Refused {
 }
 
 impl Proofs {
-    /// [`check`](Self::check), and on Postgres the proof spent in `registry` too: a proof
+    /// Checks `proof` for a request `htm` to `htu` carrying `token` (none: a token request,
+    /// which carries no access token): its key's thumbprint, or why the proof is refused. A
+    /// proof is taken once in this process, and on Postgres spent in `registry` too: a proof
     /// another replica took is refused here.
     pub async fn check_everywhere(
         &self,
@@ -83,10 +85,9 @@ impl Proofs {
         }
     }
 
-    /// Checks `proof` for a request `htm` to `htu` carrying `token` (none: a token request,
-    /// which carries no access token), in this process only: its key's thumbprint, or why the
-    /// proof is refused.
-    pub fn check(
+    /// [`check_here`](Self::check_here)'s key alone, for the tests.
+    #[cfg(test)]
+    fn check(
         &self,
         proof: &str,
         htm: &str,
@@ -96,7 +97,9 @@ impl Proofs {
         self.check_here(proof, htm, htu, token).map(|(key, ..)| key)
     }
 
-    /// The key's thumbprint, the proof's `jti`, and until when (s) it must be remembered.
+    /// Checks `proof` for a request `htm` to `htu` carrying `token` (none: a token request,
+    /// which carries no access token), in this process only: the key's thumbprint, the proof's
+    /// `jti`, and until when (s) it must be remembered; or why the proof is refused.
     fn check_here(
         &self,
         proof: &str,
