@@ -85,13 +85,30 @@ pub fn gateway_bin() -> PathBuf {
     bin
 }
 
-/// A port that was free a moment ago, for third-party servers that cannot report theirs.
+/// A port that was free a moment ago, for servers that cannot report theirs (third-party
+/// servers, a gateway whose config names its own URL).
+///
+/// Taken below the kernel's ephemeral range (32768–60999 on Linux), one after another from a
+/// random start. A port the kernel hands out (to `bind(0)`, or as any outgoing connection's
+/// local port) could go to another test's connection between this call and the server's bind:
+/// CI once failed so, with "Address already in use". Ports below that range are handed out only
+/// by explicit binds, here one per call within the test process.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    const LOW: u32 = 10_000;
+    const HIGH: u32 = 32_000;
+    static NEXT: std::sync::Mutex<Option<u32>> = std::sync::Mutex::new(None);
+    let mut next = NEXT.lock().unwrap();
+    let mut port = next
+        .unwrap_or_else(|| LOW + (uuid::Uuid::new_v4().as_u128() % u128::from(HIGH - LOW)) as u32);
+    for _ in LOW..HIGH {
+        let candidate = port as u16;
+        port = if port + 1 >= HIGH { LOW } else { port + 1 };
+        if std::net::TcpListener::bind(("127.0.0.1", candidate)).is_ok() {
+            *next = Some(port);
+            return candidate;
+        }
+    }
+    panic!("no free port in {LOW}..{HIGH}");
 }
 
 /// Starts a server that prints `listening on URL` as its first line; returns it and the URL.
@@ -341,7 +358,7 @@ pub fn response_json(text: &str) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::has_jwt;
+    use super::{free_port, has_jwt};
 
     #[test]
     fn a_jwt_is_told_from_random_base64_that_holds_its_prefix() {
@@ -353,5 +370,24 @@ mod tests {
             "ticket=cd93.AKC1y4AeyJQ8q55x9DyA\"},\"target\":\"x\""
         ));
         assert!(!has_jwt("no token here"));
+    }
+
+    /// A port for a server to bind later is one no outgoing connection can take meanwhile
+    /// (outside the kernel's ephemeral range), and no two calls give the same one.
+    #[test]
+    fn free_ports_are_outside_the_range_connections_take_and_distinct() {
+        let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+            .unwrap_or_else(|_| "32768 60999".into());
+        let mut bounds = range.split_whitespace().map(|b| b.parse::<u16>().unwrap());
+        let (low, high) = (bounds.next().unwrap(), bounds.next().unwrap());
+        let ports: Vec<u16> = (0..200).map(|_| free_port()).collect();
+        for port in &ports {
+            assert!(
+                !(low..=high).contains(port),
+                "{port} is in the ephemeral range {low}-{high}"
+            );
+        }
+        let distinct: std::collections::HashSet<_> = ports.iter().collect();
+        assert_eq!(distinct.len(), ports.len());
     }
 }
