@@ -1,8 +1,8 @@
 // An upstream whose protected resource metadata never ends: at its well-known URLs it streams
 // `{"resource": "aaaa…` up to LIMIT bytes (64 MiB by default), as a compromised server could to
 // exhaust its clients' memory; every other request gets 401. `GET /test/sent` answers
-// `[{"sent", "closed"}]`, one per metadata request: the bytes written before the reader went
-// away, and whether it went away before the end.
+// `[{"sent", "closed", "ended"}]`, one per metadata request: the bytes written so far, whether
+// the reader went away before the end, and whether it was all written (neither: still going).
 //
 // Usage: node endless_answers.mjs [LIMIT]
 // Prints `listening on http://127.0.0.1:PORT/mcp` when ready.
@@ -20,16 +20,15 @@ const server = http.createServer((req, res) => {
   if (req.url.startsWith('/.well-known/oauth-protected-resource')) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"resource": "');
-    const answer = { sent: 0, closed: false };
+    const answer = { sent: 0, closed: false, ended: false };
     answers.push(answer);
-    let done = false;
-    res.on('close', () => { if (!done) answer.closed = true; });
+    res.on('close', () => { if (!answer.ended) answer.closed = true; });
     const more = () => {
       while (answer.sent < limit && !answer.closed) {
         answer.sent += piece.length;
         if (!res.write(piece)) return res.once('drain', more);
       }
-      done = true;
+      answer.ended = true;
       res.end('"}');
     };
     more();
