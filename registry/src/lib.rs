@@ -47,7 +47,8 @@ pub use connections::{ConnectionRecord, ConnectionStore};
 pub use error::{RegistryError, Result};
 pub use model::{CatalogEntry, Definition, EntryKind, SyncReport, UpstreamRecord};
 pub use oauth::{
-    ClientRecord, CodeRecord, GrantRecord, GrantsOf, OAuthStore, Redeemed, SigningKeyRecord,
+    ClientRecord, CodeRecord, Forgotten, GrantRecord, GrantsOf, Lapsed, OAuthStore, Redeemed,
+    SigningKeyRecord,
 };
 pub use pins::{PinRecord, PinStore};
 pub use routing_store::{RoutingStore, VirtualServerRecord};

@@ -87,6 +87,27 @@ pub enum GrantsOf<'a> {
     SignedInWith(&'a str),
 }
 
+/// What the authorization server no longer needs, by when it lapsed (ms since the epoch).
+#[derive(Debug, Clone, Copy)]
+pub struct Lapsed {
+    /// Codes and refresh tokens that expired before this go (spent or not: neither can be
+    /// redeemed, and a replay of one is refused as unknown).
+    pub tokens_before: i64,
+    /// Grants revoked before this, or made before it with no refresh token left, go; then the
+    /// clients hosts registered (`dcr`, not blocked) before it with no grant left, and the
+    /// consents of clients that are gone.
+    pub kept_from: i64,
+}
+
+/// How many of each [`OAuthStore::forget_lapsed`] removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Forgotten {
+    pub codes: u64,
+    pub refresh_tokens: u64,
+    pub grants: u64,
+    pub clients: u64,
+}
+
 /// Storage of the authorization server.
 /// How often (ms) spent one-time values that expired are cleared away, at most.
 const SPENT_SWEEP_MS: i64 = 60_000;
@@ -146,6 +167,10 @@ pub trait OAuthStore: Send + Sync {
     async fn redeem_refresh_token(&self, token_hash: &str, at: i64) -> Result<Redeemed<String>>;
     /// The grant of a refresh token, used or not, without spending it.
     async fn refresh_token_grant(&self, token_hash: &str) -> Result<Option<String>>;
+
+    /// Removes what [`Lapsed`] says is over. Hosts register anew on every connection, and a
+    /// refresh leaves its spent token behind: without this the tables only grow.
+    async fn forget_lapsed(&self, lapsed: Lapsed) -> Result<Forgotten>;
 }
 
 fn db(what: &'static str) -> impl Fn(sqlx::Error) -> RegistryError {
@@ -613,6 +638,61 @@ impl OAuthStore for SqlRegistry {
             .map_err(db("refresh token"))?;
         row.as_ref().map(|r| get(r, "grant_id")).transpose()
     }
+
+    async fn forget_lapsed(&self, lapsed: Lapsed) -> Result<Forgotten> {
+        let run = |sql: &'static str, at: i64| async move {
+            sqlx::query(sql)
+                .bind(at)
+                .execute(self.pool())
+                .await
+                .map(|done| done.rows_affected())
+                .map_err(db("lapsed authorizations"))
+        };
+        let codes = run(
+            "DELETE FROM oauth_codes WHERE expires_at < $1",
+            lapsed.tokens_before,
+        )
+        .await?;
+        let refresh_tokens = run(
+            "DELETE FROM oauth_refresh_tokens WHERE expires_at < $1",
+            lapsed.tokens_before,
+        )
+        .await?;
+        // A grant without refresh tokens (a machine's, the company's) has only the access
+        // token issued with it, long expired at `kept_from`; a revoked one stays in the
+        // console's list until `kept_from` has passed its revocation.
+        let grants = run(
+            "DELETE FROM oauth_grants WHERE (revoked_at IS NOT NULL AND revoked_at < $1) \
+             OR (revoked_at IS NULL AND created_at < $1 AND NOT EXISTS \
+             (SELECT 1 FROM oauth_refresh_tokens r WHERE r.grant_id = oauth_grants.id))",
+            lapsed.kept_from,
+        )
+        .await?;
+        // Only clients hosts registered themselves: one of the config, the admin API or a
+        // metadata document (whose block must stay) is an operator's to remove.
+        let clients = run(
+            "DELETE FROM oauth_clients WHERE source = 'dcr' AND blocked_at IS NULL \
+             AND created_at < $1 AND NOT EXISTS \
+             (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)",
+            lapsed.kept_from,
+        )
+        .await?;
+        if clients > 0 {
+            sqlx::query(
+                "DELETE FROM oauth_consents WHERE NOT EXISTS \
+                 (SELECT 1 FROM oauth_clients c WHERE c.client_id = oauth_consents.client_id)",
+            )
+            .execute(self.pool())
+            .await
+            .map_err(db("lapsed consents"))?;
+        }
+        Ok(Forgotten {
+            codes,
+            refresh_tokens,
+            grants,
+            clients,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -719,6 +799,117 @@ mod tests {
             r.redeem_refresh_token("r2", now).await.unwrap(),
             Redeemed::Unknown,
             "expired"
+        );
+    }
+
+    /// What is over goes, what still works stays: expired codes and refresh tokens, revoked
+    /// or lapsed grants, and registered clients with no grant left that are older than the
+    /// cut; not an operator's clients, a blocked one, a new one or one in use.
+    #[tokio::test]
+    async fn what_lapsed_is_forgotten_and_what_works_is_kept() {
+        const DAY: i64 = 86_400_000;
+        let (r, _dir) = sqlite().await;
+        let now = now_ms();
+        let client = |id: &str, source: &str, age_days: i64, blocked: bool| ClientRecord {
+            client_id: id.into(),
+            metadata: serde_json::json!({}),
+            secret_hash: None,
+            source: source.into(),
+            created_at: now - age_days * DAY,
+            blocked_at: blocked.then_some(now),
+        };
+        for c in [
+            client("unused", "dcr", 60, false),
+            client("in-use", "dcr", 60, false),
+            client("new", "dcr", 1, false),
+            client("blocked", "dcr", 60, true),
+            client("operators", "api", 60, false),
+            client("https://host.example/client.json", "cimd", 60, false),
+        ] {
+            r.create_client(&c).await.unwrap();
+        }
+        r.put_consent("ann", "unused", "mcp").await.unwrap();
+        r.put_consent("ann", "in-use", "mcp").await.unwrap();
+        let aged = |id: &str, client: &str, days: i64, revoked: Option<i64>| GrantRecord {
+            created_at: now - days * DAY,
+            revoked_at: revoked.map(|d| now - d * DAY),
+            ..grant(id, "ann", client)
+        };
+        for g in [
+            aged("live", "in-use", 50, None),
+            aged("lapsed", "in-use", 50, None),
+            aged("revoked-long-ago", "in-use", 50, Some(40)),
+            aged("revoked-lately", "in-use", 50, Some(1)),
+            aged("machine-old", "operators", 40, None),
+            aged("machine-new", "operators", 0, None),
+        ] {
+            r.create_grant(&g).await.unwrap();
+        }
+        for (hash, grant, expires_in_days) in [
+            ("rt-live", "live", 29),
+            ("rt-spent-expired", "live", -2),
+            ("rt-lapsed", "lapsed", -20),
+        ] {
+            r.create_refresh_token(hash, grant, now, now + expires_in_days * DAY)
+                .await
+                .unwrap();
+        }
+        for (hash, expires_in_days) in [("code-old", -3), ("code-new", 0)] {
+            let code = CodeRecord {
+                grant_id: "live".into(),
+                redirect_uri: "http://127.0.0.1/cb".into(),
+                code_challenge: "c".into(),
+                expires_at: now + expires_in_days * DAY + 60_000,
+            };
+            r.create_code(hash, &code).await.unwrap();
+        }
+        let lapsed = Lapsed {
+            tokens_before: now - DAY,
+            kept_from: now - 30 * DAY,
+        };
+        let gone = r.forget_lapsed(lapsed).await.unwrap();
+        assert_eq!(
+            gone,
+            Forgotten {
+                codes: 1,
+                refresh_tokens: 2,
+                grants: 3,
+                clients: 1,
+            }
+        );
+        let clients: Vec<String> = r
+            .list_clients()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|c| c.client_id)
+            .collect();
+        assert!(!clients.contains(&"unused".to_string()), "{clients:?}");
+        assert_eq!(clients.len(), 5, "{clients:?}");
+        for kept in ["live", "revoked-lately", "machine-new"] {
+            assert!(r.get_grant(kept).await.unwrap().is_some(), "{kept}");
+        }
+        for gone in ["lapsed", "revoked-long-ago", "machine-old"] {
+            assert!(r.get_grant(gone).await.unwrap().is_none(), "{gone}");
+        }
+        assert_eq!(r.consent("ann", "unused").await.unwrap(), None);
+        assert!(r.consent("ann", "in-use").await.unwrap().is_some());
+        assert_eq!(
+            r.redeem_refresh_token("rt-live", now).await.unwrap(),
+            Redeemed::Fresh("live".into())
+        );
+        assert_eq!(
+            r.redeem_code("code-old", now).await.unwrap(),
+            Redeemed::Unknown
+        );
+        assert!(matches!(
+            r.redeem_code("code-new", now).await.unwrap(),
+            Redeemed::Fresh(_)
+        ));
+        assert_eq!(
+            r.forget_lapsed(lapsed).await.unwrap(),
+            Forgotten::default(),
+            "nothing more the second time"
         );
     }
 

@@ -23,6 +23,9 @@ pub const PAGE_TTL_SECS: u64 = 600;
 pub const KEY_ROTATION_DAYS: u64 = 30;
 /// Dynamic registrations allowed per client address per minute.
 pub const REGISTRATIONS_PER_MINUTE: u32 = 10;
+/// How long what is over is kept: revoked and lapsed grants, and clients hosts registered that
+/// have no grant left.
+pub const FORGET_AFTER_DAYS: u64 = 30;
 /// The scope granted when a client asks for none.
 pub const DEFAULT_SCOPE: &str = "mcp";
 
@@ -126,6 +129,11 @@ pub(super) struct RawAuthServer {
     initial_access_token: Option<ValueSource>,
     #[schemars(extend("default" = REGISTRATIONS_PER_MINUTE))]
     registrations_per_minute: Option<u32>,
+    /// Days a revoked or lapsed grant, and a client registered by a host (dynamic
+    /// registration) with no grant left, are kept before they are forgotten: hosts register
+    /// anew on every connection. A host whose registration was forgotten registers again.
+    #[schemars(extend("default" = FORGET_AFTER_DAYS))]
+    forget_after_days: Option<u64>,
     /// Scopes clients may ask for; the first is granted when a client asks for none.
     #[schemars(extend("default" = [DEFAULT_SCOPE]))]
     scopes: Option<Vec<String>>,
@@ -156,6 +164,8 @@ pub struct AuthServerConfig {
     pub registration: Registration,
     pub initial_access_token: Option<Secret>,
     pub registrations_per_minute: u32,
+    /// How long what is over is kept (`forget_after_days`).
+    pub forget_after: Duration,
     pub scopes: Vec<String>,
     pub pat_sign_in: bool,
     pub federation: Option<FederationConfig>,
@@ -206,6 +216,7 @@ impl AuthServerConfig {
                 "registrations_per_minute",
                 raw.registrations_per_minute.map(u64::from),
             ),
+            ("forget_after_days", raw.forget_after_days),
         ] {
             positive(&format!("auth.server.{key}"), v)?;
         }
@@ -313,6 +324,9 @@ impl AuthServerConfig {
             registrations_per_minute: raw
                 .registrations_per_minute
                 .unwrap_or(REGISTRATIONS_PER_MINUTE),
+            forget_after: Duration::from_secs(
+                raw.forget_after_days.unwrap_or(FORGET_AFTER_DAYS) * 24 * 3600,
+            ),
             scopes,
             pat_sign_in,
             federation,

@@ -168,8 +168,8 @@ impl AuthServer {
         Ok(Some(s))
     }
 
-    /// Loads (or makes) the signing keys, stores the config file's clients, and keeps the keys
-    /// rotating.
+    /// Loads (or makes) the signing keys, stores the config file's clients, keeps the keys
+    /// rotating and forgets what lapsed (`forget_lapsed`).
     pub async fn start(
         config: AuthServerConfig,
         resource: String,
@@ -232,8 +232,10 @@ impl AuthServer {
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
             tick.tick().await;
+            forget_lapsed(registry.as_ref(), &s.config).await;
             loop {
                 tick.tick().await;
+                forget_lapsed(registry.as_ref(), &s.config).await;
                 if let Err(e) = s
                     .keys
                     .rotate_if_due(registry.as_ref(), s.config.key_rotation)
@@ -475,6 +477,31 @@ async fn register(
         Json(out),
     )
         .into_response()
+}
+
+/// Removes what is over from the store (`registry::Lapsed`): expired codes and refresh tokens
+/// once every access token they could have given has expired too, and after
+/// `forget_after_days` revoked or lapsed grants and the clients hosts registered that have no
+/// grant left. Run at start and every hour; every replica may run it (each delete is idempotent).
+async fn forget_lapsed(registry: &dyn Registry, config: &AuthServerConfig) {
+    const DAY_MS: i64 = 24 * 3600 * 1000;
+    let access_ms = config.access_token_ttl.as_millis() as i64;
+    let now = now_ms();
+    let lapsed = registry::Lapsed {
+        tokens_before: now - access_ms.max(DAY_MS),
+        kept_from: now - (config.forget_after.as_millis() as i64).max(access_ms + DAY_MS),
+    };
+    match registry.forget_lapsed(lapsed).await {
+        Ok(gone) if gone == registry::Forgotten::default() => {}
+        Ok(gone) => tracing::info!(
+            codes = gone.codes,
+            refresh_tokens = gone.refresh_tokens,
+            grants = gone.grants,
+            clients = gone.clients,
+            "authorization server: forgot what had lapsed"
+        ),
+        Err(e) => tracing::warn!(error = %e, "cannot forget lapsed authorizations"),
+    }
 }
 
 /// Revokes grants in the store (which tells the other replicas) and forgets them here at once:

@@ -19,6 +19,7 @@ mod browser_and_console;
 mod company_provider;
 mod enterprise_managed;
 mod keys;
+mod lapsed;
 mod sdk_hosts;
 
 const ROLES: &str = r#"
