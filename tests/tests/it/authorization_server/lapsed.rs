@@ -77,69 +77,61 @@ async fn registrations_and_grants_long_over_are_forgotten_and_live_ones_kept() {
         }
     }
     let gw = start_at(&config(&db, port, ""), port, &[]).await;
-    let clients = || async {
-        let (status, list) = gw
-            .send(
-                reqwest::Method::GET,
-                "/admin/v1/oauth/clients",
-                None,
-                &Value::Null,
-            )
-            .await;
-        assert_eq!(status, 200, "{list}");
-        list.as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["client_id"].as_str().unwrap_or_default().to_string())
-            .collect::<Vec<_>>()
-    };
-    let mut listed = clients().await;
+    let mut clients = ids(&gw, "clients", "client_id").await;
     for _ in 0..100 {
-        if !listed.iter().any(|c| c == "long-unused") {
+        if !clients.iter().any(|c| c == "long-unused") {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-        listed = clients().await;
+        clients = ids(&gw, "clients", "client_id").await;
     }
     assert!(
-        !listed.iter().any(|c| c == "long-unused"),
-        "a client registered 60 days ago and never used is still there: {listed:?}\n{}",
+        !clients.iter().any(|c| c == "long-unused"),
+        "a client registered 60 days ago and never used is still there: {clients:?}\n{}",
         gw.log()
     );
-    assert!(listed.iter().any(|c| c == "in-use"), "{listed:?}");
-    let (status, grants) = gw
-        .send(
-            reqwest::Method::GET,
-            "/admin/v1/oauth/grants",
-            None,
-            &Value::Null,
-        )
-        .await;
-    assert_eq!(status, 200, "{grants}");
-    let grant_ids: Vec<&str> = grants
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|g| g["id"].as_str())
-        .collect();
-    assert_eq!(grant_ids, ["live"], "{grants}");
+    assert!(clients.iter().any(|c| c == "in-use"), "{clients:?}");
+    assert_eq!(ids(&gw, "grants", "id").await, ["live"]);
     assert!(gw.log().contains("forgot what had lapsed"), "{}", gw.log());
 
     // What is in use works as before: the host refreshes with its live token.
-    let refreshed = reqwest::Client::new()
+    let (status, body) = refresh(&gw, "in-use", "live-refresh-token").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["access_token"].is_string(), "{body}");
+    // A host whose registration was forgotten is told its client is unknown (`invalid_client`,
+    // on which the SDKs register again), and registers as any host does.
+    let (status, body) = refresh(&gw, "long-unused", "a-token-of-long-ago").await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error"], "invalid_client", "{body}");
+    register(&gw, "http://127.0.0.1:3000/cb", "a new host").await;
+}
+
+/// The `key` of each item the admin API lists at `/admin/v1/oauth/{what}`.
+async fn ids(gw: &Gateway, what: &str, key: &str) -> Vec<String> {
+    let path = format!("/admin/v1/oauth/{what}");
+    let (status, list) = gw
+        .send(reqwest::Method::GET, &path, None, &Value::Null)
+        .await;
+    assert_eq!(status, 200, "{list}");
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[key].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// A refresh at the token endpoint by `client` (a public one) with `token`: status and body.
+async fn refresh(gw: &Gateway, client: &str, token: &str) -> (u16, Value) {
+    let answer = reqwest::Client::new()
         .post(format!("{}/oauth/token", gw.base))
         .form(&[
             ("grant_type", "refresh_token"),
-            ("refresh_token", "live-refresh-token"),
-            ("client_id", "in-use"),
+            ("refresh_token", token),
+            ("client_id", client),
         ])
         .send()
         .await
         .unwrap();
-    let status = refreshed.status();
-    let body: Value = refreshed.json().await.unwrap();
-    assert_eq!(status, 200, "{body}");
-    assert!(body["access_token"].is_string(), "{body}");
-    // And a host registers as before.
-    register(&gw, "http://127.0.0.1:3000/cb", "a new host").await;
+    let status = answer.status().as_u16();
+    (status, answer.json().await.unwrap())
 }
