@@ -180,7 +180,7 @@ async fn fetch(url: &str, allow_private: bool) -> Result<Value, String> {
         .timeout(FETCH_TIMEOUT)
         .build()
         .map_err(|e| e.to_string())?;
-    let mut resp = http
+    let resp = http
         .get(parsed.as_str())
         .header("accept", "application/json")
         .send()
@@ -189,18 +189,9 @@ async fn fetch(url: &str, allow_private: bool) -> Result<Value, String> {
     if !resp.status().is_success() {
         return Err(format!("{url} answered {}", resp.status()));
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = resp
-        .chunk()
+    crate::json_answers::read_at_most(resp, MAX_BYTES)
         .await
-        .map_err(|e| format!("reading {url}: {e}"))?
-    {
-        body.extend_from_slice(&chunk);
-        if body.len() > MAX_BYTES {
-            return Err(format!("{url} is larger than {MAX_BYTES} bytes"));
-        }
-    }
-    serde_json::from_slice(&body).map_err(|e| format!("{url} is not JSON: {e}"))
+        .map_err(|e| format!("{url}: {e}"))
 }
 
 #[cfg(test)]
