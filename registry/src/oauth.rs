@@ -108,10 +108,10 @@ pub struct Forgotten {
     pub clients: u64,
 }
 
-/// Storage of the authorization server.
 /// How often (ms) spent one-time values that expired are cleared away, at most.
 const SPENT_SWEEP_MS: i64 = 60_000;
 
+/// Storage of the authorization server.
 #[async_trait]
 pub trait OAuthStore: Send + Sync {
     /// Every signing key, newest first.
