@@ -221,20 +221,14 @@ impl Gateway {
     /// The health of upstream `name` once `until` holds for it, or as it is after 10 s
     /// (`null` when the gateway does not list it).
     pub async fn health_once(&self, name: &str, until: impl Fn(&Value) -> bool) -> Value {
-        let mut found = Value::Null;
-        for _ in 0..100 {
-            let health = self.get_json("/admin/v1/health").await;
-            found = health
-                .as_array()
+        let health = || async {
+            let all = self.get_json("/admin/v1/health").await;
+            all.as_array()
                 .and_then(|a| a.iter().find(|h| h["name"] == name))
                 .cloned()
-                .unwrap_or(Value::Null);
-            if until(&found) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        found
+                .unwrap_or(Value::Null)
+        };
+        crate::polled(health, until).await
     }
 
     /// Kills the process at once, as a crashed pod would die.

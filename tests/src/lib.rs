@@ -250,6 +250,23 @@ pub fn everything(mode: &str, port: u16) -> Child {
         .expect("start server-everything")
 }
 
+/// `get`'s answer once `until` holds for it, or its last answer after 10 s (100 tries, 100 ms
+/// apart): for what a server does a moment after it is asked or started.
+pub async fn polled<T, Fut: std::future::Future<Output = T>>(
+    mut get: impl FnMut() -> Fut,
+    until: impl Fn(&T) -> bool,
+) -> T {
+    let mut last = get().await;
+    for _ in 1..100 {
+        if until(&last) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        last = get().await;
+    }
+    last
+}
+
 /// Waits (bounded) until something listens on a loopback port.
 pub async fn wait_port(port: u16) {
     for _ in 0..200 {

@@ -77,14 +77,11 @@ async fn registrations_and_grants_long_over_are_forgotten_and_live_ones_kept() {
         }
     }
     let gw = start_at(&config(&db, port, ""), port, &[]).await;
-    let mut clients = ids(&gw, "clients", "client_id").await;
-    for _ in 0..100 {
-        if !clients.iter().any(|c| c == "long-unused") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        clients = ids(&gw, "clients", "client_id").await;
-    }
+    let clients = gateway_tests::polled(
+        || ids(&gw, "clients", "client_id"),
+        |clients| !clients.iter().any(|c| c == "long-unused"),
+    )
+    .await;
     assert!(
         !clients.iter().any(|c| c == "long-unused"),
         "a client registered 60 days ago and never used is still there: {clients:?}\n{}",

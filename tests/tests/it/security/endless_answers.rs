@@ -2,7 +2,7 @@
 //! ends (a compromised server exhausting its clients' memory) is read up to 1 MiB and taken as
 //! no metadata; the upstream is down, the gateway unharmed.
 
-use gateway_tests::{node, spawn_reporting_url};
+use gateway_tests::{node, polled, spawn_reporting_url};
 
 use super::*;
 
@@ -21,19 +21,18 @@ async fn an_endless_metadata_answer_is_read_no_further_than_a_bound() {
     let base = upstream.trim_end_matches("/mcp");
     // The gateway tries again while down: an answer it is reading now has neither ended nor
     // been closed yet, so only the finished ones are judged (and one is waited for).
-    let mut sent = Value::Null;
-    for _ in 0..100 {
-        sent = reqwest::get(format!("{base}/test/sent"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if finished(&sent).next().is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let sent = polled(
+        || async {
+            reqwest::get(format!("{base}/test/sent"))
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        },
+        |sent| finished(sent).next().is_some(),
+    )
+    .await;
     assert!(
         finished(&sent).next().is_some(),
         "a metadata answer finished: {sent}"
