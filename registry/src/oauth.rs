@@ -94,8 +94,8 @@ pub struct Lapsed {
     /// redeemed, and a replay of one is refused as unknown).
     pub tokens_before: i64,
     /// Grants revoked before this, or made before it with no refresh token left, go; then the
-    /// clients hosts registered (`dcr`, not blocked) before it with no grant left, and the
-    /// consents of clients that are gone.
+    /// clients hosts registered or named by a metadata document (`dcr`, `cimd`; not blocked)
+    /// before it with no grant left, and the consents of clients that are gone.
     pub kept_from: i64,
 }
 
@@ -668,10 +668,11 @@ impl OAuthStore for SqlRegistry {
             lapsed.kept_from,
         )
         .await?;
-        // Only clients hosts registered themselves: one of the config, the admin API or a
-        // metadata document (whose block must stay) is an operator's to remove.
+        // Only clients hosts brought themselves: registered, or named by a metadata document
+        // (fetched again if its host comes back). One of the config or the admin API is an
+        // operator's to remove, and a blocked one keeps its block.
         let clients = run(
-            "DELETE FROM oauth_clients WHERE source = 'dcr' AND blocked_at IS NULL \
+            "DELETE FROM oauth_clients WHERE source IN ('dcr', 'cimd') AND blocked_at IS NULL \
              AND created_at < $1 AND NOT EXISTS \
              (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)",
             lapsed.kept_from,

@@ -129,9 +129,10 @@ pub(super) struct RawAuthServer {
     initial_access_token: Option<ValueSource>,
     #[schemars(extend("default" = REGISTRATIONS_PER_MINUTE))]
     registrations_per_minute: Option<u32>,
-    /// Days a revoked or lapsed grant, and a client registered by a host (dynamic
-    /// registration) with no grant left, are kept before they are forgotten: hosts register
-    /// anew on every connection. A host whose registration was forgotten registers again.
+    /// Days a revoked or lapsed grant, and a client a host brought (dynamic registration or a
+    /// metadata document; not blocked) with no grant left, are kept before they are forgotten:
+    /// hosts register anew on every connection. A host whose registration was forgotten
+    /// registers again; a document is fetched again.
     #[schemars(extend("default" = FORGET_AFTER_DAYS))]
     forget_after_days: Option<u64>,
     /// Scopes clients may ask for; the first is granted when a client asks for none.

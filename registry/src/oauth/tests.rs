@@ -129,6 +129,8 @@ async fn what_lapsed_is_forgotten_and_what_works_is_kept() {
         client("blocked", "dcr", 60, true),
         client("operators", "api", 60, false),
         client("https://host.example/client.json", "cimd", 60, false),
+        client("https://host.example/blocked.json", "cimd", 60, true),
+        client("https://host.example/new.json", "cimd", 1, false),
     ] {
         r.create_client(&c).await.unwrap();
     }
@@ -178,7 +180,7 @@ async fn what_lapsed_is_forgotten_and_what_works_is_kept() {
             codes: 1,
             refresh_tokens: 2,
             grants: 3,
-            clients: 1,
+            clients: 2,
         }
     );
     let clients: Vec<String> = r
@@ -188,8 +190,10 @@ async fn what_lapsed_is_forgotten_and_what_works_is_kept() {
         .into_iter()
         .map(|c| c.client_id)
         .collect();
-    assert!(!clients.contains(&"unused".to_string()), "{clients:?}");
-    assert_eq!(clients.len(), 5, "{clients:?}");
+    for gone in ["unused", "https://host.example/client.json"] {
+        assert!(!clients.contains(&gone.to_string()), "{gone}: {clients:?}");
+    }
+    assert_eq!(clients.len(), 6, "{clients:?}");
     for kept in ["live", "revoked-lately", "machine-new"] {
         assert!(r.get_grant(kept).await.unwrap().is_some(), "{kept}");
     }

@@ -1,14 +1,16 @@
 //! What is over does not stay forever: hosts register anew on every connection and every
 //! refresh leaves its spent token behind, so a gateway that kept them all would only grow. At
-//! start (and hourly) the gateway forgets clients hosts registered long ago that have no grant
-//! left, grants that lapsed, and expired tokens; a client in use and its live refresh token
-//! keep working.
+//! start (and hourly) the gateway forgets clients hosts registered (or named by a metadata
+//! document) long ago that have no grant left, grants that lapsed, and expired tokens; a client
+//! in use and its live refresh token keep working.
 
 use registry::{ClientRecord, GrantRecord, OAuthStore, SqlRegistry};
 
 use super::*;
 
 const DAY: i64 = 86_400_000;
+const UNUSED_DOCUMENT: &str = "https://host.example/unused/client.json";
+const BLOCKED_DOCUMENT: &str = "https://host.example/blocked/client.json";
 
 #[tokio::test]
 async fn registrations_and_grants_long_over_are_forgotten_and_live_ones_kept() {
@@ -34,6 +36,25 @@ async fn registrations_and_grants_long_over_are_forgotten_and_live_ones_kept() {
                     source: "dcr".into(),
                     created_at: now - 60 * DAY,
                     blocked_at: None,
+                })
+                .await
+                .unwrap();
+        }
+        // Hosts that name themselves by a metadata document: one that came once long ago,
+        // and one an operator blocked, whose block must stay.
+        for (id, blocked) in [(UNUSED_DOCUMENT, false), (BLOCKED_DOCUMENT, true)] {
+            store
+                .create_client(&ClientRecord {
+                    client_id: id.into(),
+                    metadata: json!({
+                        "client_id": id,
+                        "redirect_uris": ["http://127.0.0.1:3000/cb"],
+                        "token_endpoint_auth_method": "none",
+                    }),
+                    secret_hash: None,
+                    source: "cimd".into(),
+                    created_at: now - 60 * DAY,
+                    blocked_at: blocked.then_some(now - 60 * DAY),
                 })
                 .await
                 .unwrap();
@@ -88,6 +109,12 @@ async fn registrations_and_grants_long_over_are_forgotten_and_live_ones_kept() {
         gw.log()
     );
     assert!(clients.iter().any(|c| c == "in-use"), "{clients:?}");
+    // A metadata document's client is fetched again when its host comes back; a block stays.
+    assert!(
+        !clients.iter().any(|c| c == UNUSED_DOCUMENT),
+        "a metadata-document client last seen 60 days ago is still there: {clients:?}"
+    );
+    assert!(clients.iter().any(|c| c == BLOCKED_DOCUMENT), "{clients:?}");
     assert_eq!(ids(&gw, "grants", "id").await, ["live"]);
     assert!(gw.log().contains("forgot what had lapsed"), "{}", gw.log());
 
