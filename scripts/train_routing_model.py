@@ -17,7 +17,7 @@ the gateway binary. Steps:
    MatMul weight), so scripts/int8-kernels.py rewrites it exactly as it does today's model.
 
 Usage: python train_routing_model.py --data DIR --base DIR --gateway BIN --out FILE.onnx
-       [--pairs N] [--cli-share S] [--batch B] [--lr LR] [--seed S] [--work DIR]
+       [--pairs N] [--cli-share S] [--batch B] [--lr LR] [--epochs E] [--seed S] [--work DIR]
        [--hard-negatives] [--step-pairs replace|add]
 """
 
@@ -185,7 +185,7 @@ def train(args, texts, tools, pairs, negatives=None):
     data = Dataset.from_dict(columns)
     targs = SentenceTransformerTrainingArguments(
         output_dir=os.path.join(args.work, "checkpoints"),
-        num_train_epochs=1,
+        num_train_epochs=args.epochs,
         per_device_train_batch_size=args.batch,
         learning_rate=args.lr,
         warmup_ratio=0.1,
@@ -273,6 +273,8 @@ def main():
     ap.add_argument("--cli-share", type=float, default=0.2)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--epochs", type=int, default=1,
+                    help="passes over the pairs (each batch drawn anew)")
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--hard-negatives", action="store_true",
