@@ -30,6 +30,19 @@ pub trait RoutingStore: Send + Sync {
         -> Result<HashMap<String, Vec<f32>>>;
     /// Stores vectors (an existing one for the same model and hash is kept).
     async fn put_embeddings(&self, model: &str, vectors: &[(String, Vec<f32>)]) -> Result<()>;
+    /// Marks the stored vectors of these texts as in use at `at`: those last marked (or, never
+    /// marked, stored) before `unless_since` only, so a replica rewrites each row seldom. The
+    /// rows marked.
+    async fn touch_embeddings(
+        &self,
+        model: &str,
+        hashes: &[String],
+        at: i64,
+        unless_since: i64,
+    ) -> Result<u64>;
+    /// Deletes the vectors of every model last marked in use (or, never marked, stored) before
+    /// `before`: the rows deleted.
+    async fn forget_embeddings(&self, before: i64) -> Result<u64>;
 
     async fn list_virtual_servers(&self) -> Result<Vec<VirtualServerRecord>>;
     /// Creates (`create`: `AlreadyExists` when taken) or replaces (`NotFound` when absent).
@@ -118,6 +131,43 @@ impl RoutingStore for SqlRegistry {
         }
         tx.commit()
             .await
+            .map_err(|e| RegistryError::from_sqlx(e, "embeddings"))
+    }
+
+    async fn touch_embeddings(
+        &self,
+        model: &str,
+        hashes: &[String],
+        at: i64,
+        unless_since: i64,
+    ) -> Result<u64> {
+        let mut marked = 0;
+        for chunk in hashes.chunks(CHUNK) {
+            let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 4)).collect();
+            let sql = format!(
+                "UPDATE tool_embeddings SET used_at = $1 WHERE model = $2 \
+                 AND COALESCE(used_at, created_at) < $3 AND text_hash IN ({})",
+                marks.join(", ")
+            );
+            let mut q = sqlx::query(&sql).bind(at).bind(model).bind(unless_since);
+            for h in chunk {
+                q = q.bind(h);
+            }
+            marked += q
+                .execute(self.pool())
+                .await
+                .map_err(|e| RegistryError::from_sqlx(e, "embeddings"))?
+                .rows_affected();
+        }
+        Ok(marked)
+    }
+
+    async fn forget_embeddings(&self, before: i64) -> Result<u64> {
+        sqlx::query("DELETE FROM tool_embeddings WHERE COALESCE(used_at, created_at) < $1")
+            .bind(before)
+            .execute(self.pool())
+            .await
+            .map(|done| done.rows_affected())
             .map_err(|e| RegistryError::from_sqlx(e, "embeddings"))
     }
 

@@ -1,5 +1,5 @@
 //! The routing service: keeps the hybrid index in step with the catalog (incrementally, reusing
-//! stored embeddings), embeds queries (cached), and answers searches filtered by what the caller
+//! stored embeddings, which `stored_vectors` keeps to what is in use), embeds queries (cached), and answers searches filtered by what the caller
 //! may see. Without a model it still starts, says so, and searches by words only.
 
 use std::collections::{HashMap, HashSet};
@@ -20,6 +20,8 @@ use super::virtual_servers::VirtualServers;
 use crate::config::routing::RoutingConfig;
 use crate::metrics::Metrics;
 use crate::upstream::Upstreams;
+
+mod stored_vectors;
 
 /// What `/admin/v1/health` and `/readyz` say about routing.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -248,10 +250,14 @@ impl ToolRouter {
         let mut changes = self.upstreams.subscribe_changes();
         let me = Arc::downgrade(self);
         tokio::spawn(async move {
+            let mut first = true;
             loop {
                 let Some(router) = me.upgrade() else { break };
                 let view = router.upstreams.view();
                 router.sync(&view).await;
+                if std::mem::take(&mut first) {
+                    router.keep_stored_vectors();
+                }
                 drop(router);
                 loop {
                     match changes.recv().await {

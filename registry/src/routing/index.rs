@@ -263,6 +263,21 @@ impl ToolIndex {
             .collect()
     }
 
+    /// The text hashes of the tools that have a vector (one each, as stored).
+    pub fn vector_hashes(&self) -> Vec<String> {
+        let Some(ann) = &self.ann else {
+            return Vec::new();
+        };
+        let hashes: std::collections::HashSet<&str> = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter(|(id, _)| ann.contains(*id as u32))
+            .filter_map(|(_, d)| Some(d.as_ref()?.hash.as_str()))
+            .collect();
+        hashes.into_iter().map(str::to_string).collect()
+    }
+
     /// Tools that have no vector yet.
     pub fn missing_vectors(&self) -> Vec<ToolDoc> {
         self.docs

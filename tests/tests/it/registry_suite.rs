@@ -109,6 +109,44 @@ async fn routing(reg: &dyn Registry) {
             .is_empty(),
         "per model"
     );
+    // What is in use is marked (each row seldom); what no one marked for long is forgotten,
+    // of every model. Times ahead of now stand for days passing.
+    const DAY: i64 = 86_400_000;
+    let now = registry::now_ms();
+    reg.put_embeddings("m2", &[("h1".into(), v1.clone())])
+        .await
+        .unwrap();
+    let ten_days_on = now + 10 * DAY;
+    assert_eq!(
+        reg.touch_embeddings("m1", &hashes, ten_days_on, ten_days_on - DAY)
+            .await
+            .unwrap(),
+        1,
+        "chunked marks reach the one stored among 1,201"
+    );
+    assert_eq!(
+        reg.touch_embeddings("m1", &hashes, ten_days_on + 1, ten_days_on - DAY)
+            .await
+            .unwrap(),
+        0,
+        "marked lately: not written again"
+    );
+    assert_eq!(reg.forget_embeddings(now + 5 * DAY).await.unwrap(), 2);
+    let left = reg
+        .embeddings("m1", &["h1".into(), "h2".into()])
+        .await
+        .unwrap();
+    assert_eq!(
+        left.keys().collect::<Vec<_>>(),
+        ["h1"],
+        "the marked one stays"
+    );
+    assert!(reg
+        .embeddings("m2", &["h1".into()])
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(reg.forget_embeddings(now + 5 * DAY).await.unwrap(), 0);
 
     let spec = json!({"mode": "auto", "upstreams": ["git*"]});
     reg.put_virtual_server("dev", &spec, true).await.unwrap();

@@ -16,6 +16,7 @@ mod eval;
 mod everyday;
 mod real_client;
 mod steps;
+mod stored_vectors;
 
 /// The fixture (`fx`) plus three real servers.
 fn config(db: &str, extra: &str, dir: &std::path::Path) -> String {
