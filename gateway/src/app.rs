@@ -395,6 +395,7 @@ impl Application {
         });
         sample_calls_every_minute(&state);
         reap_idle_sessions(&state);
+        forget_ended_sessions(&state);
         Ok(Self {
             listener,
             ops_listener,
@@ -526,6 +527,29 @@ fn sample_calls_every_minute(state: &AppState) {
             tick.tick().await;
             let Some(m) = sampled.upgrade() else { break };
             m.history.sample(&m.tool_calls, registry::now_ms());
+        }
+    });
+}
+
+/// Forgets, at start and hourly, the records of sessions ended longer ago than an id is
+/// restored from itself (`session_id::RESTORED_FOR_SECS`): they guard nothing any more, and
+/// every host's DELETE adds one.
+fn forget_ended_sessions(state: &AppState) {
+    let registry = Arc::downgrade(&state.registry);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(3600));
+        loop {
+            tick.tick().await;
+            let Some(registry) = registry.upgrade() else {
+                break;
+            };
+            let before =
+                registry::now_ms() - crate::mcp::session_id::RESTORED_FOR_SECS * 1000 - 60_000;
+            match registry.forget_terminated_sessions(before).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(sessions = n, "forgot sessions ended long ago"),
+                Err(e) => tracing::warn!(error = %e, "cannot forget sessions ended long ago"),
+            }
         }
     });
 }

@@ -71,6 +71,8 @@ pub trait Registry:
     async fn terminate_session(&self, id_hash: &str) -> Result<()>;
     /// Whether a session was ended by its host.
     async fn is_session_terminated(&self, id_hash: &str) -> Result<bool>;
+    /// Forgets the sessions ended before `before` (ms): the rows removed.
+    async fn forget_terminated_sessions(&self, before: i64) -> Result<u64>;
 
     /// What other replicas changed (Postgres LISTEN/NOTIFY), and [`Change::Lost`] when the
     /// listener lost its connection. A single-process backend never sends anything.

@@ -288,6 +288,15 @@ impl Registry for SqlRegistry {
         Ok(row.is_some())
     }
 
+    async fn forget_terminated_sessions(&self, before: i64) -> Result<u64> {
+        sqlx::query("DELETE FROM terminated_sessions WHERE terminated_at < $1")
+            .bind(before)
+            .execute(&self.pool)
+            .await
+            .map(|done| done.rows_affected())
+            .map_err(|e| RegistryError::from_sqlx(e, "session"))
+    }
+
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Change> {
         self.changes.subscribe()
     }

@@ -121,6 +121,7 @@ impl Hub {
             client_caps,
             owner: principal.key().to_string(),
             scope,
+            issued_at: registry::now_ms() / 1000,
         };
         let id = self.codec.issue(&state);
         let s = Arc::new(
@@ -150,6 +151,10 @@ impl Hub {
         }
         let state = self.codec.open(id)?;
         if state.owner != principal.key() || state.scope.as_deref() != scope {
+            return None;
+        }
+        // Past this, the record of its end may be forgotten: an old id starts no session.
+        if state.expired(registry::now_ms() / 1000) {
             return None;
         }
         match self.registry.is_session_terminated(&id_hash(id)).await {

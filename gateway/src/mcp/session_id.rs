@@ -27,10 +27,30 @@ pub struct SessionState {
     /// The virtual server the session was opened on (`/mcp/v/{name}`); none for `/mcp`.
     #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// When the id was issued (seconds since the epoch). Ids issued before ids carried it
+    /// count as issued on the day they started to.
+    #[serde(rename = "t", default = "issued_before_ids_said")]
+    pub issued_at: i64,
 }
 
 fn anonymous() -> String {
     "anonymous".into()
+}
+
+/// 2026-12-07T00:00:00Z, the day ids started to carry `t`.
+fn issued_before_ids_said() -> i64 {
+    1_796_601_600
+}
+
+/// How long an id is restored from itself (on another replica, after a restart): an ended
+/// session's record must outlive it, and the records are forgotten once it has passed.
+pub const RESTORED_FOR_SECS: i64 = 30 * 24 * 3600;
+
+impl SessionState {
+    /// Whether the id is too old to be restored at `now` (seconds since the epoch).
+    pub fn expired(&self, now: i64) -> bool {
+        now - self.issued_at > RESTORED_FOR_SECS
+    }
 }
 
 pub struct SessionCodec {
@@ -111,6 +131,7 @@ mod tests {
             client_caps: json!({"sampling": {}}),
             owner: "pat:alice".into(),
             scope: Some("dev".into()),
+            issued_at: 1_800_000_000,
         }
     }
 
@@ -124,6 +145,22 @@ mod tests {
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
         assert_ne!(a.issue(&state()), id, "ids are unique");
+    }
+
+    #[test]
+    fn ids_say_when_they_were_issued_and_are_restored_for_thirty_days() {
+        let a = SessionCodec::new(Some("k"));
+        let issued = state().issued_at;
+        let day = 24 * 3600;
+        let opened = a.open(&a.issue(&state())).unwrap();
+        assert!(!opened.expired(issued + 30 * day));
+        assert!(opened.expired(issued + 30 * day + 1));
+        // An id issued before ids said when: as if issued the day they started to.
+        let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
+        let plain = br#"{"v":"2025-11-25","c":{},"o":"pat:alice"}"#;
+        let sealed = a.cipher.encrypt(&nonce, plain.as_slice()).unwrap();
+        let old = URL_SAFE_NO_PAD.encode([nonce.as_slice(), &sealed].concat());
+        assert_eq!(a.open(&old).unwrap().issued_at, 1_796_601_600);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod curation;
 mod database_outage;
 mod deployment;
 mod edge;
+mod ended_sessions;
 mod failures;
 mod full_disk;
 mod hardening;

@@ -221,6 +221,17 @@ async fn terminated_sessions(reg: &dyn Registry) {
     reg.terminate_session("h1").await.unwrap();
     reg.terminate_session("h1").await.unwrap();
     assert!(reg.is_session_terminated("h1").await.unwrap());
+    let now = registry::now_ms();
+    assert_eq!(
+        reg.forget_terminated_sessions(now - 60_000).await.unwrap(),
+        0
+    );
+    assert!(reg.is_session_terminated("h1").await.unwrap());
+    assert_eq!(
+        reg.forget_terminated_sessions(now + 60_000).await.unwrap(),
+        1
+    );
+    assert!(!reg.is_session_terminated("h1").await.unwrap());
 }
 
 #[tokio::test]
