@@ -9,7 +9,8 @@
 //! While writes fail (a full disk, a database gone), the log counts as unwritable: `/readyz`
 //! fails, and calls that must be audited are refused before they are served
 //! ([`Auditor::admit`]; `audit.when_unwritable` may let them fill the queue first). The first
-//! write that succeeds makes it writable again.
+//! write that succeeds makes it writable again. Rows past `audit.retention_days`, if set, are
+//! removed from the start of the chain (`retention`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -20,6 +21,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::config::{AuditConfig, WhenUnwritable};
+
+mod retention;
 use crate::metrics::Metrics;
 use crate::protocol::McpError;
 
@@ -41,6 +44,9 @@ const LINGER: Duration = Duration::from_millis(25);
 
 impl Auditor {
     pub fn start(registry: Arc<dyn Registry>, config: AuditConfig, metrics: Arc<Metrics>) -> Self {
+        if let Some(kept) = config.retention {
+            retention::start(&registry, kept);
+        }
         let (tx, mut rx) = mpsc::channel::<AuditEntry>(config.queue);
         let batch = config.batch;
         let writable = Arc::new(AtomicBool::new(true));
@@ -303,6 +309,7 @@ mod tests {
             batch: 2,
             shutdown_flush: Duration::from_secs(30),
             when_unwritable: WhenUnwritable::Refuse,
+            retention: None,
         };
         let auditor = Arc::new(Auditor::start(
             reg.clone(),

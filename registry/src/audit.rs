@@ -67,6 +67,8 @@ pub struct VerifyReport {
     pub checked: u64,
     /// The last sequence number the head records.
     pub head_seq: i64,
+    /// The last row removed by retention (0: none); the chain is checked from the row after.
+    pub pruned_through: i64,
     /// The first row where the chain breaks, and why.
     pub first_broken: Option<BrokenLink>,
 }
@@ -95,7 +97,15 @@ pub trait AuditStore: Send + Sync {
     async fn query_audit(&self, q: &AuditQuery) -> Result<Vec<AuditRow>>;
     /// Recomputes the whole chain and reports the first broken link.
     async fn verify_audit(&self) -> Result<VerifyReport>;
+    /// Removes rows from the start of the chain up to the first written at or after `before`
+    /// (ms), in transactions of at most [`PRUNE_CHUNK`] rows, each recording the last removed
+    /// row as the chain's anchor. The rows removed.
+    async fn prune_audit(&self, before: i64) -> Result<u64>;
 }
+
+/// Rows removed per transaction by [`AuditStore::prune_audit`]: each holds the anchor's lock
+/// only briefly.
+pub const PRUNE_CHUNK: i64 = 10_000;
 
 const COLUMNS: &str = "seq, at, principal, token_id, session, action, upstream, target, outcome, \
                        error_class, latency_ms, arguments, prev_hash, hash";
@@ -283,6 +293,99 @@ impl AuditStore for SqlRegistry {
     }
 
     async fn verify_audit(&self) -> Result<VerifyReport> {
+        // Retention may remove rows while the chain is read: a row gone because the anchor
+        // moved past it is checked again from the new anchor, not reported missing.
+        let mut anchor = self.audit_anchor().await?;
+        loop {
+            let report = self.verify_from(&anchor).await?;
+            let now = self.audit_anchor().await?;
+            if report.ok || now == anchor {
+                return Ok(report);
+            }
+            anchor = now;
+        }
+    }
+
+    async fn prune_audit(&self, before: i64) -> Result<u64> {
+        let err = |e| RegistryError::from_sqlx(e, "audit log");
+        let lock = if self.backend_name() == "postgres" {
+            " FOR UPDATE"
+        } else {
+            ""
+        };
+        let mut removed = 0;
+        loop {
+            let mut tx = self.begin().await.map_err(err)?;
+            let anchor: i64 =
+                sqlx::query_scalar(&format!("SELECT seq FROM audit_anchor WHERE id = 1{lock}"))
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(err)?;
+            // Rows are written in about the order of their time: the chain is cut before the
+            // first row of the retention's edge (found by the time index, not by a scan).
+            let edge: Option<i64> =
+                sqlx::query_scalar("SELECT seq FROM audit_log WHERE at >= $1 ORDER BY at LIMIT 1")
+                    .bind(before)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(err)?;
+            let end = match edge {
+                Some(seq) => seq - 1,
+                None => sqlx::query_scalar::<_, Option<i64>>("SELECT MAX(seq) FROM audit_log")
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(err)?
+                    .unwrap_or(anchor),
+            };
+            let upto = end.min(anchor + PRUNE_CHUNK);
+            if upto <= anchor {
+                return Ok(removed);
+            }
+            let Some(hash): Option<String> =
+                sqlx::query_scalar("SELECT hash FROM audit_log WHERE seq = $1")
+                    .bind(upto)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(err)?
+            else {
+                // A row missing where the anchor would go: the chain was broken by other
+                // means, and `audit verify` must still say so.
+                return Err(RegistryError::Invalid(format!(
+                    "audit row {upto} is missing: nothing is removed until the chain verifies"
+                )));
+            };
+            removed += sqlx::query("DELETE FROM audit_log WHERE seq > $1 AND seq <= $2")
+                .bind(anchor)
+                .bind(upto)
+                .execute(&mut *tx)
+                .await
+                .map_err(err)?
+                .rows_affected();
+            sqlx::query("UPDATE audit_anchor SET seq = $1, hash = $2 WHERE id = 1")
+                .bind(upto)
+                .bind(hash)
+                .execute(&mut *tx)
+                .await
+                .map_err(err)?;
+            tx.commit().await.map_err(err)?;
+        }
+    }
+}
+
+impl SqlRegistry {
+    /// The last row removed by retention: (seq, hash); (0, "") when none.
+    async fn audit_anchor(&self) -> Result<(i64, String)> {
+        let row = sqlx::query("SELECT seq, hash FROM audit_anchor WHERE id = 1")
+            .fetch_one(self.pool())
+            .await
+            .map_err(|e| RegistryError::from_sqlx(e, "audit log"))?;
+        Ok((
+            row.try_get("seq").map_err(RegistryError::Database)?,
+            row.try_get("hash").map_err(RegistryError::Database)?,
+        ))
+    }
+
+    async fn verify_from(&self, anchor: &(i64, String)) -> Result<VerifyReport> {
         let err = |e| RegistryError::from_sqlx(e, "audit log");
         let head = sqlx::query("SELECT seq, hash FROM audit_head WHERE id = 1")
             .fetch_one(self.pool())
@@ -294,13 +397,14 @@ impl AuditStore for SqlRegistry {
             ok: true,
             checked: 0,
             head_seq,
+            pruned_through: anchor.0,
             first_broken: None,
         };
         let broken = |seq: i64, reason: String, report: &mut VerifyReport| {
             report.ok = false;
             report.first_broken = Some(BrokenLink { seq, reason });
         };
-        let (mut expect_seq, mut prev) = (1i64, String::new());
+        let (mut expect_seq, mut prev) = (anchor.0 + 1, anchor.1.clone());
         loop {
             let rows = sqlx::query(&format!(
                 "SELECT {COLUMNS} FROM audit_log WHERE seq >= $1 ORDER BY seq LIMIT $2"

@@ -27,6 +27,9 @@ pub(super) struct RawAudit {
     shutdown_flush_secs: Option<u64>,
     #[schemars(extend("default" = "refuse"))]
     when_unwritable: Option<WhenUnwritable>,
+    /// Days rows are kept; older ones are removed from the start of the chain (hourly), and
+    /// `audit verify` checks the rest from the last removed row. Unset: kept for good.
+    retention_days: Option<u64>,
 }
 
 /// What happens to calls that must be audited while the audit log cannot be written (a full
@@ -55,6 +58,8 @@ pub struct AuditConfig {
     pub shutdown_flush: Duration,
     /// What happens to audited calls while the log cannot be written.
     pub when_unwritable: WhenUnwritable,
+    /// How long rows are kept (`retention_days`); `None`: for good.
+    pub retention: Option<Duration>,
 }
 
 const DEFAULT_REDACT: [&str; 9] = [
@@ -73,6 +78,7 @@ impl AuditConfig {
     pub(super) fn from_raw(raw: RawAudit) -> Result<Self, KeyError> {
         positive("audit.queue", raw.queue.map(|v| v as u64))?;
         positive("audit.batch", raw.batch.map(|v| v as u64))?;
+        positive("audit.retention_days", raw.retention_days)?;
         Ok(AuditConfig {
             redact_keys: raw
                 .redact_keys
@@ -88,6 +94,9 @@ impl AuditConfig {
                     .unwrap_or(DEFAULT_SHUTDOWN_FLUSH_SECS),
             ),
             when_unwritable: raw.when_unwritable.unwrap_or(WhenUnwritable::Refuse),
+            retention: raw
+                .retention_days
+                .map(|d| Duration::from_secs(d.saturating_mul(86_400))),
         })
     }
 }

@@ -73,9 +73,38 @@ async fn exercise(reg: &dyn Registry) {
     ));
     reg.ping().await.unwrap();
     routing(reg).await;
+    audit_retention(reg).await;
 }
 
 /// Stored embeddings (by model and text hash) and virtual servers.
+/// Rows past their retention leave from the start of the chain, which still verifies, also
+/// with every row gone and new ones written after; a row missing where the anchor would go
+/// stops retention instead of hiding it.
+async fn audit_retention(reg: &dyn Registry) {
+    let entry = |at: i64| registry::AuditEntry {
+        at,
+        principal: "ann".into(),
+        action: "tools/call".into(),
+        outcome: "ok".into(),
+        ..Default::default()
+    };
+    let old: Vec<_> = (0..5).map(|i| entry(1_000 + i)).collect();
+    let new: Vec<_> = (0..3).map(|i| entry(9_000 + i)).collect();
+    reg.append_audit(&old).await.unwrap();
+    reg.append_audit(&new).await.unwrap();
+    assert_eq!(reg.prune_audit(5_000).await.unwrap(), 5);
+    assert_eq!(reg.prune_audit(5_000).await.unwrap(), 0, "nothing more");
+    let r = reg.verify_audit().await.unwrap();
+    assert!(r.ok, "{r:?}");
+    assert_eq!((r.pruned_through, r.checked, r.head_seq), (5, 3, 8));
+    assert_eq!(reg.prune_audit(i64::MAX).await.unwrap(), 3);
+    let r = reg.verify_audit().await.unwrap();
+    assert!(r.ok && r.checked == 0 && r.pruned_through == 8, "{r:?}");
+    reg.append_audit(&new).await.unwrap();
+    let r = reg.verify_audit().await.unwrap();
+    assert!(r.ok && r.checked == 3, "{r:?}");
+}
+
 async fn routing(reg: &dyn Registry) {
     let v1 = vec![0.5f32, -0.25, 1e-3];
     reg.put_embeddings(

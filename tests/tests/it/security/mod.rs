@@ -11,6 +11,7 @@ use tokio::process::Command;
 use super::{fixture_config, sqlite_url, SQLITE_IN_ITS_FOLDER};
 
 mod audit;
+mod audit_retention;
 mod endless_answers;
 mod proofs;
 mod redirects;

@@ -1,0 +1,37 @@
+//! Audit rows kept for `audit.retention_days`: at start and hourly, each replica removes the
+//! rows written before then from the start of the chain (`AuditStore::prune_audit`, which
+//! records the last removed row as the chain's anchor, so `audit verify` still checks every
+//! row that is left). Without a retention nothing is removed.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use registry::Registry;
+
+/// How often each replica removes what passed its retention.
+const EVERY: Duration = Duration::from_secs(3600);
+
+pub(super) fn start(registry: &Arc<dyn Registry>, retention: Duration) {
+    let registry: Weak<dyn Registry> = Arc::downgrade(registry);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(EVERY);
+        loop {
+            tick.tick().await;
+            let Some(registry) = registry.upgrade() else {
+                break;
+            };
+            let before = registry::now_ms() - retention.as_millis() as i64;
+            match registry.prune_audit(before).await {
+                Ok(0) => {}
+                Ok(rows) => tracing::info!(
+                    rows,
+                    retention_days = retention.as_secs() / 86_400,
+                    "audit rows past their retention removed"
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot remove audit rows past their retention")
+                }
+            }
+        }
+    });
+}
