@@ -472,7 +472,8 @@ async function showAudit(event) {
 async function verifyAudit() {
   const v = await api("GET", "/admin/v1/audit/verify");
   $("#audit-verdict").textContent = v.ok
-    ? `chain intact: ${v.checked} rows checked up to #${v.head_seq}`
+    ? `chain intact: ${v.checked} rows checked up to #${v.head_seq}` +
+      (v.pruned_through ? ` (rows up to #${v.pruned_through} removed by retention)` : "")
     : `chain broken at ${JSON.stringify(v.first_broken)}`;
 }
 
