@@ -21,10 +21,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::config::{AuditConfig, WhenUnwritable};
-
-mod retention;
 use crate::metrics::Metrics;
 use crate::protocol::McpError;
+
+mod retention;
 
 pub struct Auditor {
     tx: RwLock<Option<mpsc::Sender<AuditEntry>>>,

@@ -1,6 +1,7 @@
 //! The routing service: keeps the hybrid index in step with the catalog (incrementally, reusing
-//! stored embeddings, which `stored_vectors` keeps to what is in use), embeds queries (cached), and answers searches filtered by what the caller
-//! may see. Without a model it still starts, says so, and searches by words only.
+//! stored embeddings, which `stored_vectors` keeps to what is in use), embeds queries (cached),
+//! and answers searches filtered by what the caller may see. Without a model it still starts,
+//! says so, and searches by words only.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};

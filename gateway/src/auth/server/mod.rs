@@ -482,7 +482,8 @@ async fn register(
 /// Removes what is over from the store (`registry::Lapsed`): expired codes and refresh tokens
 /// once every access token they could have given has expired too, and after
 /// `forget_after_days` revoked or lapsed grants and the clients hosts registered or named by a
-/// metadata document that have no grant left. Run at start and every hour; every replica may run it (each delete is idempotent).
+/// metadata document that have no grant left. Run at start and every hour; every replica may
+/// run it (each delete is idempotent).
 async fn forget_lapsed(registry: &dyn Registry, config: &AuthServerConfig) {
     const DAY_MS: i64 = 24 * 3600 * 1000;
     let access_ms = config.access_token_ttl.as_millis() as i64;
