@@ -406,10 +406,15 @@ impl SqlRegistry {
         };
         let (mut expect_seq, mut prev) = (anchor.0 + 1, anchor.1.clone());
         loop {
+            // Up to the head as read above: rows written since are not part of this check (read
+            // with it, they looked like rows beyond the head, and every check during traffic
+            // failed).
             let rows = sqlx::query(&format!(
-                "SELECT {COLUMNS} FROM audit_log WHERE seq >= $1 ORDER BY seq LIMIT $2"
+                "SELECT {COLUMNS} FROM audit_log WHERE seq >= $1 AND seq <= $2 ORDER BY seq \
+                 LIMIT $3"
             ))
             .bind(expect_seq)
+            .bind(head_seq)
             .bind(VERIFY_PAGE)
             .fetch_all(self.pool())
             .await

@@ -73,3 +73,56 @@ async fn audit_log_keeps_every_call_through_shutdown_and_shows_tampering() {
     let (_, report) = verify_cli(&dir).await;
     assert_eq!(report["first_broken"]["seq"], 77, "{report}");
 }
+
+/// An operator verifies the chain while calls are being audited: rows written after the check
+/// began are not part of it, and the chain is reported intact every time.
+#[tokio::test]
+async fn the_chain_verifies_while_calls_are_audited() {
+    let db = gateway_tests::postgres_database().await;
+    let gw = Gateway::start(&fixture_config(&db, "")).await;
+    gw.wait_up(&["fx"]).await;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let callers: Vec<_> = (0..8)
+        .map(|_| {
+            let url = gw.mcp.clone();
+            let done = done.clone();
+            tokio::spawn(async move {
+                let http = reqwest::Client::new();
+                let mut n = 0;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) && n < 2000 {
+                    let body = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                        "name": "fx__echo", "arguments": {"message": "m"},
+                        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+                    http.post(&url)
+                        .header("accept", "application/json, text/event-stream")
+                        .header("mcp-protocol-version", "2026-07-28")
+                        .header("mcp-method", "tools/call")
+                        .header("mcp-name", "fx__echo")
+                        .json(&body)
+                        .send()
+                        .await
+                        .unwrap();
+                    n += 1;
+                }
+            })
+        })
+        .collect();
+    let mut reports = Vec::new();
+    for _ in 0..30 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        reports.push(gw.get_json("/admin/v1/audit/verify").await);
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    for c in callers {
+        c.await.unwrap();
+    }
+    let grew = reports.last().unwrap()["head_seq"].as_i64() > reports[0]["head_seq"].as_i64();
+    assert!(grew, "no call was audited meanwhile: {reports:?}");
+    let broken: Vec<_> = reports.iter().filter(|r| r["ok"] != true).collect();
+    assert!(
+        broken.is_empty(),
+        "{} of 30 reports broken: {broken:?}",
+        broken.len()
+    );
+}
