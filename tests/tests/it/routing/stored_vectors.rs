@@ -54,25 +54,24 @@ async fn vectors_no_tool_has_used_for_long_are_forgotten_and_the_catalogs_kept()
         "the vectors of texts no tool has had for 60 days are still stored\n{log}"
     );
     // The catalog's own vectors were as old, and stay: this start embedded nothing.
-    let ready = log
-        .lines()
-        .find(|l| l.contains("tool vectors ready"))
-        .expect("vectors line");
-    let v: Value = serde_json::from_str(ready).unwrap();
-    assert_eq!(v["fields"]["embedded"], 0, "{ready}");
-    assert_eq!(v["fields"]["reused"], catalog, "{ready}");
+    let ready = vectors_ready(&log);
+    assert_eq!(ready["embedded"], 0, "{ready}");
+    assert_eq!(ready["reused"], catalog, "{ready}");
     gw.stop().await;
 
     // And the next start still reuses every one of them.
     let gw = Gateway::start(&cfg).await;
     gw.wait_up(&["fx"]).await;
     wait_indexed(&gw, true).await;
-    let log = gw.log();
-    let ready = log
+    assert_eq!(vectors_ready(&gw.log())["embedded"], 0);
+    assert_eq!(stored().await, catalog);
+}
+
+/// The fields of the first "tool vectors ready" line of a log: `embedded`, `reused`.
+fn vectors_ready(log: &str) -> Value {
+    let line = log
         .lines()
         .find(|l| l.contains("tool vectors ready"))
-        .expect("vectors line");
-    let v: Value = serde_json::from_str(ready).unwrap();
-    assert_eq!(v["fields"]["embedded"], 0, "{ready}");
-    assert_eq!(stored().await, catalog);
+        .unwrap_or_else(|| panic!("no vectors line in\n{log}"));
+    serde_json::from_str::<Value>(line).unwrap()["fields"].clone()
 }

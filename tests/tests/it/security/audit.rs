@@ -13,23 +13,7 @@ async fn audit_log_keeps_every_call_through_shutdown_and_shows_tampering() {
     let calls = futures::stream::iter(0..N).map(|i| {
         let http = http.clone();
         let url = gw.mcp.clone();
-        async move {
-            let body = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
-                "name": "fx__echo", "arguments": {"message": format!("m{i}")},
-                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                          "io.modelcontextprotocol/clientCapabilities": {}}}});
-            let r = http
-                .post(&url)
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", "fx__echo")
-                .json(&body)
-                .send()
-                .await
-                .unwrap();
-            r.status().as_u16()
-        }
+        async move { echo(&http, &url, i).await }
     });
     use futures::StreamExt;
     let statuses: Vec<u16> = calls.buffer_unordered(500).collect().await;
@@ -90,19 +74,7 @@ async fn the_chain_verifies_while_calls_are_audited() {
                 let http = reqwest::Client::new();
                 let mut n = 0;
                 while !done.load(std::sync::atomic::Ordering::Relaxed) && n < 2000 {
-                    let body = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
-                        "name": "fx__echo", "arguments": {"message": "m"},
-                        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                                  "io.modelcontextprotocol/clientCapabilities": {}}}});
-                    http.post(&url)
-                        .header("accept", "application/json, text/event-stream")
-                        .header("mcp-protocol-version", "2026-07-28")
-                        .header("mcp-method", "tools/call")
-                        .header("mcp-name", "fx__echo")
-                        .json(&body)
-                        .send()
-                        .await
-                        .unwrap();
+                    echo(&http, &url, n).await;
                     n += 1;
                 }
             })
@@ -125,4 +97,23 @@ async fn the_chain_verifies_while_calls_are_audited() {
         "{} of 30 reports broken: {broken:?}",
         broken.len()
     );
+}
+
+/// `fx__echo` called as a 2026-07-28 request (no session), message `m{i}`: the status.
+async fn echo(http: &reqwest::Client, url: &str, i: usize) -> u16 {
+    let body = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+        "name": "fx__echo", "arguments": {"message": format!("m{i}")},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    http.post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "fx__echo")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
 }
