@@ -373,6 +373,7 @@ impl Application {
         routing.reload_virtual_servers().await;
         crate::followers::virtual_servers(&registry, &routing);
         crate::followers::elicitations(&registry, &hub);
+        crate::followers::ended_sessions(&registry, &hub);
         let dispatcher = Arc::new(Dispatcher {
             hub: hub.clone(),
             page_size: config.server.list_page_size,

@@ -141,7 +141,8 @@ pub fn access(registry: &Arc<dyn Registry>, auth: &Arc<Authenticator>) {
                     | Change::VirtualServer(_)
                     | Change::Connection(..)
                     | Change::ElicitationComplete(..)
-                    | Change::Pins(_),
+                    | Change::Pins(_)
+                    | Change::SessionEnded(_),
                 ) => return,
             }
             if let Err(e) = auth.roles.reload(registry.as_ref()).await {
@@ -158,6 +159,15 @@ pub fn elicitations(registry: &Arc<dyn Registry>, hub: &Arc<Hub>) {
     follow(registry, hub, |hub, change| async move {
         if let Some(Change::ElicitationComplete(holder, id)) = change {
             crate::upstream::credentials::pages::elicitation_complete(&hub, &holder, &id);
+        }
+    });
+}
+
+/// A session its host ended through another replica is dropped here if this one holds it.
+pub fn ended_sessions(registry: &Arc<dyn Registry>, hub: &Arc<Hub>) {
+    follow(registry, hub, |hub, change| async move {
+        if let Some(Change::SessionEnded(hash)) = change {
+            hub.drop_ended(&hash);
         }
     });
 }

@@ -20,6 +20,8 @@ pub enum Change {
     ElicitationComplete(String, String),
     /// An upstream's tool pins (a definition approved or rejected).
     Pins(String),
+    /// A session its host ended, by the hash of its id: a replica holding it drops it.
+    SessionEnded(String),
     /// The listener lost its connection: what was announced meanwhile is not known, so caches
     /// of announced things should be dropped or re-read.
     Lost,
@@ -41,6 +43,7 @@ impl Change {
             // Elicitation ids are the gateway's UUIDs: no '/'.
             Change::ElicitationComplete(h, id) => format!("elicitation:{id}/{h}"),
             Change::Pins(u) => format!("pins:{u}"),
+            Change::SessionEnded(h) => format!("session:{h}"),
             Change::Lost => "lost:notifications".into(),
         }
     }
@@ -54,6 +57,7 @@ impl Change {
             Some(("grant", id)) => Change::Grant(id.to_string()),
             Some(("key", kid)) => Change::SigningKey(kid.to_string()),
             Some(("pins", u)) => Change::Pins(u.to_string()),
+            Some(("session", h)) => Change::SessionEnded(h.to_string()),
             Some(("connection", c)) => {
                 let (u, h) = c.split_once('/')?;
                 Change::Connection(u.to_string(), h.to_string())
@@ -83,6 +87,7 @@ mod tests {
             Change::Connection("gh".into(), "user:oauth:https://as#a/b".into()),
             Change::ElicitationComplete("user:oauth:https://as#a/b".into(), "e-1".into()),
             Change::Pins("gh".into()),
+            Change::SessionEnded("5e55".into()),
         ] {
             assert_eq!(Change::from_wire(&c.to_wire()), Some(c));
         }

@@ -67,7 +67,7 @@ pub trait Registry:
     /// The whole catalog, ordered by upstream, kind, key.
     async fn catalog(&self) -> Result<Vec<CatalogEntry>>;
 
-    /// Records that a host ended a session (by a hash of its id).
+    /// Records that a host ended a session (by a hash of its id); every replica is told.
     async fn terminate_session(&self, id_hash: &str) -> Result<()>;
     /// Whether a session was ended by its host.
     async fn is_session_terminated(&self, id_hash: &str) -> Result<bool>;

@@ -276,7 +276,8 @@ impl Registry for SqlRegistry {
         .execute(&self.pool)
         .await
         .map_err(|e| RegistryError::from_sqlx(e, "session"))?;
-        Ok(())
+        self.announce(&Change::SessionEnded(id_hash.to_string()))
+            .await
     }
 
     async fn is_session_terminated(&self, id_hash: &str) -> Result<bool> {

@@ -283,6 +283,24 @@ impl Hub {
         }
     }
 
+    /// Drops the session whose id hashes to `hash` (its host ended it through another replica;
+    /// ids are not announced, their hashes are). One hash per session held: ends are rare next
+    /// to requests, and no map is kept up to date on every create for them.
+    pub fn drop_ended(&self, hash: &str) {
+        let id = self
+            .sessions
+            .read()
+            .unwrap()
+            .keys()
+            .find(|id| id_hash(id) == hash)
+            .cloned();
+        if let Some(id) = id {
+            if self.remove(&id) {
+                tracing::info!(session = %short(&id), "session ended by its host on another replica");
+            }
+        }
+    }
+
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {
         self.sessions.read().unwrap().get(id).cloned()
     }

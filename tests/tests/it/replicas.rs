@@ -158,3 +158,44 @@ async fn a_session_continues_on_another_replica_when_its_replica_dies() {
         "an ended session stays ended on every replica"
     );
 }
+
+/// A host ends its session through one replica while another holds it in memory (a load
+/// balancer without affinity): the other stops serving it too, as the spec asks of an ended
+/// session (404), instead of going on until it idles out.
+#[tokio::test]
+async fn a_session_ended_through_one_replica_is_ended_on_the_one_that_holds_it() {
+    let db = gateway_tests::postgres_database().await;
+    let config = super::fixture_config(&db, "");
+    let key = [("MCP_GATEWAY_SESSION_KEY", "ended-on-every-replica")];
+    let a = Gateway::start_with_env(&config, &key).await;
+    let b = Gateway::start_with_env(&config, &key).await;
+    a.wait_up(&["fx"]).await;
+    b.wait_up(&["fx"]).await;
+    let c = RawClient::initialize(&a.mcp, json!({})).await;
+    let session = c.session.clone().unwrap();
+    let ping = |url: String| {
+        let mut host = RawClient::new(&url);
+        host.session = Some(session.clone());
+        async move {
+            host.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+                .await
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(ping(a.mcp.clone()).await, 200);
+    let r = c
+        .http
+        .delete(&b.mcp)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let status = gateway_tests::polled(|| ping(a.mcp.clone()), |s| *s == 404).await;
+    assert_eq!(
+        status, 404,
+        "the replica holding the session still serves it after its host ended it elsewhere"
+    );
+}
