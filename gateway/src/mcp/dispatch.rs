@@ -685,10 +685,7 @@ fn session_ref(session: &Session) -> String {
         return session.id.clone();
     }
     // Hashed once per session, not per call.
-    session
-        .reference
-        .get_or_init(|| super::session_id::id_hash(&session.id)[..16].to_string())
-        .clone()
+    session.hash_prefix().to_string()
 }
 
 /// Cuts every text item of a tool result to `cap` bytes (at a character boundary), saying so at

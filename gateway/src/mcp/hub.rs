@@ -284,16 +284,16 @@ impl Hub {
     }
 
     /// Drops the session whose id hashes to `hash` (its host ended it through another replica;
-    /// ids are not announced, their hashes are). One hash per session held: ends are rare next
-    /// to requests, and no map is kept up to date on every create for them.
+    /// ids are not announced, their hashes are). Each session's hash prefix is worked out once
+    /// (the audit log names it so), so an announced end costs a comparison per session held.
     pub fn drop_ended(&self, hash: &str) {
         let id = self
             .sessions
             .read()
             .unwrap()
-            .keys()
-            .find(|id| id_hash(id) == hash)
-            .cloned();
+            .iter()
+            .find(|(id, s)| hash.starts_with(s.hash_prefix()) && id_hash(id) == hash)
+            .map(|(id, _)| id.clone());
         if let Some(id) = id {
             if self.remove(&id) {
                 tracing::info!(session = %short(&id), "session ended by its host on another replica");

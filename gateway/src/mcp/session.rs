@@ -116,7 +116,7 @@ pub struct Session {
     next_id: AtomicU64,
     last_seen: Mutex<Instant>,
     /// How the audit log and traces name this session, worked out at its first call.
-    pub reference: std::sync::OnceLock<String>,
+    reference: std::sync::OnceLock<String>,
 }
 
 /// Key of a JSON-RPC id in maps. Ids are strings or integers, and `1` and `"1"` are different
@@ -218,6 +218,14 @@ impl Session {
     }
 
     /// The same session on a virtual server's endpoint.
+    /// The first 16 hex digits of the id's hash, worked out once: how logs, traces and the
+    /// audit log name a 2025 session (its id is a credential), and how an end announced by the
+    /// hash finds it.
+    pub fn hash_prefix(&self) -> &str {
+        self.reference
+            .get_or_init(|| super::session_id::id_hash(&self.id)[..16].to_string())
+    }
+
     pub fn scoped(mut self, scope: Option<String>) -> Self {
         self.scope = scope;
         self
