@@ -1,7 +1,8 @@
 //! JSON answers of other servers (authorization servers and their metadata, token issuers'
-//! keys, an OpenID provider's tokens, clients' metadata documents), read with a bound. Such a server is whatever an upstream
-//! or a config names, and one that answers without end (a compromised upstream's resource
-//! metadata, say) must not take the gateway's memory: past [`MAX_BYTES`] the read stops.
+//! keys, an OpenID provider's tokens, clients' metadata documents), read with a bound. Such a
+//! server is whatever an upstream or a config names, and one that answers without end (a
+//! compromised upstream's resource metadata, say) must not take the gateway's memory: past
+//! [`MAX_BYTES`] (or a smaller bound of the caller's) the read stops.
 
 use serde::de::DeserializeOwned;
 

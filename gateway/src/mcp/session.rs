@@ -217,7 +217,6 @@ impl Session {
         (s, rx)
     }
 
-    /// The same session on a virtual server's endpoint.
     /// The first 16 hex digits of the id's hash, worked out once: how logs, traces and the
     /// audit log name a 2025 session (its id is a credential), and how an end announced by the
     /// hash finds it.
@@ -226,6 +225,7 @@ impl Session {
             .get_or_init(|| super::session_id::id_hash(&self.id)[..16].to_string())
     }
 
+    /// The same session on a virtual server's endpoint.
     pub fn scoped(mut self, scope: Option<String>) -> Self {
         self.scope = scope;
         self
