@@ -104,7 +104,7 @@ async fn readyz(
     };
     // Ready once every upstream has had its first connection attempt (the catalog is loaded).
     // Down upstreams are reported, not fatal: the gateway still serves the others.
-    let loading = named("connecting");
+    let loading = hub.upstreams.loading();
     let audit = audit.writable();
     let body = json!({
         "database": if db { "ok" } else { "unavailable" },
@@ -536,14 +536,10 @@ fn sample_calls_every_minute(state: &AppState) {
 /// restored from itself (`session_id::RESTORED_FOR_SECS`): they guard nothing any more, and
 /// every host's DELETE adds one.
 fn forget_ended_sessions(state: &AppState) {
-    let registry = Arc::downgrade(&state.registry);
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(3600));
-        loop {
-            tick.tick().await;
-            let Some(registry) = registry.upgrade() else {
-                break;
-            };
+    crate::periodic::every(
+        Duration::from_secs(3600),
+        &state.registry,
+        |registry| async move {
             let before =
                 registry::now_ms() - crate::mcp::session_id::RESTORED_FOR_SECS * 1000 - 60_000;
             match registry.forget_terminated_sessions(before).await {
@@ -551,30 +547,23 @@ fn forget_ended_sessions(state: &AppState) {
                 Ok(n) => tracing::info!(sessions = n, "forgot sessions ended long ago"),
                 Err(e) => tracing::warn!(error = %e, "cannot forget sessions ended long ago"),
             }
-        }
-    });
+        },
+    );
 }
 
 /// Ends sessions idle for `server.session_idle`, and gives up calls that waited too long for
 /// the client's input; stops with the gateway.
 fn reap_idle_sessions(state: &AppState) {
-    let reaper_hub = Arc::downgrade(&state.hub);
     let idle = state.config.server.session_idle;
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(30).min(idle));
-        loop {
-            tick.tick().await;
-            let Some(hub) = reaper_hub.upgrade() else {
-                break;
-            };
-            let n = hub.reap(idle);
-            if n > 0 {
-                tracing::info!(sessions = n, "idle sessions reaped");
-            }
-            let n = hub.expire_parked();
-            if n > 0 {
-                tracing::info!(calls = n, "calls waiting for input given up");
-            }
+    let every = Duration::from_secs(30).min(idle);
+    crate::periodic::every(every, &state.hub, move |hub| async move {
+        let n = hub.reap(idle);
+        if n > 0 {
+            tracing::info!(sessions = n, "idle sessions reaped");
+        }
+        let n = hub.expire_parked();
+        if n > 0 {
+            tracing::info!(calls = n, "calls waiting for input given up");
         }
     });
 }

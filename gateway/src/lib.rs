@@ -51,6 +51,7 @@ pub mod memory;
 pub mod metrics;
 pub mod names;
 pub mod origins;
+pub mod periodic;
 pub mod protocol;
 pub mod routing;
 pub mod seed;

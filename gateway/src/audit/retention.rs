@@ -3,7 +3,7 @@
 //! records the last removed row as the chain's anchor, so `audit verify` still checks every
 //! row that is left). Without a retention nothing is removed.
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use registry::Registry;
@@ -12,26 +12,16 @@ use registry::Registry;
 const EVERY: Duration = Duration::from_secs(3600);
 
 pub(super) fn start(registry: &Arc<dyn Registry>, retention: Duration) {
-    let registry: Weak<dyn Registry> = Arc::downgrade(registry);
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(EVERY);
-        loop {
-            tick.tick().await;
-            let Some(registry) = registry.upgrade() else {
-                break;
-            };
-            let before = registry::now_ms() - retention.as_millis() as i64;
-            match registry.prune_audit(before).await {
-                Ok(0) => {}
-                Ok(rows) => tracing::info!(
-                    rows,
-                    retention_days = retention.as_secs() / 86_400,
-                    "audit rows past their retention removed"
-                ),
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot remove audit rows past their retention")
-                }
-            }
+    crate::periodic::every(EVERY, registry, move |registry| async move {
+        let before = registry::now_ms() - retention.as_millis() as i64;
+        match registry.prune_audit(before).await {
+            Ok(0) => {}
+            Ok(rows) => tracing::info!(
+                rows,
+                retention_days = retention.as_secs() / 86_400,
+                "audit rows past their retention removed"
+            ),
+            Err(e) => tracing::warn!(error = %e, "cannot remove audit rows past their retention"),
         }
     });
 }

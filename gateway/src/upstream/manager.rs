@@ -292,6 +292,19 @@ impl Upstreams {
             .unwrap_or(self.config.server.request_timeout)
     }
 
+    /// The upstreams still on their first connection attempt: until none is, the catalog is
+    /// not loaded (`/readyz`).
+    pub fn loading(&self) -> Vec<String> {
+        let entries = self.entries.lock().unwrap();
+        entries
+            .values()
+            .filter_map(|e| {
+                let h = e.health.lock().unwrap();
+                (h.status == "connecting").then(|| h.name.clone())
+            })
+            .collect()
+    }
+
     pub fn health(&self) -> Vec<Health> {
         let entries = self.entries.lock().unwrap();
         entries

@@ -31,21 +31,17 @@ impl ToolRouter {
             loop {
                 ready.tick().await;
                 let Some(router) = me.upgrade() else { return };
-                let loading = router
-                    .upstreams
-                    .health()
-                    .iter()
-                    .any(|h| h.status == "connecting");
                 let st = router.status();
-                if !loading && st.embedded == st.tools {
+                if router.upstreams.loading().is_empty() && st.embedded == st.tools {
                     break;
                 }
             }
-            loop {
-                let Some(router) = me.upgrade() else { return };
-                router.mark_and_forget().await;
-                drop(router);
-                tokio::time::sleep(EVERY).await;
+            if let Some(router) = me.upgrade() {
+                crate::periodic::every(
+                    EVERY,
+                    &router,
+                    |r| async move { r.mark_and_forget().await },
+                );
             }
         });
     }
