@@ -190,11 +190,7 @@ impl AuditStore for SqlRegistry {
         }
         let err = |e| RegistryError::from_sqlx(e, "audit log");
         let mut tx = self.begin().await.map_err(err)?;
-        let lock = if self.backend_name() == "postgres" {
-            " FOR UPDATE"
-        } else {
-            ""
-        };
+        let lock = self.row_lock();
         let head = sqlx::query(&format!(
             "SELECT seq, hash FROM audit_head WHERE id = 1{lock}"
         ))
@@ -308,11 +304,7 @@ impl AuditStore for SqlRegistry {
 
     async fn prune_audit(&self, before: i64) -> Result<u64> {
         let err = |e| RegistryError::from_sqlx(e, "audit log");
-        let lock = if self.backend_name() == "postgres" {
-            " FOR UPDATE"
-        } else {
-            ""
-        };
+        let lock = self.row_lock();
         let mut removed = 0;
         loop {
             let mut tx = self.begin().await.map_err(err)?;
@@ -373,6 +365,15 @@ impl AuditStore for SqlRegistry {
 }
 
 impl SqlRegistry {
+    /// What a `SELECT` of a one-row table ends with to lock the row until the transaction ends:
+    /// `FOR UPDATE` on Postgres; SQLite's write transactions hold the whole database already.
+    fn row_lock(&self) -> &'static str {
+        match self.backend_name() {
+            "postgres" => " FOR UPDATE",
+            _ => "",
+        }
+    }
+
     /// The last row removed by retention: (seq, hash); (0, "") when none.
     async fn audit_anchor(&self) -> Result<(i64, String)> {
         let row = sqlx::query("SELECT seq, hash FROM audit_anchor WHERE id = 1")
