@@ -67,15 +67,21 @@ async fn upstream_added_on_one_replica_is_served_by_the_other() {
     assert!(gone, "replica a dropped the upstream deleted through b");
 }
 
+/// Two replicas of `config` sharing the session key in `key`, their fixture up.
+async fn two_replicas(config: &str, key: &[(&str, &str)]) -> (Gateway, Gateway) {
+    let a = Gateway::start_with_env(config, key).await;
+    let b = Gateway::start_with_env(config, key).await;
+    a.wait_up(&["fx"]).await;
+    b.wait_up(&["fx"]).await;
+    (a, b)
+}
+
 #[tokio::test]
 async fn a_session_continues_on_another_replica_when_its_replica_dies() {
     let db = gateway_tests::postgres_database().await;
     let config = super::fixture_config(&db, "sharing = \"per_session\"");
     let key = [("MCP_GATEWAY_SESSION_KEY", "test-shared-session-key")];
-    let a = Gateway::start_with_env(&config, &key).await;
-    let b = Gateway::start_with_env(&config, &key).await;
-    a.wait_up(&["fx"]).await;
-    b.wait_up(&["fx"]).await;
+    let (a, b) = two_replicas(&config, &key).await;
 
     // A tiny round-robin in front of the two replicas: the session alternates between them.
     let mut c = RawClient::initialize(&a.mcp, json!({})).await;
@@ -167,10 +173,7 @@ async fn a_session_ended_through_one_replica_is_ended_on_the_one_that_holds_it()
     let db = gateway_tests::postgres_database().await;
     let config = super::fixture_config(&db, "");
     let key = [("MCP_GATEWAY_SESSION_KEY", "ended-on-every-replica")];
-    let a = Gateway::start_with_env(&config, &key).await;
-    let b = Gateway::start_with_env(&config, &key).await;
-    a.wait_up(&["fx"]).await;
-    b.wait_up(&["fx"]).await;
+    let (a, b) = two_replicas(&config, &key).await;
     let c = RawClient::initialize(&a.mcp, json!({})).await;
     let session = c.session.clone().unwrap();
     let ping = |url: String| {
