@@ -5,6 +5,7 @@
 //! follows is dropped.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -163,14 +164,42 @@ pub fn elicitations(registry: &Arc<dyn Registry>, hub: &Arc<Hub>) {
     });
 }
 
-/// A session its host ended through another replica is dropped here if this one holds it.
+/// A session its host ended through another replica is dropped here if this one holds it. An
+/// announcement can be lost (the listener's connection dropped), so after lost notifications
+/// and on every reconcile the sessions ended since the last look are read and dropped too.
 pub fn ended_sessions(registry: &Arc<dyn Registry>, hub: &Arc<Hub>) {
-    follow(registry, hub, |hub, change| async move {
-        if let Some(Change::SessionEnded(hash)) = change {
-            hub.drop_ended(&hash);
+    let reg = registry.clone();
+    // Every session this replica holds began after it started, so nothing older matters.
+    let looked = Arc::new(AtomicI64::new(registry::now_ms()));
+    follow(registry, hub, move |hub, change| {
+        let registry = reg.clone();
+        let looked = looked.clone();
+        async move {
+            match change {
+                Some(Change::SessionEnded(hash)) => hub.drop_ended(&[hash]),
+                Some(Change::Lost) | None => {
+                    let now = registry::now_ms();
+                    // Replicas stamp an end by their own clocks: read back far enough to
+                    // cover clocks a little apart (reading an end twice is harmless).
+                    let since = looked.load(Ordering::Relaxed) - ENDED_CLOCK_MARGIN_MS;
+                    match registry.sessions_terminated_since(since).await {
+                        Ok(hashes) => {
+                            looked.store(now, Ordering::Relaxed);
+                            hub.drop_ended(&hashes);
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "cannot read the sessions ended lately")
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
         }
     });
 }
+
+/// How far before its last look a replica reads the sessions ended lately.
+const ENDED_CLOCK_MARGIN_MS: i64 = 120_000;
 
 /// The virtual servers are re-read when one changed, and on every reconcile.
 pub fn virtual_servers(registry: &Arc<dyn Registry>, routing: &Arc<ToolRouter>) {

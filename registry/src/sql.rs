@@ -161,15 +161,23 @@ impl SqlRegistry {
             let tx = changes.clone();
             let me = origin.clone();
             Some(tokio::spawn(async move {
-                // `recv` reconnects by itself after a lost connection; notifications sent while
-                // it was away are lost, which the periodic resync of the caller covers.
+                // A lost connection is made again before `try_recv` answers `None` (eager
+                // reconnection, listening again included); what was announced while it was
+                // away is lost, so the followers are told to re-read. (`recv` reconnects
+                // silently: the followers never heard of the loss.)
                 let mut backoff = crate::backoff::Backoff::new(
                     Duration::from_millis(250),
                     Duration::from_secs(30),
                 );
                 loop {
-                    match listener.recv().await {
-                        Ok(n) => {
+                    match listener.try_recv().await {
+                        Ok(None) => {
+                            tracing::warn!(
+                                "registry listener reconnected; re-reading what may have changed"
+                            );
+                            let _ = tx.send(Change::Lost);
+                        }
+                        Ok(Some(n)) => {
                             backoff.reset();
                             let Some((from, what)) = n.payload().split_once(' ') else {
                                 continue;

@@ -71,6 +71,9 @@ pub trait Registry:
     async fn terminate_session(&self, id_hash: &str) -> Result<()>;
     /// Whether a session was ended by its host.
     async fn is_session_terminated(&self, id_hash: &str) -> Result<bool>;
+    /// The hashes of the sessions ended at or after `since` (ms), for a replica that may have
+    /// missed their announcements.
+    async fn sessions_terminated_since(&self, since: i64) -> Result<Vec<String>>;
     /// Forgets the sessions ended before `before` (ms): the rows removed.
     async fn forget_terminated_sessions(&self, before: i64) -> Result<u64>;
 

@@ -289,6 +289,14 @@ impl Registry for SqlRegistry {
         Ok(row.is_some())
     }
 
+    async fn sessions_terminated_since(&self, since: i64) -> Result<Vec<String>> {
+        sqlx::query_scalar("SELECT id_hash FROM terminated_sessions WHERE terminated_at >= $1")
+            .bind(since)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| RegistryError::from_sqlx(e, "session"))
+    }
+
     async fn forget_terminated_sessions(&self, before: i64) -> Result<u64> {
         sqlx::query("DELETE FROM terminated_sessions WHERE terminated_at < $1")
             .bind(before)

@@ -283,18 +283,21 @@ impl Hub {
         }
     }
 
-    /// Drops the session whose id hashes to `hash` (its host ended it through another replica;
-    /// ids are not announced, their hashes are). Each session's hash prefix is worked out once
-    /// (the audit log names it so), so an announced end costs a comparison per session held.
-    pub fn drop_ended(&self, hash: &str) {
-        let id = self
+    /// Drops the sessions whose ids hash to one of `hashes` (their hosts ended them through
+    /// another replica; ids are not announced, their hashes are). Each session's hash prefix is
+    /// worked out once (the audit log names it so), so this costs a set lookup per session held.
+    pub fn drop_ended(&self, hashes: &[String]) {
+        let prefixes: std::collections::HashSet<&str> =
+            hashes.iter().filter_map(|h| h.get(..16)).collect();
+        let ended: Vec<String> = self
             .sessions
             .read()
             .unwrap()
             .iter()
-            .find(|(id, s)| hash.starts_with(s.hash_prefix()) && id_hash(id) == hash)
-            .map(|(id, _)| id.clone());
-        if let Some(id) = id {
+            .filter(|(id, s)| prefixes.contains(s.hash_prefix()) && hashes.contains(&id_hash(id)))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ended {
             if self.remove(&id) {
                 tracing::info!(session = %short(&id), "session ended by its host on another replica");
             }

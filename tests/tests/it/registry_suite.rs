@@ -252,6 +252,15 @@ async fn terminated_sessions(reg: &dyn Registry) {
     assert!(reg.is_session_terminated("h1").await.unwrap());
     let now = registry::now_ms();
     assert_eq!(
+        reg.sessions_terminated_since(now - 60_000).await.unwrap(),
+        vec!["h1".to_string()]
+    );
+    assert!(reg
+        .sessions_terminated_since(now + 60_000)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
         reg.forget_terminated_sessions(now - 60_000).await.unwrap(),
         0
     );

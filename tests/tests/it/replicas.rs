@@ -202,3 +202,47 @@ async fn a_session_ended_through_one_replica_is_ended_on_the_one_that_holds_it()
         "the replica holding the session still serves it after its host ended it elsewhere"
     );
 }
+
+#[tokio::test]
+async fn a_session_ended_while_its_replica_heard_nothing_is_ended_once_it_hears_again() {
+    use sqlx::Connection;
+    let db = gateway_tests::postgres_database().await;
+    let config = super::fixture_config(&db, "");
+    let a = Gateway::start_with_env(&config, &[("MCP_GATEWAY_SESSION_KEY", "ended-unheard")]).await;
+    a.wait_up(&["fx"]).await;
+    let c = RawClient::initialize(&a.mcp, json!({})).await;
+    let session = c.session.clone().unwrap();
+    let ping = || {
+        let mut host = RawClient::new(&a.mcp);
+        host.session = Some(session.clone());
+        async move {
+            host.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+                .await
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(ping().await, 200);
+    // Another replica ended it and its announcement never arrived: the record is there, and
+    // this replica's listener then loses its connection (it reconnects by itself).
+    let mut pg = sqlx::PgConnection::connect(&db).await.unwrap();
+    sqlx::query("INSERT INTO terminated_sessions (id_hash, terminated_at) VALUES ($1, $2)")
+        .bind(registry::hash::text_hash(&session))
+        .bind(registry::now_ms())
+        .execute(&mut pg)
+        .await
+        .unwrap();
+    let cut = sqlx::query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+    )
+    .fetch_all(&mut pg)
+    .await
+    .unwrap();
+    assert_eq!(cut.len(), 1, "the replica's one listener");
+    let status = gateway_tests::polled(ping, |s| *s == 404).await;
+    assert_eq!(
+        status, 404,
+        "a session ended elsewhere while the replica heard nothing is still served"
+    );
+}
