@@ -106,6 +106,64 @@ async fn watch_sqlite(pool: AnyPool, changes: tokio::sync::broadcast::Sender<Cha
     }
 }
 
+/// A listener to the replicas' announcements.
+async fn listen(url: &str) -> std::result::Result<sqlx::postgres::PgListener, sqlx::Error> {
+    let mut listener = sqlx::postgres::PgListener::connect(url).await?;
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
+}
+
+/// Passes the other replicas' announcements on to the followers, and [`Change::Lost`] each time
+/// the listener is listening again after its connection was lost: what was announced while it
+/// was away is gone, so the followers re-read. A dropped connection is made again before
+/// `try_recv` answers `None` (sqlx's eager reconnection, listening included); a listener that
+/// fails is built anew, with a growing delay. (`recv` reconnects silently: until 2026-12-07 the
+/// followers never heard of a loss.)
+async fn relay_announcements(
+    mut listener: sqlx::postgres::PgListener,
+    url: String,
+    changes: tokio::sync::broadcast::Sender<Change>,
+    me: String,
+) {
+    let mut backoff =
+        crate::backoff::Backoff::new(Duration::from_millis(250), Duration::from_secs(30));
+    loop {
+        match listener.try_recv().await {
+            Ok(Some(n)) => {
+                let Some((from, what)) = n.payload().split_once(' ') else {
+                    continue;
+                };
+                if from == me {
+                    continue;
+                }
+                match Change::from_wire(what) {
+                    Some(change) => {
+                        let _ = changes.send(change);
+                    }
+                    None => tracing::debug!(what, "unknown change announced"),
+                }
+            }
+            Ok(None) => {
+                tracing::warn!("registry listener reconnected; re-reading what may have changed");
+                let _ = changes.send(Change::Lost);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "registry listener lost; reconnecting");
+                listener = loop {
+                    tokio::time::sleep(backoff.next_delay()).await;
+                    match listen(&url).await {
+                        Ok(l) => break l,
+                        Err(e) => tracing::warn!(error = %e, "registry listener cannot reconnect"),
+                    }
+                };
+                backoff.reset();
+                tracing::info!("registry listener reconnected; re-reading what may have changed");
+                let _ = changes.send(Change::Lost);
+            }
+        }
+    }
+}
+
 impl SqlRegistry {
     /// Connects and runs the migrations (Postgres: under sqlx's advisory lock, so replicas that
     /// start together migrate once).
@@ -151,56 +209,15 @@ impl SqlRegistry {
         let origin = format!("{:x}", std::process::id() as u64 ^ now_ms() as u64);
         let (changes, _) = tokio::sync::broadcast::channel(256);
         let listener = if backend == "postgres" {
-            let mut listener = sqlx::postgres::PgListener::connect(url)
+            let listener = listen(url)
                 .await
                 .map_err(|e| RegistryError::from_sqlx(e, "listener"))?;
-            listener
-                .listen(CHANNEL)
-                .await
-                .map_err(|e| RegistryError::from_sqlx(e, "listener"))?;
-            let tx = changes.clone();
-            let me = origin.clone();
-            Some(tokio::spawn(async move {
-                // A lost connection is made again before `try_recv` answers `None` (eager
-                // reconnection, listening again included); what was announced while it was
-                // away is lost, so the followers are told to re-read. (`recv` reconnects
-                // silently: the followers never heard of the loss.)
-                let mut backoff = crate::backoff::Backoff::new(
-                    Duration::from_millis(250),
-                    Duration::from_secs(30),
-                );
-                loop {
-                    match listener.try_recv().await {
-                        Ok(None) => {
-                            tracing::warn!(
-                                "registry listener reconnected; re-reading what may have changed"
-                            );
-                            let _ = tx.send(Change::Lost);
-                        }
-                        Ok(Some(n)) => {
-                            backoff.reset();
-                            let Some((from, what)) = n.payload().split_once(' ') else {
-                                continue;
-                            };
-                            if from == me {
-                                continue;
-                            }
-                            match Change::from_wire(what) {
-                                Some(change) => {
-                                    let _ = tx.send(change);
-                                }
-                                None => tracing::debug!(what, "unknown change announced"),
-                            }
-                        }
-                        Err(e) => {
-                            let _ = tx.send(Change::Lost);
-                            let delay = backoff.next_delay();
-                            tracing::warn!(error = %e, retry_in = ?delay, "registry listener lost; retrying");
-                            tokio::time::sleep(delay).await;
-                        }
-                    }
-                }
-            }))
+            Some(tokio::spawn(relay_announcements(
+                listener,
+                url.to_string(),
+                changes.clone(),
+                origin.clone(),
+            )))
         } else if !url.contains(":memory:") && !url.contains("mode=memory") {
             Some(tokio::spawn(watch_sqlite(pool.clone(), changes.clone())))
         } else {

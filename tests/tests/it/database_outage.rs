@@ -103,4 +103,39 @@ async fn postgres_stopped_while_serving() {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
     assert_eq!(status, 200);
+
+    // Announcements reach it again: a session another replica ends now is ended here too.
+    let session = c.session.clone().unwrap();
+    let hash = registry::hash::text_hash(&session);
+    let db = sqlx::PgPool::connect(&pg.url).await.unwrap();
+    sqlx::query("INSERT INTO terminated_sessions (id_hash, terminated_at) VALUES ($1, $2)")
+        .bind(&hash)
+        .bind(registry::now_ms())
+        .execute(&db)
+        .await
+        .unwrap();
+    let ended = gateway_tests::polled(
+        || {
+            let (db, hash) = (db.clone(), hash.clone());
+            let mut host = RawClient::new(&gw.mcp);
+            host.session = Some(session.clone());
+            async move {
+                sqlx::query("SELECT pg_notify('mcp_gateway_upstreams', $1)")
+                    .bind(format!("elsewhere session:{hash}"))
+                    .execute(&db)
+                    .await
+                    .unwrap();
+                host.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+                    .await
+                    .status()
+                    .as_u16()
+            }
+        },
+        |s| *s == 404,
+    )
+    .await;
+    assert_eq!(
+        ended, 404,
+        "a session ended after the outage is still served"
+    );
 }
