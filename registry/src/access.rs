@@ -54,6 +54,8 @@ pub trait AccessStore: Send + Sync {
     /// Marks the token revoked (idempotent); `NotFound` when there is no such token.
     async fn revoke_token(&self, id: &str) -> Result<TokenRecord>;
     async fn touch_token(&self, id: &str, at: i64) -> Result<()>;
+    /// Removes the tokens revoked or expired before `before` (ms): the rows removed.
+    async fn forget_ended_tokens(&self, before: i64) -> Result<u64>;
 }
 
 const TOKEN_COLUMNS: &str =
@@ -205,5 +207,14 @@ impl AccessStore for SqlRegistry {
             .await
             .map_err(|e| RegistryError::from_sqlx(e, "token"))?;
         Ok(())
+    }
+
+    async fn forget_ended_tokens(&self, before: i64) -> Result<u64> {
+        sqlx::query("DELETE FROM access_tokens WHERE revoked_at < $1 OR expires_at < $1")
+            .bind(before)
+            .execute(self.pool())
+            .await
+            .map(|done| done.rows_affected())
+            .map_err(|e| RegistryError::from_sqlx(e, "tokens"))
     }
 }

@@ -1,7 +1,9 @@
 //! Audit rows kept for `audit.retention_days`: at start and hourly, each replica removes the
 //! rows written before then from the start of the chain (`AuditStore::prune_audit`, which
 //! records the last removed row as the chain's anchor, so `audit verify` still checks every
-//! row that is left). Without a retention nothing is removed.
+//! row that is left). Tokens that ended (revoked or expired) before then go too: no row left
+//! can name them, and automation that makes a token per job grew the list for good. Without a
+//! retention nothing is removed.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +24,11 @@ pub(super) fn start(registry: &Arc<dyn Registry>, retention: Duration) {
                 "audit rows past their retention removed"
             ),
             Err(e) => tracing::warn!(error = %e, "cannot remove audit rows past their retention"),
+        }
+        match registry.forget_ended_tokens(before).await {
+            Ok(0) => {}
+            Ok(tokens) => tracing::info!(tokens, "tokens that ended before the audit's retention forgotten"),
+            Err(e) => tracing::warn!(error = %e, "cannot forget tokens that ended long ago"),
         }
     });
 }

@@ -28,7 +28,8 @@ pub(super) struct RawAudit {
     #[schemars(extend("default" = "refuse"))]
     when_unwritable: Option<WhenUnwritable>,
     /// Days rows are kept; older ones are removed from the start of the chain (hourly), and
-    /// `audit verify` checks the rest from the last removed row. Unset: kept for good.
+    /// `audit verify` checks the rest from the last removed row. Personal access tokens
+    /// revoked or expired longer ago go too (no row left names them). Unset: kept for good.
     retention_days: Option<u64>,
 }
 
