@@ -27,7 +27,10 @@ pub(super) fn start(registry: &Arc<dyn Registry>, retention: Duration) {
         }
         match registry.forget_ended_tokens(before).await {
             Ok(0) => {}
-            Ok(tokens) => tracing::info!(tokens, "tokens that ended before the audit's retention forgotten"),
+            Ok(tokens) => tracing::info!(
+                tokens,
+                "tokens that ended before the audit's retention forgotten"
+            ),
             Err(e) => tracing::warn!(error = %e, "cannot forget tokens that ended long ago"),
         }
     });

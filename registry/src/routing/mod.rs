@@ -16,6 +16,7 @@ mod made;
 mod memory;
 mod named;
 mod notes;
+mod pointer;
 mod purpose;
 mod query;
 mod reminder;

@@ -11,6 +11,7 @@
 use super::action::{is_action_verb, opens_with_everyday_verb, step_action};
 use super::command::{named_command, Code};
 use super::made::{content_at, made_at};
+use super::pointer::points_only;
 use super::query::{destination_at, part_verb, quoted_spans, KEEPING_VERBS};
 use super::sent::{sent_before_recipient, sent_content_at};
 use super::sentences::{list_item, sentences, ARROWS};
@@ -240,6 +241,13 @@ pub fn split_request(request: &str) -> Vec<String> {
         .collect();
     if finer.len() <= MAX_PARTS {
         parts = finer;
+    }
+    // A call for help with what the other parts ask is no step ("Could you help me with a few
+    // tasks? First, …").
+    // With one part left the request is one need, read whole.
+    let asking: Vec<String> = parts.iter().filter(|p| !points_only(p)).cloned().collect();
+    if !asking.is_empty() {
+        parts = asking;
     }
     if parts.len() < 2 {
         return vec![request.trim().to_string()];

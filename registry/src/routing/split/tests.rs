@@ -552,3 +552,21 @@ fn a_request_is_read_to_its_first_eight_kib_at_a_character_boundary() {
     assert_eq!(read.len(), MAX_REQUEST_BYTES - 1);
     assert!(read.ends_with('é'));
 }
+
+#[test]
+fn a_call_for_help_with_the_other_parts_is_no_step() {
+    let parts = split_request(
+        "Could you help me with a few tasks? First, I need to convert 5000 Euros to US dollars. \
+         Then, I need to plan a trip from New York to Los Angeles.",
+    );
+    assert_eq!(
+        parts,
+        [
+            "First, I need to convert 5000 Euros to US dollars.",
+            "Then, I need to plan a trip from New York to Los Angeles.",
+        ]
+    );
+    // With one part left the request is one need, read whole.
+    let one = "Can you help me with a few tasks? Convert 5000 Euros to US dollars.";
+    assert_eq!(split_request(one), [one]);
+}
