@@ -71,28 +71,11 @@ impl Hub {
         let weak = Arc::downgrade(&hub);
         let mut changes = upstreams.subscribe_changes();
         tokio::spawn(async move {
-            while let Ok(kind) = changes.recv().await {
+            while let Some(kinds) = changed_kinds(changes.recv().await) {
                 let Some(hub) = weak.upgrade() else { break };
-                let method = match kind {
-                    EntryKind::Tool => NOTIFY_TOOLS_LIST_CHANGED,
-                    EntryKind::Prompt => NOTIFY_PROMPTS_LIST_CHANGED,
-                    EntryKind::Resource | EntryKind::ResourceTemplate => {
-                        NOTIFY_RESOURCES_LIST_CHANGED
-                    }
-                };
-                let msg = jsonrpc::notification(method, None);
-                for s in hub.all() {
-                    s.send_unsolicited(&msg);
+                for &kind in kinds {
+                    hub.announce_list_changed(kind);
                 }
-                hub.notify_listeners(
-                    |l| match kind {
-                        EntryKind::Tool => l.tools,
-                        EntryKind::Prompt => l.prompts,
-                        EntryKind::Resource | EntryKind::ResourceTemplate => l.resources,
-                    },
-                    method,
-                    &json!({}),
-                );
             }
         });
         hub
@@ -281,6 +264,28 @@ impl Hub {
         if let Err(e) = self.registry.terminate_session(&id_hash(id)).await {
             tracing::warn!(error = %e, "session end not recorded; another replica could restore it");
         }
+    }
+
+    /// Tells every session and `subscriptions/listen` stream that a list of `kind` changed.
+    fn announce_list_changed(&self, kind: EntryKind) {
+        let method = match kind {
+            EntryKind::Tool => NOTIFY_TOOLS_LIST_CHANGED,
+            EntryKind::Prompt => NOTIFY_PROMPTS_LIST_CHANGED,
+            EntryKind::Resource | EntryKind::ResourceTemplate => NOTIFY_RESOURCES_LIST_CHANGED,
+        };
+        let msg = jsonrpc::notification(method, None);
+        for s in self.all() {
+            s.send_unsolicited(&msg);
+        }
+        self.notify_listeners(
+            |l| match kind {
+                EntryKind::Tool => l.tools,
+                EntryKind::Prompt => l.prompts,
+                EntryKind::Resource | EntryKind::ResourceTemplate => l.resources,
+            },
+            method,
+            &json!({}),
+        );
     }
 
     /// Drops the sessions whose ids hash to one of `hashes` (their hosts ended them through
@@ -589,5 +594,50 @@ impl InboundSink for Hub {
             jsonrpc::Kind::Notification => self.on_notification(conn, msg, related),
             _ => {}
         }
+    }
+}
+
+/// The lists to announce as changed after `received` from the catalog's changes: the one that
+/// changed; every list when changes came faster than they were announced (which ones is not
+/// known); none once the catalog is gone. (Until 2026-12-07 a lag ended the announcing for good:
+/// hosts were never told of a change again.)
+fn changed_kinds(
+    received: Result<EntryKind, tokio::sync::broadcast::error::RecvError>,
+) -> Option<&'static [EntryKind]> {
+    use tokio::sync::broadcast::error::RecvError;
+    match received {
+        Ok(EntryKind::Tool) => Some(&[EntryKind::Tool]),
+        Ok(EntryKind::Prompt) => Some(&[EntryKind::Prompt]),
+        Ok(EntryKind::Resource | EntryKind::ResourceTemplate) => Some(&[EntryKind::Resource]),
+        Err(RecvError::Lagged(_)) => {
+            Some(&[EntryKind::Tool, EntryKind::Prompt, EntryKind::Resource])
+        }
+        Err(RecvError::Closed) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::broadcast;
+
+    #[tokio::test]
+    async fn changes_that_came_too_fast_announce_every_list_and_announcing_goes_on() {
+        let (tx, mut rx) = broadcast::channel(4);
+        for _ in 0..10 {
+            tx.send(EntryKind::Prompt).unwrap();
+        }
+        let lagged = changed_kinds(rx.recv().await);
+        assert_eq!(
+            lagged,
+            Some(&[EntryKind::Tool, EntryKind::Prompt, EntryKind::Resource][..])
+        );
+        assert_eq!(
+            changed_kinds(rx.recv().await),
+            Some(&[EntryKind::Prompt][..])
+        );
+        drop(tx);
+        while rx.try_recv().is_ok() {}
+        assert_eq!(changed_kinds(rx.recv().await), None);
     }
 }
