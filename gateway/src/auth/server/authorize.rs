@@ -15,7 +15,9 @@ use axum::response::{IntoResponse, Response};
 use registry::{now_ms, ClientRecord, CodeRecord, GrantRecord};
 use serde_json::{json, Value};
 
-use super::{audit, clients, cookie, hashed, pages, random_secret, server, AuthServer};
+use super::{
+    audit, clients, cookie, hashed, pages, random_secret, server, AuthServer, ClientError,
+};
 use crate::state::AppState;
 
 const CSRF_COOKIE: &str = "mcpgw_oauth_csrf";
@@ -141,7 +143,14 @@ pub(super) async fn live_client(state: &AppState, id: &str) -> Result<ClientReco
             StatusCode::BAD_REQUEST,
             &format!("unknown client_id {id:?}: the application must register first"),
         )),
-        Err(e) => Err(pages::error(StatusCode::BAD_REQUEST, &e)),
+        Err(ClientError::Document(e)) => Err(pages::error(
+            StatusCode::BAD_REQUEST,
+            &format!("the application's metadata document: {e}"),
+        )),
+        Err(ClientError::Unavailable) => Err(pages::error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the application cannot be checked right now; try again shortly",
+        )),
     }
 }
 

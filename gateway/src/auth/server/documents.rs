@@ -13,6 +13,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use registry::{now_ms, ClientRecord, Registry};
+
+use super::ClientError;
 use serde_json::Value;
 
 /// The largest document read (the spec suggests documents stay under 5 kB).
@@ -69,7 +71,7 @@ impl Documents {
         registry: &dyn Registry,
         url: &str,
         allow_private: bool,
-    ) -> Result<ClientRecord, String> {
+    ) -> Result<ClientRecord, ClientError> {
         let fresh = self
             .seen
             .lock()
@@ -79,14 +81,16 @@ impl Documents {
         let stored = registry
             .get_client(url)
             .await
-            .map_err(|e| format!("cannot read the client: {e}"))?;
+            .map_err(|e| ClientError::unavailable(&e))?;
         if fresh {
             if let Some(c) = stored {
                 return Ok(c);
             }
         }
-        let doc = fetch(url, allow_private).await?;
-        let metadata = checked(url, &doc)?;
+        let doc = fetch(url, allow_private)
+            .await
+            .map_err(ClientError::Document)?;
+        let metadata = checked(url, &doc).map_err(ClientError::Document)?;
         let rec = ClientRecord {
             client_id: url.to_string(),
             metadata,
@@ -98,7 +102,7 @@ impl Documents {
         registry
             .put_client(&rec)
             .await
-            .map_err(|e| format!("cannot store the client: {e}"))?;
+            .map_err(|e| ClientError::unavailable(&e))?;
         self.seen
             .lock()
             .unwrap()

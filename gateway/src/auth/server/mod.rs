@@ -123,6 +123,24 @@ pub(super) fn invalid_grant(m: &str) -> Response {
 }
 
 /// The token endpoint cannot reach its store: the client tries again.
+/// Why a client could not be looked up.
+#[derive(Debug)]
+pub enum ClientError {
+    /// The store cannot be read or written: the client should try again, and is not told it
+    /// is unknown (on `invalid_client` a host's OAuth client throws its registration and
+    /// tokens away, and its user must sign in again).
+    Unavailable,
+    /// The client's metadata document cannot be fetched or is not acceptable.
+    Document(String),
+}
+
+impl ClientError {
+    fn unavailable(e: &registry::RegistryError) -> Self {
+        tracing::warn!(error = %e, "cannot read or store a client");
+        ClientError::Unavailable
+    }
+}
+
 pub(super) fn unavailable() -> Response {
     oauth_error(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -259,7 +277,7 @@ impl AuthServer {
         &self,
         registry: &dyn Registry,
         client_id: &str,
-    ) -> Result<Option<ClientRecord>, String> {
+    ) -> Result<Option<ClientRecord>, ClientError> {
         if self.config.client_metadata_documents && documents::is_document_url(client_id) {
             return self
                 .documents
@@ -269,13 +287,12 @@ impl AuthServer {
                     self.config.client_metadata_allow_private,
                 )
                 .await
-                .map(Some)
-                .map_err(|e| format!("the application's metadata document: {e}"));
+                .map(Some);
         }
-        registry.get_client(client_id).await.map_err(|e| {
-            tracing::warn!(error = %e, "cannot read a client");
-            "the application cannot be checked right now; try again".to_string()
-        })
+        registry
+            .get_client(client_id)
+            .await
+            .map_err(|e| ClientError::unavailable(&e))
     }
 
     /// Whether `resource` is one this server issues tokens for: the gateway's, or one of its

@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 
 use super::{
     audit, hashed, invalid_grant, oauth_error, random_secret, server, spend_once, unavailable,
-    AuthServer,
+    AuthServer, ClientError,
 };
 use crate::auth::dpop::Refused;
 use crate::state::AppState;
@@ -146,7 +146,10 @@ async fn live_client(state: &AppState, id: &str) -> Result<ClientRecord, Respons
         Ok(Some(c)) if c.blocked_at.is_none() => Ok(c),
         Ok(Some(_)) => Err(refused("the client is blocked")),
         Ok(None) => Err(refused("unknown client")),
-        Err(e) => Err(refused(&e)),
+        Err(ClientError::Document(e)) => Err(refused(&format!(
+            "the application's metadata document: {e}"
+        ))),
+        Err(ClientError::Unavailable) => Err(unavailable()),
     }
 }
 
@@ -269,7 +272,12 @@ async fn live_grant(
 
 /// A replayed code or refresh token: its grant goes, on every replica.
 async fn revoke_replayed(state: &AppState, grant: &str, what: &str) -> Response {
-    let _ = super::revoke_grants(state, GrantsOf::Id(grant)).await;
+    if let Err(e) = super::revoke_grants(state, GrantsOf::Id(grant)).await {
+        // The replay is refused all the same; the grant goes when it is replayed again.
+        tracing::error!(error = %e, grant, "a replayed {what}'s grant could not be revoked");
+        audit(state, "anonymous", "oauth.replay", grant, "not revoked").await;
+        return unavailable();
+    }
     audit(state, "anonymous", "oauth.replay", grant, what).await;
     invalid_grant(&format!(
         "the {what} was already used; its grant is revoked"
@@ -429,24 +437,22 @@ pub async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Byt
             .map(str::to_string),
         // Looked up, not redeemed: a request that turns out not to be the grant's client
         // must not spend the token.
-        Err(_) => state
-            .registry
-            .refresh_token_grant(&hashed(token))
-            .await
-            .ok()
-            .flatten(),
+        Err(_) => match state.registry.refresh_token_grant(&hashed(token)).await {
+            Ok(grant) => grant,
+            // A revocation that did not happen is never answered as done (RFC 7009 §2.2.1).
+            Err(_) => return unavailable(),
+        },
     };
     if let Some(grant) = grant {
         // Only the client the grant is for may revoke it.
-        let mine = state
-            .registry
-            .get_grant(&grant)
-            .await
-            .ok()
-            .flatten()
-            .is_some_and(|g| g.client_id == client.client_id);
+        let mine = match state.registry.get_grant(&grant).await {
+            Ok(g) => g.is_some_and(|g| g.client_id == client.client_id),
+            Err(_) => return unavailable(),
+        };
         if mine {
-            let _ = super::revoke_grants(&state, GrantsOf::Id(&grant)).await;
+            if super::revoke_grants(&state, GrantsOf::Id(&grant)).await.is_err() {
+                return unavailable();
+            }
             audit(&state, &client.client_id, "oauth.revoke", &grant, "ok").await;
         }
     }

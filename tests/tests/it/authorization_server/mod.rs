@@ -20,6 +20,7 @@ mod company_provider;
 mod enterprise_managed;
 mod keys;
 mod lapsed;
+mod outage;
 mod sdk_hosts;
 
 const ROLES: &str = r#"
