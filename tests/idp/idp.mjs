@@ -244,6 +244,9 @@ function exchange(issuer, key) {
 }
 
 let handler = null;
+// `POST /test/outage` makes every other request fail with 503 (an outage of the provider) until
+// `POST /test/outage-over`.
+let outage = false;
 let currentKid = null;
 let currentKey = null;
 const b64 = (v) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -281,6 +284,11 @@ const server = http.createServer((req, res) => {
     res.end(JSON.stringify({ count: registrations }));
     return;
   }
+  if (req.method === 'POST' && (req.url === '/test/outage' || req.url === '/test/outage-over')) {
+    outage = req.url === '/test/outage';
+    res.end('{}');
+    return;
+  }
   if (req.method === 'POST' && req.url === '/test/rotate') {
     const key = newKey();
     handler = build(issuer, key).callback();
@@ -288,6 +296,12 @@ const server = http.createServer((req, res) => {
     currentKey = key;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ kid: currentKid }));
+    return;
+  }
+  if (outage) {
+    res.statusCode = 503;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'down for a test' }));
     return;
   }
   handler(req, res);

@@ -521,10 +521,25 @@ impl TokenSource {
                 server,
                 managed,
             } => {
-                let stale = stale
+                let token = stale
+                    .as_ref()
                     .map(|c| c.token.expose().to_string())
                     .unwrap_or_default();
-                Box::pin(vault.renew(upstream, holder, server, &stale, managed.as_deref())).await?
+                match Box::pin(vault.renew(upstream, holder, server, &token, managed.as_deref()))
+                    .await
+                {
+                    Ok(access) => access,
+                    Err(e) => {
+                        // Kept, so that the next refusal names it as stale again and the
+                        // renewal is tried again (the provider may be back), rather than the
+                        // stored token, still unexpired, being taken as a new one.
+                        let mut current = self.current.write().unwrap();
+                        if current.is_none() {
+                            *current = stale;
+                        }
+                        return Err(e);
+                    }
+                }
             }
             Origin::Client { .. } => {
                 drop(_one);

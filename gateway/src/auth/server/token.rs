@@ -450,7 +450,10 @@ pub async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Byt
             Err(_) => return unavailable(),
         };
         if mine {
-            if super::revoke_grants(&state, GrantsOf::Id(&grant)).await.is_err() {
+            if super::revoke_grants(&state, GrantsOf::Id(&grant))
+                .await
+                .is_err()
+            {
                 return unavailable();
             }
             audit(&state, &client.client_id, "oauth.revoke", &grant, "ok").await;

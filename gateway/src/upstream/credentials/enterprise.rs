@@ -141,6 +141,14 @@ impl Vault {
         let (d, client) = self.company_client(&t.token_endpoint)?;
         let fresh = match flow::refresh(&self.http, &d, &client, rt).await {
             Ok(fresh) => fresh,
+            Err(flow::TokenFailure::Unavailable(why)) => {
+                // The company's provider is away for now; the sign-in still works once it is back.
+                tracing::warn!(error = %why, "a company sign-in cannot be refreshed right now");
+                return Err(UpstreamError::Unavailable(format!(
+                    "{upstream} (the company's sign-in cannot be refreshed right now; try again \
+                     shortly)"
+                )));
+            }
             Err(why) => {
                 tracing::warn!(error = %why, "a company sign-in could not be refreshed; the user signs in again");
                 let _ = self.registry.delete_connection(COMPANY, holder).await;

@@ -263,10 +263,36 @@ pub async fn token_request(
     client: &Client,
     form: Vec<(&str, String)>,
 ) -> Result<Tokens, String> {
-    let url = endpoint(d, "token_endpoint")?;
+    request_tokens(http, d, client, form)
+        .await
+        .map_err(|f| f.to_string())
+}
+
+/// Why a token request brought no token.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenFailure {
+    /// The authorization server refused it (an OAuth error of the grant or the client), or it
+    /// cannot be made (no token endpoint): asking again will not help.
+    #[error("{0}")]
+    Refused(String),
+    /// The authorization server could not be asked, or was unavailable (a network error, a 5xx,
+    /// 429, `temporarily_unavailable`, `server_error`, an answer that is not JSON): asking again
+    /// later may work, so nothing that still works is given up for it.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+async fn request_tokens(
+    http: &reqwest::Client,
+    d: &Discovered,
+    client: &Client,
+    form: Vec<(&str, String)>,
+) -> Result<Tokens, TokenFailure> {
+    let url = endpoint(d, "token_endpoint").map_err(TokenFailure::Refused)?;
     let mut nonce: Option<String> = None;
     loop {
-        let mut req = authenticated(http.post(url), d, client, form.clone())?;
+        let mut req = authenticated(http.post(url), d, client, form.clone())
+            .map_err(TokenFailure::Refused)?;
         if let Some(key) = &client.dpop {
             req = req.header(
                 "dpop",
@@ -281,7 +307,7 @@ pub async fn token_request(
         let r = req
             .send()
             .await
-            .map_err(|e| format!("the token endpoint: {e}"))?;
+            .map_err(|e| TokenFailure::Unavailable(format!("the token endpoint: {e}")))?;
         let status = r.status();
         let asked = r
             .headers()
@@ -290,16 +316,27 @@ pub async fn token_request(
             .map(str::to_string);
         let v: Value = crate::json_answers::read(r)
             .await
-            .map_err(|e| format!("the token answer: {e}"))?;
+            .map_err(|e| TokenFailure::Unavailable(format!("the token answer ({status}): {e}")))?;
         if client.dpop.is_some() && nonce.is_none() && v["error"] == "use_dpop_nonce" {
             if let Some(n) = asked {
                 nonce = Some(n);
                 continue;
             }
         }
-        let access = v["access_token"]
-            .as_str()
-            .ok_or_else(|| format!("no token ({status}): {v}"))?;
+        let Some(access) = v["access_token"].as_str() else {
+            let why = format!("no token ({status}): {v}");
+            let busy = status.is_server_error()
+                || status == reqwest::StatusCode::TOO_MANY_REQUESTS
+                || matches!(
+                    v["error"].as_str(),
+                    Some("temporarily_unavailable" | "server_error")
+                );
+            return Err(if busy {
+                TokenFailure::Unavailable(why)
+            } else {
+                TokenFailure::Refused(why)
+            });
+        };
         return Ok(Tokens {
             access_token: access.to_string(),
             token_type: v["token_type"].as_str().map(str::to_string),
@@ -376,8 +413,8 @@ pub async fn refresh(
     d: &Discovered,
     client: &Client,
     refresh_token: &str,
-) -> Result<Tokens, String> {
-    token_request(
+) -> Result<Tokens, TokenFailure> {
+    request_tokens(
         http,
         d,
         client,

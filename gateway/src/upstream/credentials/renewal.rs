@@ -109,7 +109,9 @@ impl Vault {
             (Some(rt), _) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
             // A new grant from the company sign-in (grants come without refresh tokens).
             (None, Some(m)) => return self.managed_token(upstream, holder, m).await,
-            (None, None) => Err("no refresh token was issued".into()),
+            (None, None) => Err(flow::TokenFailure::Refused(
+                "no refresh token was issued".into(),
+            )),
         };
         match answer {
             Ok(fresh) => {
@@ -143,6 +145,14 @@ impl Vault {
                 }
                 if let Some(m) = managed {
                     return self.managed_token(upstream, holder, m).await;
+                }
+                if let flow::TokenFailure::Unavailable(why) = why {
+                    // Its provider is away for now: the connection still works once it is back.
+                    tracing::warn!(upstream, error = %why, "a user's upstream token cannot be refreshed right now");
+                    return Err(UpstreamError::Unavailable(format!(
+                        "{upstream} (its authorization server cannot refresh the caller's \
+                         token right now; try again shortly)"
+                    )));
                 }
                 tracing::warn!(upstream, error = %why, "a user's upstream token could not be refreshed; they are asked to connect again");
                 let _ = self.registry.delete_connection(upstream, holder).await;

@@ -18,6 +18,7 @@ mod first_user;
 mod forwarded_links;
 mod moved;
 mod own_accounts;
+mod provider_outage;
 mod registration;
 mod replicas;
 mod unconfirmable_links;
