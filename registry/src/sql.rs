@@ -106,6 +106,9 @@ async fn watch_sqlite(pool: AnyPool, changes: tokio::sync::broadcast::Sender<Cha
     }
 }
 
+/// How long a listener's connection must last for a drop to count as the first in a while.
+const STEADY_FOR: Duration = Duration::from_secs(10);
+
 /// A listener to the replicas' announcements.
 async fn listen(url: &str) -> std::result::Result<sqlx::postgres::PgListener, sqlx::Error> {
     let mut listener = sqlx::postgres::PgListener::connect(url).await?;
@@ -127,6 +130,10 @@ async fn relay_announcements(
 ) {
     let mut backoff =
         crate::backoff::Backoff::new(Duration::from_millis(250), Duration::from_secs(30));
+    // When the connection last dropped: one that drops again at once (a proxy that closes what
+    // it accepts) waits before the next try, so that the followers are not made to re-read
+    // everything in a loop.
+    let mut dropped: Option<std::time::Instant> = None;
     loop {
         match listener.try_recv().await {
             Ok(Some(n)) => {
@@ -146,6 +153,12 @@ async fn relay_announcements(
             Ok(None) => {
                 tracing::warn!("registry listener reconnected; re-reading what may have changed");
                 let _ = changes.send(Change::Lost);
+                if dropped.is_some_and(|at| at.elapsed() < STEADY_FOR) {
+                    tokio::time::sleep(backoff.next_delay()).await;
+                } else {
+                    backoff.reset();
+                }
+                dropped = Some(std::time::Instant::now());
             }
             Err(e) => {
                 tracing::warn!(error = %e, "registry listener lost; reconnecting");
