@@ -5,7 +5,9 @@
 //! not public (unless `client_metadata_allow_private`), the connection pinned to the address
 //! checked (a second DNS answer cannot swap it), at most [`MAX_BYTES`] in [`FETCH_TIMEOUT`].
 //! A good document is kept for [`FRESH_FOR`] and stored as a client of source `cimd`, so the
-//! admin API lists it and can block it.
+//! admin API lists it and can block it. While its site cannot be reached the stored copy stands
+//! in: refusing would tell the host its client is unknown, and SDK clients then throw their
+//! tokens away.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -87,9 +89,24 @@ impl Documents {
                 return Ok(c);
             }
         }
-        let doc = fetch(url, allow_private)
-            .await
-            .map_err(ClientError::Document)?;
+        let doc = match fetch(url, allow_private).await {
+            Ok(doc) => doc,
+            // Its site is away for now: the last good copy stands in (a refusal would tell the
+            // host its client is unknown, on which it throws its tokens away), and is used
+            // without asking again for a while.
+            Err(Unfetched::Unreachable(e)) => {
+                let Some(last) = stored else {
+                    return Err(ClientError::Document(e));
+                };
+                tracing::warn!(client = url, error = %e, "a client's metadata document is out of reach; its last good copy is used");
+                self.seen
+                    .lock()
+                    .unwrap()
+                    .insert(url.to_string(), Instant::now());
+                return Ok(last);
+            }
+            Err(e) => return Err(ClientError::Document(e.to_string())),
+        };
         let metadata = checked(url, &doc).map_err(ClientError::Document)?;
         let rec = ClientRecord {
             client_id: url.to_string(),
@@ -138,8 +155,33 @@ fn checked(url: &str, doc: &Value) -> Result<Value, String> {
     Ok(metadata)
 }
 
+/// Why a document was not had.
+#[derive(Debug, thiserror::Error)]
+enum Unfetched {
+    /// The URL or what its site answered is not acceptable (not https, a private address, a
+    /// 4xx): the client is refused.
+    #[error("{0}")]
+    Refused(String),
+    /// Its site cannot be reached or is failing (no answer in time, a 5xx, 429): that may pass.
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+impl From<String> for Unfetched {
+    fn from(why: String) -> Self {
+        Unfetched::Refused(why)
+    }
+}
+
+impl From<&str> for Unfetched {
+    fn from(why: &str) -> Self {
+        Unfetched::Refused(why.to_string())
+    }
+}
+
 /// The document at `url`, fetched with the guards of this module.
-async fn fetch(url: &str, allow_private: bool) -> Result<Value, String> {
+async fn fetch(url: &str, allow_private: bool) -> Result<Value, Unfetched> {
+    let unreachable = Unfetched::Unreachable;
     let parsed = url::Url::parse(url).map_err(|e| format!("client_id is not a URL: {e}"))?;
     if parsed.scheme() != "https"
         || !parsed.username().is_empty()
@@ -162,19 +204,19 @@ async fn fetch(url: &str, allow_private: bool) -> Result<Value, String> {
         tokio::net::lookup_host((host.trim_matches(['[', ']']), port)),
     )
     .await
-    .map_err(|_| format!("{host} did not resolve in time"))?
-    .map_err(|e| format!("{host} does not resolve: {e}"))?
+    .map_err(|_| unreachable(format!("{host} did not resolve in time")))?
+    .map_err(|e| unreachable(format!("{host} does not resolve: {e}")))?
     .collect();
     let Some(addr) = addrs.first().copied() else {
-        return Err(format!("{host} has no address"));
+        return Err(unreachable(format!("{host} has no address")));
     };
     if !allow_private {
         if let Some(bad) = addrs.iter().find(|a| !is_public(a.ip())) {
-            return Err(format!(
+            return Err(Unfetched::Refused(format!(
                 "{host} resolves to {} (loopback, private or reserved): refused \
                  (auth.server.client_metadata_allow_private)",
                 bad.ip()
-            ));
+            )));
         }
     }
     let http = reqwest::Client::builder()
@@ -189,13 +231,17 @@ async fn fetch(url: &str, allow_private: bool) -> Result<Value, String> {
         .header("accept", "application/json")
         .send()
         .await
-        .map_err(|e| format!("cannot fetch {url}: {e}"))?;
-    if !resp.status().is_success() {
-        return Err(format!("{url} answered {}", resp.status()));
+        .map_err(|e| unreachable(format!("cannot fetch {url}: {e}")))?;
+    let status = resp.status();
+    if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+        return Err(unreachable(format!("{url} answered {status}")));
+    }
+    if !status.is_success() {
+        return Err(Unfetched::Refused(format!("{url} answered {status}")));
     }
     crate::json_answers::read_at_most(resp, MAX_BYTES)
         .await
-        .map_err(|e| format!("{url}: {e}"))
+        .map_err(|e| Unfetched::Refused(format!("{url}: {e}")))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! again), and a revocation that did not happen is never answered as done.
 
 use gateway_tests::PgCluster;
+use tokio::process::Command;
 
 use super::*;
 
@@ -84,4 +85,91 @@ async fn a_database_outage_asks_clients_to_try_again_and_loses_no_sign_in() {
     )
     .await;
     assert_eq!(again, 200, "the sign-in outlived the outage");
+}
+
+#[tokio::test]
+async fn a_hosts_metadata_document_out_of_reach_loses_no_sign_in() {
+    // The host's document, served over https by a private authority the gateway trusts.
+    let redirect = "http://127.0.0.1:33418/callback";
+    let doc_port = free_port();
+    let certs = gateway_tests::scratch();
+    let mut documents = Command::new(peers().join("venv/bin/python"))
+        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
+        .arg(doc_port.to_string())
+        .arg(&certs)
+        .arg(redirect)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    gateway_tests::wait_port(doc_port).await;
+    let ca = certs.join("ca.pem");
+    let document = format!("https://localhost:{doc_port}/client.json");
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        "registration = \"off\"\nclient_metadata_allow_private = true",
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let env = [
+        ("SSL_CERT_FILE", ca.to_str().unwrap()),
+        ("MCP_GATEWAY_LISTEN", listen.as_str()),
+    ];
+    let gw = start_at(&cfg, port, &env[..1]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let (verifier, challenge) = pkce();
+    let mut query = auth_query(&document, &challenge, port);
+    query.retain(|(k, _)| *k != "redirect_uri");
+    query.push(("redirect_uri", redirect.into()));
+    let code = param(
+        &location(&Walk::new(&gw).through(&as_pairs(&query), &pat).await),
+        "code",
+    )
+    .expect("a code");
+    let http = reqwest::Client::new();
+    let tokens: Value = http
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("code_verifier", &verifier),
+            ("client_id", &document),
+            ("redirect_uri", redirect),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let refresh = tokens["refresh_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tokens}"))
+        .to_string();
+
+    // The document's site is down, and the gateway (restarted) has not read it lately.
+    documents.kill().await.unwrap();
+    let _ = documents.wait().await;
+    let gw = gw.restart(&env).await;
+    let r = http
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", &refresh),
+            ("client_id", &document),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let status = r.status();
+    let body: Value = r.json().await.unwrap_or_default();
+    assert_eq!(
+        status,
+        200,
+        "a refresh while the host's document is out of reach: {body}\n{}",
+        gw.log()
+    );
 }
