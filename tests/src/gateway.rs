@@ -236,7 +236,6 @@ impl Gateway {
         let _ = self.child.kill().await;
     }
 
-    /// Sends SIGTERM and waits for the process to exit.
     /// Stops the gateway (SIGTERM) and starts it again with the same directory, config and
     /// admin token (`env` is given again).
     pub async fn restart(self, env: &[(&str, &str)]) -> Self {
@@ -252,6 +251,7 @@ impl Gateway {
         self.restart(env).await
     }
 
+    /// Stops the gateway (SIGTERM) and waits for the process to exit.
     pub async fn stop(self) -> std::process::ExitStatus {
         self.stop_keeping_dir().await.0
     }
