@@ -74,6 +74,9 @@ pub enum Redeemed<T> {
     Fresh(T),
     /// Used before: the grant it belongs to, which the caller revokes (a replay).
     Reused(String),
+    /// Used a moment before, within the interval the caller allows: a host that sent several
+    /// requests at once, each refreshing with the same token.
+    Again(T),
     Unknown,
 }
 
@@ -163,8 +166,14 @@ pub trait OAuthStore: Send + Sync {
         at: i64,
         expires_at: i64,
     ) -> Result<()>;
-    /// The grant of a refresh token that was unused and unexpired.
-    async fn redeem_refresh_token(&self, token_hash: &str, at: i64) -> Result<Redeemed<String>>;
+    /// The grant of a refresh token that was unused and unexpired; one first used less than
+    /// `reuse_within` ms before `at` is [`Redeemed::Again`].
+    async fn redeem_refresh_token(
+        &self,
+        token_hash: &str,
+        at: i64,
+        reuse_within: i64,
+    ) -> Result<Redeemed<String>>;
     /// The grant of a refresh token, used or not, without spending it.
     async fn refresh_token_grant(&self, token_hash: &str) -> Result<Option<String>>;
 
@@ -606,12 +615,17 @@ impl OAuthStore for SqlRegistry {
         Ok(())
     }
 
-    async fn redeem_refresh_token(&self, token_hash: &str, at: i64) -> Result<Redeemed<String>> {
+    async fn redeem_refresh_token(
+        &self,
+        token_hash: &str,
+        at: i64,
+        reuse_within: i64,
+    ) -> Result<Redeemed<String>> {
         let fresh = self
             .mark_used("oauth_refresh_tokens", "token_hash", token_hash, at)
             .await?;
         let row = sqlx::query(
-            "SELECT grant_id, expires_at FROM oauth_refresh_tokens WHERE token_hash = $1",
+            "SELECT grant_id, expires_at, used_at FROM oauth_refresh_tokens WHERE token_hash = $1",
         )
         .bind(token_hash)
         .fetch_optional(self.pool())
@@ -621,13 +635,12 @@ impl OAuthStore for SqlRegistry {
             return Ok(Redeemed::Unknown);
         };
         let grant: String = get(&row, "grant_id")?;
-        Ok(verdict(
-            fresh,
-            at,
-            get(&row, "expires_at")?,
-            grant.clone(),
-            grant,
-        ))
+        let expires_at: i64 = get(&row, "expires_at")?;
+        let used_at: Option<i64> = get(&row, "used_at")?;
+        if !fresh && expires_at >= at && used_at.is_some_and(|u| at - u < reuse_within) {
+            return Ok(Redeemed::Again(grant));
+        }
+        Ok(verdict(fresh, at, expires_at, grant.clone(), grant))
     }
 
     async fn refresh_token_grant(&self, token_hash: &str) -> Result<Option<String>> {

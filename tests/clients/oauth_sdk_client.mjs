@@ -8,7 +8,10 @@
 // Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token), ADMIN_URL and
 // ADMIN_TOKEN (to revoke the grant), REPLICA_MCP_URL (optional: another replica, same store),
 // CLIENT_METADATA_URL (optional: the host's client ID metadata document, instead of DCR),
-// ONLY_CONNECT (optional: stop after the first call).
+// REPLAY_WAIT_MS (optional: how long the replay of a spent refresh token waits),
+// ONLY_CONNECT (optional: stop after the first call), CONCURRENT_CALLS (optional: then N calls at
+// once with a spoilt access token, as a host whose requests all meet the expiry together, and
+// stop).
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -66,6 +69,7 @@ class Provider {
   }
   // The browser: the sign-in page, then the consent page, then the redirect with the code.
   async redirectToAuthorization(url) {
+    this.signIns = (this.signIns || 0) + 1;
     this.code = await actAsBrowser(url);
   }
 }
@@ -135,6 +139,28 @@ await attempt('call', async () => {
   return { text: r.content?.[0]?.text };
 });
 
+if (process.env.CONCURRENT_CALLS) {
+  // Every request meets the expired token at once: each gets a 401 and refreshes.
+  const spent = provider.saved.tokens?.refresh_token;
+  provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + provider.saved.tokens?.access_token };
+  const signIns = provider.signIns;
+  const calls = await Promise.allSettled(
+    Array.from({ length: Number(process.env.CONCURRENT_CALLS) }, (_, i) =>
+      client.callTool({ name: 'fx__echo', arguments: { message: `c${i}` } })),
+  );
+  step('concurrent', {
+    texts: calls.map((c) => (c.status === 'fulfilled' ? c.value.content?.[0]?.text : `error: ${c.reason?.message || c.reason}`)),
+    signedInAgain: provider.signIns !== signIns,
+    refreshed: provider.saved.tokens?.refresh_token !== spent,
+  });
+  await attempt('after', async () => {
+    const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'after' } });
+    return { text: r.content?.[0]?.text, signedInAgain: provider.signIns !== signIns };
+  });
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
+
 if (process.env.ONLY_CONNECT) {
   console.log(JSON.stringify(out));
   process.exit(0);
@@ -199,6 +225,8 @@ await attempt('replay', async () => {
   const fresh = await first.json();
   provider.saved.tokens = fresh;
   const before = await rawStatus(MCP_URL);
+  // Past the gateway's reuse interval (REPLAY_WAIT_MS), where a use again is a replay.
+  await new Promise((r) => setTimeout(r, Number(process.env.REPLAY_WAIT_MS || 0)));
   const again = await refresh(spent);
   const body = await again.json();
   const after = await rawStatus(MCP_URL);

@@ -15,6 +15,8 @@ use super::secret::{Secret, ValueSource};
 pub const ACCESS_TOKEN_TTL_SECS: u64 = 600;
 /// The default lifetime of a refresh token (each use gives a new one).
 pub const REFRESH_TOKEN_TTL_SECS: u64 = 30 * 24 * 3600;
+/// Seconds a refresh token may be used again after its first use (requests sent together).
+pub const REFRESH_TOKEN_REUSE_SECS: u64 = 10;
 /// An authorization code is redeemed at once by its client.
 pub const CODE_TTL_SECS: u64 = 60;
 /// How long the sign-in and consent pages stay valid once shown.
@@ -122,6 +124,12 @@ pub(super) struct RawAuthServer {
     access_token_ttl_secs: Option<u64>,
     #[schemars(extend("default" = REFRESH_TOKEN_TTL_SECS))]
     refresh_token_ttl_secs: Option<u64>,
+    /// Seconds after its first use in which a refresh token used again is no replay: a host
+    /// whose requests meet the access token's expiry together refreshes once per request with
+    /// the same token (the TypeScript SDK does). Each use gets new tokens of the same grant.
+    /// Later, a reuse revokes the grant; 0: every reuse does.
+    #[schemars(extend("default" = REFRESH_TOKEN_REUSE_SECS))]
+    refresh_token_reuse_secs: Option<u64>,
     #[schemars(extend("default" = KEY_ROTATION_DAYS))]
     key_rotation_days: Option<u64>,
     #[schemars(extend("default" = "open"))]
@@ -159,6 +167,8 @@ pub struct AuthServerConfig {
     pub issuer: String,
     pub access_token_ttl: Duration,
     pub refresh_token_ttl: Duration,
+    /// How long after its first use a refresh token may be used again (`refresh_token_reuse_secs`).
+    pub refresh_token_reuse: Duration,
     pub code_ttl: Duration,
     pub page_ttl: Duration,
     pub key_rotation: Duration,
@@ -313,6 +323,10 @@ impl AuthServerConfig {
             issuer,
             access_token_ttl: Duration::from_secs(
                 raw.access_token_ttl_secs.unwrap_or(ACCESS_TOKEN_TTL_SECS),
+            ),
+            refresh_token_reuse: Duration::from_secs(
+                raw.refresh_token_reuse_secs
+                    .unwrap_or(REFRESH_TOKEN_REUSE_SECS),
             ),
             refresh_token_ttl: Duration::from_secs(
                 raw.refresh_token_ttl_secs.unwrap_or(REFRESH_TOKEN_TTL_SECS),

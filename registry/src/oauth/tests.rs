@@ -80,7 +80,7 @@ async fn one_time_secrets_work_once_and_a_replay_names_its_grant() {
     );
 
     let now = now_ms();
-    r.create_refresh_token("r1", "g1", now, now + 1000)
+    r.create_refresh_token("r1", "g1", now, now + 60_000)
         .await
         .unwrap();
     r.create_refresh_token("r2", "g1", now, now - 1)
@@ -91,16 +91,30 @@ async fn one_time_secrets_work_once_and_a_replay_names_its_grant() {
         Some("g1")
     );
     assert_eq!(
-        r.redeem_refresh_token("r1", now).await.unwrap(),
+        r.redeem_refresh_token("r1", now, 0).await.unwrap(),
         Redeemed::Fresh("g1".into()),
         "a lookup does not spend it"
     );
     assert_eq!(
-        r.redeem_refresh_token("r1", now).await.unwrap(),
+        r.redeem_refresh_token("r1", now + 5_000, 10_000)
+            .await
+            .unwrap(),
+        Redeemed::Again("g1".into()),
+        "used again within the interval allowed"
+    );
+    assert_eq!(
+        r.redeem_refresh_token("r1", now + 10_000, 10_000)
+            .await
+            .unwrap(),
+        Redeemed::Reused("g1".into()),
+        "used again after it"
+    );
+    assert_eq!(
+        r.redeem_refresh_token("r1", now, 0).await.unwrap(),
         Redeemed::Reused("g1".into())
     );
     assert_eq!(
-        r.redeem_refresh_token("r2", now).await.unwrap(),
+        r.redeem_refresh_token("r2", now, 10_000).await.unwrap(),
         Redeemed::Unknown,
         "expired"
     );
@@ -203,7 +217,7 @@ async fn what_lapsed_is_forgotten_and_what_works_is_kept() {
     assert_eq!(r.consent("ann", "unused").await.unwrap(), None);
     assert!(r.consent("ann", "in-use").await.unwrap().is_some());
     assert_eq!(
-        r.redeem_refresh_token("rt-live", now).await.unwrap(),
+        r.redeem_refresh_token("rt-live", now, 0).await.unwrap(),
         Redeemed::Fresh("live".into())
     );
     assert_eq!(

@@ -293,6 +293,10 @@ async fn fresh<T>(
 ) -> Result<T, Response> {
     match redeemed {
         Ok(Redeemed::Fresh(t)) => Ok(t),
+        Ok(Redeemed::Again(t)) => {
+            tracing::info!("a {what} used again within the reuse interval");
+            Ok(t)
+        }
         Ok(Redeemed::Reused(grant)) => Err(revoke_replayed(state, &grant, what).await),
         Ok(Redeemed::Unknown) => Err(invalid_grant(&format!("unknown or expired {what}"))),
         Err(_) => Err(unavailable()),
@@ -349,9 +353,12 @@ async fn redeem_refresh(
             ));
         }
     }
+    // A host whose requests met the expiry together refreshes once per request with the same
+    // token (the TypeScript SDK does): a use again within the reuse interval is no replay.
+    let reuse = server(state).config.refresh_token_reuse.as_millis() as i64;
     let redeemed = state
         .registry
-        .redeem_refresh_token(&hashed(token), now_ms())
+        .redeem_refresh_token(&hashed(token), now_ms(), reuse)
         .await;
     let grant = fresh(state, redeemed, "refresh token").await?;
     let grant = live_grant(state, &grant, client, "refresh token").await?;

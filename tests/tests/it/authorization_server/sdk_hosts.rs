@@ -10,7 +10,7 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
     use base64::Engine;
     let db = postgres_database().await;
     let port = free_port();
-    let cfg = config(&db, port, "");
+    let cfg = config(&db, port, "refresh_token_reuse_secs = 1");
     let seal = base64::engine::general_purpose::STANDARD.encode([5u8; 32]);
     let seal = ("MCP_GATEWAY_USER_CREDENTIALS_KEY", seal.as_str());
     let gw = start_at(&cfg, port, &[seal]).await;
@@ -41,7 +41,7 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
     assert!(meta["registration_endpoint"].is_string(), "{meta}");
 
     let pat = gw.token_for("ann", &["reader"]).await;
-    let steps = sdk_host(&gw, &pat, Some(&replica), &[]).await;
+    let steps = sdk_host(&gw, &pat, Some(&replica), &[("REPLAY_WAIT_MS", "1500")]).await;
     let ctx = || format!("{steps:#}\n{}", gw.log());
 
     assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
@@ -476,4 +476,27 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         }),
         "{grants}"
     );
+}
+
+/// A host whose requests all meet the expired token together refreshes once per request with
+/// the same refresh token (the TypeScript SDK does not serialise its refreshes): that is no
+/// replay, and its user is not signed out for it.
+#[tokio::test]
+async fn a_real_sdk_host_that_refreshes_several_times_at_once_stays_signed_in() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let gw = start_at(&config(&super::sqlite_url(&dir), port, ""), port, &[]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let steps = sdk_host(&gw, &pat, None, &[("CONCURRENT_CALLS", "3")]).await;
+    assert_eq!(steps["call"]["text"], "hello", "{steps:#}");
+    let concurrent = &steps["concurrent"];
+    assert_eq!(
+        concurrent["texts"],
+        json!(["c0", "c1", "c2"]),
+        "{steps:#}\n{}",
+        gw.log()
+    );
+    assert_eq!(concurrent["signedInAgain"], false, "{steps:#}");
+    assert_eq!(steps["after"]["text"], "after", "{steps:#}");
+    assert_eq!(steps["after"]["signedInAgain"], false, "{steps:#}");
 }
