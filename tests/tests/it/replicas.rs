@@ -68,6 +68,16 @@ async fn upstream_added_on_one_replica_is_served_by_the_other() {
 }
 
 /// Two replicas of `config` sharing the session key in `key`, their fixture up.
+/// The HTTP status of a ping on `session` at `url`.
+async fn ping_status(url: String, session: String) -> u16 {
+    let mut host = RawClient::new(&url);
+    host.session = Some(session);
+    host.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .await
+        .status()
+        .as_u16()
+}
+
 async fn two_replicas(config: &str, key: &[(&str, &str)]) -> (Gateway, Gateway) {
     let a = Gateway::start_with_env(config, key).await;
     let b = Gateway::start_with_env(config, key).await;
@@ -176,16 +186,7 @@ async fn a_session_ended_through_one_replica_is_ended_on_the_one_that_holds_it()
     let (a, b) = two_replicas(&config, &key).await;
     let c = RawClient::initialize(&a.mcp, json!({})).await;
     let session = c.session.clone().unwrap();
-    let ping = |url: String| {
-        let mut host = RawClient::new(&url);
-        host.session = Some(session.clone());
-        async move {
-            host.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
-                .await
-                .status()
-                .as_u16()
-        }
-    };
+    let ping = |url: String| ping_status(url, session.clone());
     assert_eq!(ping(a.mcp.clone()).await, 200);
     let r = c
         .http
@@ -212,16 +213,7 @@ async fn a_session_ended_while_its_replica_heard_nothing_is_ended_once_it_hears_
     a.wait_up(&["fx"]).await;
     let c = RawClient::initialize(&a.mcp, json!({})).await;
     let session = c.session.clone().unwrap();
-    let ping = || {
-        let mut host = RawClient::new(&a.mcp);
-        host.session = Some(session.clone());
-        async move {
-            host.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
-                .await
-                .status()
-                .as_u16()
-        }
-    };
+    let ping = || ping_status(a.mcp.clone(), session.clone());
     assert_eq!(ping().await, 200);
     // Another replica ended it and its announcement never arrived: the record is there, and
     // this replica's listener then loses its connection (it reconnects by itself).

@@ -188,21 +188,7 @@ async fn a_connect_link_is_confirmed_at_the_company_provider() {
         "code",
     )
     .unwrap();
-    let tokens: Value = reqwest::Client::new()
-        .post(format!("{}/oauth/token", gw.base))
-        .form(&[
-            ("grant_type", "authorization_code"),
-            ("code", code.as_str()),
-            ("code_verifier", verifier.as_str()),
-            ("client_id", id.as_str()),
-            ("redirect_uri", "http://127.0.0.1:9/cb"),
-        ])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let tokens = exchange(&gw, &id, &code, &verifier, "http://127.0.0.1:9/cb").await;
     let bob = tokens["access_token"]
         .as_str()
         .unwrap_or_else(|| panic!("{tokens}"));

@@ -94,6 +94,70 @@ fn auth_query(client_id: &str, challenge: &str, port: u16) -> Vec<(&'static str,
     ]
 }
 
+/// The tokens `pat`'s user gets for `client_id` (redirecting to `redirect`) from the gateway
+/// at `port`: the pages walked, the code exchanged with its PKCE verifier.
+async fn signed_in(gw: &Gateway, client_id: &str, redirect: &str, port: u16, pat: &str) -> Value {
+    let (verifier, challenge) = pkce();
+    let mut query = auth_query(client_id, &challenge, port);
+    query.retain(|(k, _)| *k != "redirect_uri");
+    query.push(("redirect_uri", redirect.into()));
+    let code = param(
+        &location(&Walk::new(gw).through(&as_pairs(&query), pat).await),
+        "code",
+    )
+    .expect("a code");
+    exchange(gw, client_id, &code, &verifier, redirect).await
+}
+
+/// What the token endpoint answers for `code`.
+async fn exchange(
+    gw: &Gateway,
+    client_id: &str,
+    code: &str,
+    verifier: &str,
+    redirect: &str,
+) -> Value {
+    reqwest::Client::new()
+        .post(format!("{}/oauth/token", gw.base))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("code_verifier", verifier),
+            ("client_id", client_id),
+            ("redirect_uri", redirect),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// A host's client ID metadata document (redirecting to `redirect`), served over https by a
+/// private authority: the server, the authority's certificate (for `SSL_CERT_FILE`) and the
+/// document's URL.
+async fn document_host(redirect: &str) -> (tokio::process::Child, gateway_tests::Scratch, String) {
+    let port = free_port();
+    let certs = gateway_tests::scratch();
+    let server = Command::new(peers().join("venv/bin/python"))
+        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
+        .arg(port.to_string())
+        .arg(&certs)
+        .arg(redirect)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    gateway_tests::wait_port(port).await;
+    (
+        server,
+        certs,
+        format!("https://localhost:{port}/client.json"),
+    )
+}
+
 fn as_pairs<'q>(q: &'q [(&'static str, String)]) -> Vec<(&'static str, &'q str)> {
     q.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }

@@ -4,7 +4,6 @@
 //! again), and a revocation that did not happen is never answered as done.
 
 use gateway_tests::PgCluster;
-use tokio::process::Command;
 
 use super::*;
 
@@ -15,32 +14,11 @@ async fn a_database_outage_asks_clients_to_try_again_and_loses_no_sign_in() {
     let gw = start_at(&config(&pg.url, port, ""), port, &[]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
     let id = register(&gw, "http://127.0.0.1:9/cb", "A").await;
-    let (verifier, challenge) = pkce();
-    let query = auth_query(&id, &challenge, port);
-    let code = param(
-        &location(&Walk::new(&gw).through(&as_pairs(&query), &pat).await),
-        "code",
-    )
-    .expect("a code");
+    let tokens = signed_in(&gw, &id, "http://127.0.0.1:9/cb", port, &pat).await;
     let http = reqwest::Client::new();
     let token = |form: Vec<(&'static str, String)>, path: &'static str| {
         http.post(format!("{}{path}", gw.base)).form(&form).send()
     };
-    let tokens: Value = token(
-        vec![
-            ("grant_type", "authorization_code".into()),
-            ("code", code),
-            ("code_verifier", verifier),
-            ("client_id", id.clone()),
-            ("redirect_uri", "http://127.0.0.1:9/cb".into()),
-        ],
-        "/oauth/token",
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
     let refresh = tokens["refresh_token"]
         .as_str()
         .expect("tokens")
@@ -89,23 +67,9 @@ async fn a_database_outage_asks_clients_to_try_again_and_loses_no_sign_in() {
 
 #[tokio::test]
 async fn a_hosts_metadata_document_out_of_reach_loses_no_sign_in() {
-    // The host's document, served over https by a private authority the gateway trusts.
     let redirect = "http://127.0.0.1:33418/callback";
-    let doc_port = free_port();
-    let certs = gateway_tests::scratch();
-    let mut documents = Command::new(peers().join("venv/bin/python"))
-        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
-        .arg(doc_port.to_string())
-        .arg(&certs)
-        .arg(redirect)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    gateway_tests::wait_port(doc_port).await;
+    let (mut documents, certs, document) = document_host(redirect).await;
     let ca = certs.join("ca.pem");
-    let document = format!("https://localhost:{doc_port}/client.json");
     let dir = gateway_tests::scratch();
     let port = free_port();
     let cfg = config(
@@ -120,31 +84,8 @@ async fn a_hosts_metadata_document_out_of_reach_loses_no_sign_in() {
     ];
     let gw = start_at(&cfg, port, &env[..1]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
-    let (verifier, challenge) = pkce();
-    let mut query = auth_query(&document, &challenge, port);
-    query.retain(|(k, _)| *k != "redirect_uri");
-    query.push(("redirect_uri", redirect.into()));
-    let code = param(
-        &location(&Walk::new(&gw).through(&as_pairs(&query), &pat).await),
-        "code",
-    )
-    .expect("a code");
+    let tokens = signed_in(&gw, &document, redirect, port, &pat).await;
     let http = reqwest::Client::new();
-    let tokens: Value = http
-        .post(format!("{}/oauth/token", gw.base))
-        .form(&[
-            ("grant_type", "authorization_code"),
-            ("code", &code),
-            ("code_verifier", &verifier),
-            ("client_id", &document),
-            ("redirect_uri", redirect),
-        ])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
     let refresh = tokens["refresh_token"]
         .as_str()
         .unwrap_or_else(|| panic!("{tokens}"))

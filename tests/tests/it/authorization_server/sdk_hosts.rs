@@ -143,22 +143,8 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
 #[tokio::test]
 async fn a_real_sdk_host_named_by_its_client_metadata_document_signs_in() {
     // The host's document, served over https by a private authority the gateway trusts.
-    let doc_port = free_port();
-    let certs = gateway_tests::scratch();
-    let _documents = Command::new(peers().join("venv/bin/python"))
-        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
-        .arg(doc_port.to_string())
-        .arg(&certs)
-        .arg("http://127.0.0.1:33418/callback")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    gateway_tests::wait_port(doc_port).await;
+    let (_documents, certs, document) = document_host("http://127.0.0.1:33418/callback").await;
     let ca = certs.join("ca.pem");
-    let document = format!("https://localhost:{doc_port}/client.json");
-
     let dir = gateway_tests::scratch();
     let port = free_port();
     let cfg = config(
