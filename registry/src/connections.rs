@@ -46,6 +46,18 @@ pub trait ConnectionStore: Send + Sync {
     async fn list_connections(&self, holder: Option<&str>) -> Result<Vec<ConnectionRecord>>;
     /// Deletes one; whether it existed. Every replica is told.
     async fn delete_connection(&self, upstream: &str, holder: &str) -> Result<bool>;
+    /// Takes the turn to refresh a connection's tokens until `until` (ms), unless another
+    /// replica holds an unexpired one at `at`: whether this one has it. None when there is no
+    /// such connection.
+    async fn lease_connection(
+        &self,
+        upstream: &str,
+        holder: &str,
+        at: i64,
+        until: i64,
+    ) -> Result<Option<bool>>;
+    /// Gives the turn back.
+    async fn release_connection(&self, upstream: &str, holder: &str) -> Result<()>;
     /// Tells every other replica that `holder` completed the URL elicitation `id` (stores
     /// nothing; a single-process store has nobody to tell).
     async fn announce_elicitation_complete(&self, holder: &str, id: &str) -> Result<()>;
@@ -144,6 +156,45 @@ impl ConnectionStore for SqlRegistry {
         }
         let rows = q.fetch_all(self.pool()).await.map_err(db)?;
         rows.iter().map(from_row).collect()
+    }
+
+    async fn lease_connection(
+        &self,
+        upstream: &str,
+        holder: &str,
+        at: i64,
+        until: i64,
+    ) -> Result<Option<bool>> {
+        let taken = sqlx::query(
+            "UPDATE upstream_connections SET refreshing_until = $1 WHERE upstream = $2 \
+             AND holder = $3 AND (refreshing_until IS NULL OR refreshing_until < $4)",
+        )
+        .bind(until)
+        .bind(upstream)
+        .bind(holder)
+        .bind(at)
+        .execute(self.pool())
+        .await
+        .map_err(|e| RegistryError::from_sqlx(e, "connection"))?
+        .rows_affected()
+            == 1;
+        if taken {
+            return Ok(Some(true));
+        }
+        Ok(self.get_connection(upstream, holder).await?.map(|_| false))
+    }
+
+    async fn release_connection(&self, upstream: &str, holder: &str) -> Result<()> {
+        sqlx::query(
+            "UPDATE upstream_connections SET refreshing_until = NULL \
+             WHERE upstream = $1 AND holder = $2",
+        )
+        .bind(upstream)
+        .bind(holder)
+        .execute(self.pool())
+        .await
+        .map_err(|e| RegistryError::from_sqlx(e, "connection"))?;
+        Ok(())
     }
 
     async fn delete_connection(&self, upstream: &str, holder: &str) -> Result<bool> {

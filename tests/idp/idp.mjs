@@ -8,7 +8,8 @@
 //   in the ID token (`groups` and `email` scopes).
 //   `scope` lists the scopes the client may ask for, `ttl` its access-token lifetime (seconds),
 //   `token_exchange: {"accept_audience": URL}` lets it exchange tokens for that audience (RFC 8693);
-//   `refresh: true` gives an authorization-code client refresh tokens;
+//   `refresh: true` gives an authorization-code client refresh tokens (`rotate: true`: a new one
+//   at each refresh, the spent one used again revoking the grant);
 //   `id_jag: {"client_id"}` lets an authorization-code client exchange its users' ID tokens for
 //   identity assertion grants (ID-JAG, enterprise-managed authorization) naming that client of
 //   the resource's authorization server; the provider's policy refuses accounts with
@@ -95,6 +96,14 @@ function build(issuer, key) {
     ttl: { IdToken: idTokenTtl },
     // Clients allowed the refresh_token grant get refresh tokens (no `offline_access` needed).
     issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // `rotate: true`: each refresh gives a new refresh token, and the spent one used again
+    // revokes the grant (as Auth0 or Okta with rotation do); otherwise the provider's default.
+    rotateRefreshToken: (ctx) => {
+      const { Client: client, RefreshToken: token } = ctx.oidc.entities;
+      if (clients.find((c) => c.client_id === client.clientId)?.rotate) return true;
+      if (client.clientAuthMethod === 'none' && !token.isSenderConstrained()) return true;
+      return token.ttlPercentagePassed() >= 70;
+    },
     findAccount: async (ctx, id) => ({
       accountId: id,
       claims: async () => ({ sub: id, ...(accounts[id] || {}) }),

@@ -284,3 +284,51 @@ async fn terminated_sessions_on_both_backends() {
     let url = gateway_tests::postgres_database().await;
     terminated_sessions(&SqlRegistry::open(&url, Default::default()).await.unwrap()).await;
 }
+
+/// One replica's turn to refresh a connection at a time; a turn not given back lapses.
+async fn connection_turns(reg: &dyn Registry) {
+    let now = registry::now_ms();
+    assert_eq!(
+        reg.lease_connection("own", "user:a", now, now + 30_000)
+            .await
+            .unwrap(),
+        None,
+        "no such connection"
+    );
+    reg.put_connection(&registry::ConnectionRecord {
+        upstream: "own".into(),
+        holder: "user:a".into(),
+        connected_by: "a".into(),
+        sealed: "x".into(),
+        issuer: "https://as".into(),
+        scope: String::new(),
+        created_at: now,
+        updated_at: now,
+        expires_at: None,
+    })
+    .await
+    .unwrap();
+    let lease = |at: i64| reg.lease_connection("own", "user:a", at, at + 30_000);
+    assert_eq!(lease(now).await.unwrap(), Some(true));
+    assert_eq!(lease(now + 1_000).await.unwrap(), Some(false), "taken");
+    assert_eq!(
+        lease(now + 31_000).await.unwrap(),
+        Some(true),
+        "a turn not given back lapses"
+    );
+    reg.release_connection("own", "user:a").await.unwrap();
+    assert_eq!(lease(now + 32_000).await.unwrap(), Some(true), "given back");
+}
+
+#[tokio::test]
+async fn connection_turns_on_both_backends() {
+    let dir = gateway_tests::scratch();
+    connection_turns(
+        &SqlRegistry::open(&super::sqlite_url(&dir), Default::default())
+            .await
+            .unwrap(),
+    )
+    .await;
+    let url = gateway_tests::postgres_database().await;
+    connection_turns(&SqlRegistry::open(&url, Default::default()).await.unwrap()).await;
+}

@@ -1,6 +1,8 @@
 //! Using a user's stored upstream tokens: the access token for a call, a refresh when it is
-//! about to expire or the upstream refused it (one at a time per connection, and one another
-//! replica just made is taken rather than repeated), a new grant at an enterprise-managed
+//! about to expire or the upstream refused it (one at a time per connection, across replicas
+//! too: a replica waits for the one whose turn it is and takes its tokens, since a provider that
+//! rotates refresh tokens revokes the grant when a spent one is used again), a new grant at an
+//! enterprise-managed
 //! upstream, and never a token issued for another server than the upstream's URL now, or by
 //! another authorization server than the one its config pins.
 
@@ -12,6 +14,20 @@ use super::managed::Managed;
 use super::vault::{Access, Tokens, Vault};
 use crate::upstream::dpop;
 use crate::upstream::UpstreamError;
+
+/// How long a replica's turn to refresh a connection lasts at most: a crashed replica's lapses.
+const TURN_MS: i64 = 30_000;
+/// How long a replica waits for another's refresh, and how often it looks.
+const TURN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+const TURN_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Who refreshes a connection's tokens.
+enum Turn {
+    /// This replica, with the tokens stored now.
+    Mine(Box<(ConnectionRecord, Tokens)>),
+    /// Another replica did while this one waited: its access token.
+    Theirs(Access),
+}
 
 impl Vault {
     /// The stored tokens of `holder`'s connection to `upstream`, if they are for the server it
@@ -105,6 +121,76 @@ impl Vault {
             // Refreshed meanwhile, here or on another replica.
             return Ok(t.access(now));
         }
+        if t.refresh_token.is_none() {
+            return self.refresh(upstream, holder, rec, t, managed).await;
+        }
+        // One refresh between the replicas too: a provider that rotates refresh tokens takes
+        // the spent one used again for a theft and revokes the user's grant.
+        let (rec, t) = match self.refresh_turn(upstream, holder, &t.access_token).await? {
+            Turn::Theirs(access) => return Ok(access),
+            Turn::Mine(mine) => *mine,
+        };
+        let refreshed = self.refresh(upstream, holder, rec, t, managed).await;
+        if let Err(e) = self.registry.release_connection(upstream, holder).await {
+            tracing::warn!(upstream, error = %e, "cannot give back the turn to refresh a connection; it lapses");
+        }
+        refreshed
+    }
+
+    /// The turn to refresh `holder`'s connection to `upstream` (whose stored access token was
+    /// `had`) with the tokens stored now, or the tokens another replica got while this one
+    /// waited for it.
+    async fn refresh_turn(
+        &self,
+        upstream: &str,
+        holder: &str,
+        had: &str,
+    ) -> Result<Turn, UpstreamError> {
+        let store = |e: registry::RegistryError| {
+            UpstreamError::Connect(format!("the credential store: {e}"))
+        };
+        let waited_until = tokio::time::Instant::now() + TURN_WAIT;
+        loop {
+            let now = now_ms();
+            let taken = self
+                .registry
+                .lease_connection(upstream, holder, now, now + TURN_MS)
+                .await
+                .map_err(store)?;
+            let Some((rec, t, _)) = self.stored(upstream, holder).await? else {
+                return Err(Self::needs_connect(upstream, holder));
+            };
+            if t.access_token != had && t.fresh(now) {
+                if taken == Some(true) {
+                    let _ = self.registry.release_connection(upstream, holder).await;
+                }
+                return Ok(Turn::Theirs(t.access(now)));
+            }
+            match taken {
+                Some(true) => return Ok(Turn::Mine(Box::new((rec, t)))),
+                None => return Err(Self::needs_connect(upstream, holder)),
+                Some(false) if tokio::time::Instant::now() >= waited_until => {
+                    return Err(UpstreamError::Unavailable(format!(
+                        "{upstream} (another replica is refreshing the caller's token; try again \
+                         shortly)"
+                    )))
+                }
+                Some(false) => tokio::time::sleep(TURN_POLL).await,
+            }
+        }
+    }
+
+    /// New tokens for the connection `rec` (tokens `t`): a refresh, or at an enterprise-managed
+    /// upstream with no refresh token a new grant; a refused refresh forgets the connection.
+    async fn refresh(
+        &self,
+        upstream: &str,
+        holder: &str,
+        rec: ConnectionRecord,
+        t: Tokens,
+        managed: Option<&Managed>,
+    ) -> Result<Access, UpstreamError> {
+        let now = now_ms();
         let answer = match (&t.refresh_token, managed) {
             (Some(rt), _) => flow::refresh(&self.http, &t.discovered(), &t.client(), rt).await,
             // A new grant from the company sign-in (grants come without refresh tokens).

@@ -202,7 +202,7 @@ struct Own {
 async fn own_upstream(db: &str, port: u16, user_oauth: &str) -> Own {
     let idp = gateway_tests::Idp::start_with_accounts(
         json!([{"client_id": "gateway", "client_secret": "upstream-secret",
-                "scope": "openid tools", "refresh": true,
+                "scope": "openid tools", "refresh": true, "rotate": true,
                 "redirect_uris": [format!("http://127.0.0.1:{port}/oauth/upstream/callback")]}]),
         json!({}),
     )

@@ -53,3 +53,57 @@ async fn the_completion_reaches_a_host_on_another_replica() {
     assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
     drop(own.idp);
 }
+
+/// Two replicas that both find a user's upstream token refused at once refresh it once between
+/// them: the upstream's provider rotates refresh tokens and takes a spent one used again for a
+/// theft, revoking the user's grant (as Auth0 or Okta with rotation do).
+#[tokio::test]
+async fn two_replicas_refresh_a_users_token_once_between_them() {
+    let db = gateway_tests::postgres_database().await;
+    let port_a = free_port();
+    let own = own_upstream(&db, port_a, "").await;
+    let (listen_a, key) = own_listen_and_key(port_a);
+    let a = Gateway::start_secured(&own.config, &own_env(&listen_a, &key)).await;
+    let env_b = [
+        ("UPSTREAM_SECRET", "upstream-secret"),
+        ("CREDENTIALS_KEY", key.as_str()),
+        ("OLD_CREDENTIALS_KEY", key.as_str()),
+        ("MCP_GATEWAY_USER_CREDENTIALS_PUBLIC_URL", &a.base),
+    ];
+    let b = Gateway::start_secured(&own.config, &env_b).await;
+    a.wait_up(&["fx"]).await;
+    b.wait_up(&["fx"]).await;
+    connect_catalog(&a).await;
+    let alice = a.token_for("alice", &["member"]).await;
+    let mut on_a = RawClient::initialize_as(&a.mcp, json!({}), Some(&alice)).await;
+    let first = whoami(&mut on_a).await;
+    let link = link_in(first["result"]["content"][0]["text"].as_str().unwrap());
+    let page = browse(&link, &alice, "alice").await;
+    assert!(
+        page["text"].as_str().unwrap().contains("Connected"),
+        "{page}"
+    );
+    let mut on_b = RawClient::initialize_as(&b.mcp, json!({}), Some(&alice)).await;
+    for host in [&mut on_a, &mut on_b] {
+        let r = whoami(host).await;
+        assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
+    }
+
+    let refuse = format!(
+        "{}/test/refuse?sub=alice",
+        own.upstream.trim_end_matches("/mcp")
+    );
+    for round in 0..3 {
+        reqwest::Client::new().post(&refuse).send().await.unwrap();
+        let (ra, rb) = tokio::join!(whoami(&mut on_a), whoami(&mut on_b));
+        for r in [ra, rb] {
+            assert_eq!(
+                r["result"]["content"][0]["text"],
+                "you are alice",
+                "round {round}: {r}\n{}\n{}",
+                a.log(),
+                b.log()
+            );
+        }
+    }
+}
