@@ -274,15 +274,21 @@ async fn terminated_sessions(reg: &dyn Registry) {
 
 #[tokio::test]
 async fn terminated_sessions_on_both_backends() {
+    let (_dir, both) = both_backends().await;
+    for reg in &both {
+        terminated_sessions(reg).await;
+    }
+}
+
+/// A migrated SQLite registry (in the folder returned) and a Postgres one.
+async fn both_backends() -> (gateway_tests::Scratch, [SqlRegistry; 2]) {
     let dir = gateway_tests::scratch();
-    terminated_sessions(
-        &SqlRegistry::open(&super::sqlite_url(&dir), Default::default())
-            .await
-            .unwrap(),
-    )
-    .await;
+    let sqlite = SqlRegistry::open(&super::sqlite_url(&dir), Default::default())
+        .await
+        .unwrap();
     let url = gateway_tests::postgres_database().await;
-    terminated_sessions(&SqlRegistry::open(&url, Default::default()).await.unwrap()).await;
+    let postgres = SqlRegistry::open(&url, Default::default()).await.unwrap();
+    (dir, [sqlite, postgres])
 }
 
 /// One replica's turn to refresh a connection at a time; a turn not given back lapses.
@@ -322,13 +328,8 @@ async fn connection_turns(reg: &dyn Registry) {
 
 #[tokio::test]
 async fn connection_turns_on_both_backends() {
-    let dir = gateway_tests::scratch();
-    connection_turns(
-        &SqlRegistry::open(&super::sqlite_url(&dir), Default::default())
-            .await
-            .unwrap(),
-    )
-    .await;
-    let url = gateway_tests::postgres_database().await;
-    connection_turns(&SqlRegistry::open(&url, Default::default()).await.unwrap()).await;
+    let (_dir, both) = both_backends().await;
+    for reg in &both {
+        connection_turns(reg).await;
+    }
 }
