@@ -20,6 +20,7 @@ use serde_json::json;
 use super::discovery::{self, Discovered};
 use super::flow::{self, ID_JAG_TYPE, ID_TOKEN_TYPE, JWT_BEARER, TOKEN_EXCHANGE};
 use super::managed::Managed;
+use super::renewal::Turn;
 use super::vault::{user_holder, Access, Connected, Tokens, Vault};
 use crate::upstream::UpstreamError;
 
@@ -120,7 +121,7 @@ impl Vault {
     ) -> Result<(String, String), UpstreamError> {
         // The link that follows leads through the company's sign-in.
         let needs_sign_in = || Vault::needs_connect(upstream, holder);
-        let Some((rec, t, _)) = self.stored(COMPANY, holder).await? else {
+        let Some((_, t, _)) = self.stored(COMPANY, holder).await? else {
             return Err(needs_sign_in());
         };
         // A sign-in at a provider the gateway no longer federates with (the company changed
@@ -135,6 +136,34 @@ impl Vault {
         if t.expires_at.is_none_or(|e| e - now > ID_TOKEN_MARGIN_MS) {
             return Ok((t.access_token, t.token_endpoint));
         }
+        if t.refresh_token.is_none() {
+            return Err(needs_sign_in());
+        }
+        // One refresh at a time, between the replicas too: a provider that rotates refresh
+        // tokens revokes the sign-in when a spent one is used again.
+        let (rec, t) = match self.refresh_turn(COMPANY, holder, &t.access_token).await? {
+            Turn::Theirs(access) => {
+                return Ok((access.token.expose().to_string(), t.token_endpoint))
+            }
+            Turn::Mine(mine) => *mine,
+        };
+        let refreshed = self.refresh_company(upstream, holder, rec, t).await;
+        if let Err(e) = self.registry.release_connection(COMPANY, holder).await {
+            tracing::warn!(error = %e, "cannot give back the turn to refresh a company sign-in; it lapses");
+        }
+        refreshed
+    }
+
+    /// `holder`'s company sign-in `rec` (tokens `t`) refreshed and kept: its new ID token and
+    /// the provider's token endpoint. A refused refresh forgets it (they sign in again).
+    async fn refresh_company(
+        &self,
+        upstream: &str,
+        holder: &str,
+        rec: ConnectionRecord,
+        t: Tokens,
+    ) -> Result<(String, String), UpstreamError> {
+        let needs_sign_in = || Vault::needs_connect(upstream, holder);
         let Some(rt) = &t.refresh_token else {
             return Err(needs_sign_in());
         };

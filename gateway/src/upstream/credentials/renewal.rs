@@ -22,7 +22,7 @@ const TURN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 const TURN_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Who refreshes a connection's tokens.
-enum Turn {
+pub(super) enum Turn {
     /// This replica, with the tokens stored now.
     Mine(Box<(ConnectionRecord, Tokens)>),
     /// Another replica did while this one waited: its access token.
@@ -140,7 +140,7 @@ impl Vault {
     /// The turn to refresh `holder`'s connection to `upstream` (whose stored access token was
     /// `had`) with the tokens stored now, or the tokens another replica got while this one
     /// waited for it.
-    async fn refresh_turn(
+    pub(super) async fn refresh_turn(
         &self,
         upstream: &str,
         holder: &str,
