@@ -131,6 +131,8 @@ function build(issuer, key) {
   });
   provider.proxy = true;
   provider.on('registration_create.success', () => registrations++);
+  // Why a grant was refused, which the answer keeps to itself (`error_detail`).
+  provider.on('grant.error', (ctx, err) => console.error('grant.error', err.error_detail || err.message));
   provider.registerGrantType(TOKEN_EXCHANGE, exchange(issuer, key), [
     'subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'audience', 'scope',
   ]);

@@ -51,6 +51,10 @@ impl Vault {
     /// Callers keep one only while some upstream is enterprise-managed.
     pub async fn keep_company_sign_in(&self, keys: &[String], s: CompanySignIn) {
         let Some(f) = &self.company else { return };
+        // One sign-in, one refresh token, kept for each key: refreshed through the first, and
+        // the new tokens kept for all (a provider that rotates refresh tokens revokes the
+        // sign-in when another key's copy of a spent one is used).
+        let siblings: Vec<String> = keys.iter().map(|k| user_holder(k)).collect();
         let t = Tokens {
             expires_at: expiry_ms(&s.id_token),
             access_token: s.id_token,
@@ -62,6 +66,7 @@ impl Vault {
             client_secret: None,
             auth_method: "client_secret_basic".into(),
             dpop_key: None,
+            siblings,
         };
         for key in keys {
             if let Err(e) = self
@@ -139,16 +144,22 @@ impl Vault {
         if t.refresh_token.is_none() {
             return Err(needs_sign_in());
         }
-        // One refresh at a time, between the replicas too: a provider that rotates refresh
-        // tokens revokes the sign-in when a spent one is used again.
-        let (rec, t) = match self.refresh_turn(COMPANY, holder, &t.access_token).await? {
+        // One refresh at a time, between the replicas and the user's keys too: a provider that
+        // rotates refresh tokens revokes the sign-in when a spent one is used again. The first
+        // of the keys that keep this sign-in holds its current tokens.
+        let first = t
+            .siblings
+            .first()
+            .cloned()
+            .unwrap_or_else(|| holder.to_string());
+        let (rec, t) = match self.refresh_turn(COMPANY, &first, &t.access_token).await? {
             Turn::Theirs(access) => {
                 return Ok((access.token.expose().to_string(), t.token_endpoint))
             }
             Turn::Mine(mine) => *mine,
         };
-        let refreshed = self.refresh_company(upstream, holder, rec, t).await;
-        if let Err(e) = self.registry.release_connection(COMPANY, holder).await {
+        let refreshed = self.refresh_company(upstream, &first, rec, t).await;
+        if let Err(e) = self.registry.release_connection(COMPANY, &first).await {
             tracing::warn!(error = %e, "cannot give back the turn to refresh a company sign-in; it lapses");
         }
         refreshed
@@ -195,6 +206,13 @@ impl Vault {
         };
         self.save(COMPANY, holder, &rec.connected_by, &rec.scope, &next)
             .await?;
+        // The other keys' copies: each keeps who it was kept for.
+        for sibling in next.siblings.iter().filter(|s| s.as_str() != holder) {
+            let by = sibling.strip_prefix("user:").unwrap_or(sibling);
+            if let Err(e) = self.save(COMPANY, sibling, by, &rec.scope, &next).await {
+                tracing::warn!(error = %e, "a company sign-in's refresh could not be kept for another of its user's keys");
+            }
+        }
         Ok((id_token, next.token_endpoint))
     }
 
@@ -314,6 +332,7 @@ impl Vault {
             client_secret: client.client_secret,
             auth_method: client.auth_method,
             dpop_key: None,
+            siblings: Vec::new(),
         };
         self.save(upstream, holder, by, &scope, &t).await?;
         self.audit(by, "upstream.connect", upstream, "ok").await;

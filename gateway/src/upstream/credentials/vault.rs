@@ -67,6 +67,10 @@ pub(super) struct Tokens {
     /// The key the token is bound to (DPoP), when the server bound it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) dpop_key: Option<String>,
+    /// A company sign-in kept for each of its user's principal keys: the holders that keep
+    /// this same sign-in (its refresh token), the first of them the one refreshed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) siblings: Vec<String>,
 }
 
 /// A holder's token as requests use it.
@@ -570,6 +574,7 @@ impl Vault {
             dpop_key: s
                 .dpop_key
                 .filter(|_| dpop::bound(tokens.token_type.as_deref())),
+            siblings: Vec::new(),
         };
         self.save(&s.upstream, &s.holder, &s.by, &scope, &t)
             .await

@@ -43,10 +43,11 @@ async fn whoami(gw: &Gateway, token: &str) -> Value {
 async fn each_user_reaches_the_upstream_as_themselves_from_their_company_sign_in() {
     let dir = gateway_tests::scratch();
     let port = free_port();
-    // ID tokens of 30 s: each grant needs the sign-in's ID token refreshed first.
+    // ID tokens of 30 s: each grant needs the sign-in's ID token refreshed first; refresh
+    // tokens rotate, and a spent one used again revokes the sign-in.
     let company = gateway_tests::Idp::start_with_env(
         json!([{"client_id": "gateway", "client_secret": "gateway-secret",
-                "scope": "openid groups", "refresh": true,
+                "scope": "openid groups", "refresh": true, "rotate": true,
                 "redirect_uris": [format!("http://127.0.0.1:{port}/oauth/callback")],
                 "id_jag": {"client_id": "gateway-at-upstream"}}]),
         json!({"alice": {"groups": ["eng"]}, "bob": {"groups": ["eng"]},
