@@ -2,9 +2,8 @@
 //! about to expire or the upstream refused it (one at a time per connection, across replicas
 //! too: a replica waits for the one whose turn it is and takes its tokens, since a provider that
 //! rotates refresh tokens revokes the grant when a spent one is used again), a new grant at an
-//! enterprise-managed
-//! upstream, and never a token issued for another server than the upstream's URL now, or by
-//! another authorization server than the one its config pins.
+//! enterprise-managed upstream, and never a token issued for another server than the upstream's
+//! URL now, or by another authorization server than the one its config pins.
 
 use registry::{now_ms, ConnectionRecord};
 
