@@ -135,27 +135,41 @@ async fn exchange(
 }
 
 /// A host's client ID metadata document (redirecting to `redirect`), served over https by a
-/// private authority: the server, the authority's certificate (for `SSL_CERT_FILE`) and the
-/// document's URL.
-async fn document_host(redirect: &str) -> (tokio::process::Child, gateway_tests::Scratch, String) {
-    let port = free_port();
-    let certs = gateway_tests::scratch();
-    let server = Command::new(peers().join("venv/bin/python"))
-        .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
-        .arg(port.to_string())
-        .arg(&certs)
-        .arg(redirect)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    gateway_tests::wait_port(port).await;
-    (
-        server,
-        certs,
-        format!("https://localhost:{port}/client.json"),
-    )
+/// private authority.
+struct DocumentHost {
+    server: tokio::process::Child,
+    /// Where the authority's certificate is (`ca.pem`, for `SSL_CERT_FILE`).
+    certs: gateway_tests::Scratch,
+    /// The document's URL: the host's `client_id`.
+    url: String,
+}
+
+/// What `[auth.server]` takes for hosts named by documents only, served from loopback.
+const DOCUMENTS_ONLY: &str = "registration = \"off\"\nclient_metadata_allow_private = true";
+
+impl DocumentHost {
+    async fn start(redirect: &str) -> Self {
+        let port = free_port();
+        let certs = gateway_tests::scratch();
+        let server = Command::new(peers().join("venv/bin/python"))
+            .arg(gateway_tests::package_dir().join("clients/tls_server.py"))
+            .arg(port.to_string())
+            .arg(&certs)
+            .arg(redirect)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        gateway_tests::wait_port(port).await;
+        let url = format!("https://localhost:{port}/client.json");
+        Self { server, certs, url }
+    }
+
+    /// The authority's certificate, for the gateway's `SSL_CERT_FILE`.
+    fn ca(&self) -> String {
+        self.certs.join("ca.pem").to_str().unwrap().to_string()
+    }
 }
 
 fn as_pairs<'q>(q: &'q [(&'static str, String)]) -> Vec<(&'static str, &'q str)> {
@@ -301,21 +315,14 @@ async fn in_chromium(
 
 /// The tokens for the code a browser walk brought back.
 async fn redeem(gw: &Gateway, client_id: &str, seen: &Value) -> Value {
-    reqwest::Client::new()
-        .post(format!("{}/oauth/token", gw.base))
-        .form(&[
-            ("grant_type", "authorization_code"),
-            ("code", seen["code"].as_str().expect("a code")),
-            ("code_verifier", seen["verifier"].as_str().unwrap()),
-            ("client_id", client_id),
-            ("redirect_uri", seen["redirect"].as_str().unwrap()),
-        ])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    exchange(
+        gw,
+        client_id,
+        seen["code"].as_str().expect("a code"),
+        seen["verifier"].as_str().unwrap(),
+        seen["redirect"].as_str().unwrap(),
+    )
+    .await
 }
 
 /// What a host script printed (`{"tools", "text"}`) after it listed the tools and called

@@ -68,18 +68,14 @@ async fn a_database_outage_asks_clients_to_try_again_and_loses_no_sign_in() {
 #[tokio::test]
 async fn a_hosts_metadata_document_out_of_reach_loses_no_sign_in() {
     let redirect = "http://127.0.0.1:33418/callback";
-    let (mut documents, certs, document) = document_host(redirect).await;
-    let ca = certs.join("ca.pem");
+    let mut documents = DocumentHost::start(redirect).await;
+    let (ca, document) = (documents.ca(), documents.url.clone());
     let dir = gateway_tests::scratch();
     let port = free_port();
-    let cfg = config(
-        &super::sqlite_url(&dir),
-        port,
-        "registration = \"off\"\nclient_metadata_allow_private = true",
-    );
+    let cfg = config(&super::sqlite_url(&dir), port, DOCUMENTS_ONLY);
     let listen = format!("127.0.0.1:{port}");
     let env = [
-        ("SSL_CERT_FILE", ca.to_str().unwrap()),
+        ("SSL_CERT_FILE", ca.as_str()),
         ("MCP_GATEWAY_LISTEN", listen.as_str()),
     ];
     let gw = start_at(&cfg, port, &env[..1]).await;
@@ -92,8 +88,8 @@ async fn a_hosts_metadata_document_out_of_reach_loses_no_sign_in() {
         .to_string();
 
     // The document's site is down, and the gateway (restarted) has not read it lately.
-    documents.kill().await.unwrap();
-    let _ = documents.wait().await;
+    documents.server.kill().await.unwrap();
+    let _ = documents.server.wait().await;
     let gw = gw.restart(&env).await;
     let r = http
         .post(format!("{}/oauth/token", gw.base))

@@ -143,16 +143,12 @@ async fn a_real_sdk_host_registers_signs_in_calls_refreshes_and_is_revoked_on_ev
 #[tokio::test]
 async fn a_real_sdk_host_named_by_its_client_metadata_document_signs_in() {
     // The host's document, served over https by a private authority the gateway trusts.
-    let (_documents, certs, document) = document_host("http://127.0.0.1:33418/callback").await;
-    let ca = certs.join("ca.pem");
+    let documents = DocumentHost::start("http://127.0.0.1:33418/callback").await;
+    let document = documents.url.clone();
     let dir = gateway_tests::scratch();
     let port = free_port();
-    let cfg = config(
-        &super::sqlite_url(&dir),
-        port,
-        "registration = \"off\"\nclient_metadata_allow_private = true",
-    );
-    let gw = start_at(&cfg, port, &[("SSL_CERT_FILE", ca.to_str().unwrap())]).await;
+    let cfg = config(&super::sqlite_url(&dir), port, DOCUMENTS_ONLY);
+    let gw = start_at(&cfg, port, &[("SSL_CERT_FILE", &documents.ca())]).await;
     let meta = gw.get_json("/.well-known/oauth-authorization-server").await;
     assert_eq!(meta["client_id_metadata_document_supported"], true);
     assert!(
