@@ -226,9 +226,18 @@ fn grant_from_row(row: &AnyRow) -> Result<GrantRecord> {
     })
 }
 
-/// What redeeming found: reused (`fresh` false: it was used before), expired, or good.
-fn verdict<T>(fresh: bool, at: i64, expires_at: i64, grant: String, value: T) -> Redeemed<T> {
+/// What redeeming found: used again within the interval the caller allows (`fresh` false,
+/// `recent` true), reused (it was used before), expired, or good.
+fn verdict<T>(
+    fresh: bool,
+    recent: bool,
+    at: i64,
+    expires_at: i64,
+    grant: String,
+    value: T,
+) -> Redeemed<T> {
     match fresh {
+        false if recent && expires_at >= at => Redeemed::Again(value),
         false => Redeemed::Reused(grant),
         true if expires_at < at => Redeemed::Unknown,
         true => Redeemed::Fresh(value),
@@ -587,6 +596,7 @@ impl OAuthStore for SqlRegistry {
         };
         Ok(verdict(
             fresh,
+            false,
             at,
             code.expires_at,
             code.grant_id.clone(),
@@ -635,12 +645,16 @@ impl OAuthStore for SqlRegistry {
             return Ok(Redeemed::Unknown);
         };
         let grant: String = get(&row, "grant_id")?;
-        let expires_at: i64 = get(&row, "expires_at")?;
         let used_at: Option<i64> = get(&row, "used_at")?;
-        if !fresh && expires_at >= at && used_at.is_some_and(|u| at - u < reuse_within) {
-            return Ok(Redeemed::Again(grant));
-        }
-        Ok(verdict(fresh, at, expires_at, grant.clone(), grant))
+        let recent = used_at.is_some_and(|u| at - u < reuse_within);
+        Ok(verdict(
+            fresh,
+            recent,
+            at,
+            get(&row, "expires_at")?,
+            grant.clone(),
+            grant,
+        ))
     }
 
     async fn refresh_token_grant(&self, token_hash: &str) -> Result<Option<String>> {

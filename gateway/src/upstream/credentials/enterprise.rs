@@ -21,7 +21,7 @@ use super::discovery::{self, Discovered};
 use super::flow::{self, ID_JAG_TYPE, ID_TOKEN_TYPE, JWT_BEARER, TOKEN_EXCHANGE};
 use super::managed::Managed;
 use super::renewal::Turn;
-use super::vault::{user_holder, Access, Connected, Tokens, Vault};
+use super::vault::{principal_of, user_holder, Access, Connected, Tokens, Vault};
 use crate::upstream::UpstreamError;
 
 /// The connections' name for company sign-ins: no upstream can be named so (upstream names are
@@ -68,12 +68,18 @@ impl Vault {
             dpop_key: None,
             siblings,
         };
-        for key in keys {
+        self.keep_copies(&t, "openid", None).await;
+    }
+
+    /// Keeps a company sign-in's tokens `t` for each of its user's keys (`t.siblings`) but the
+    /// holder `done`.
+    async fn keep_copies(&self, t: &Tokens, scope: &str, done: Option<&str>) {
+        for holder in t.siblings.iter().filter(|h| Some(h.as_str()) != done) {
             if let Err(e) = self
-                .save(COMPANY, &user_holder(key), key, "openid", &t)
+                .save(COMPANY, holder, principal_of(holder), scope, t)
                 .await
             {
-                tracing::warn!(error = %e, "the company sign-in could not be kept");
+                tracing::warn!(error = %e, "the company sign-in could not be kept for one of its user's keys");
             }
         }
     }
@@ -206,13 +212,7 @@ impl Vault {
         };
         self.save(COMPANY, holder, &rec.connected_by, &rec.scope, &next)
             .await?;
-        // The other keys' copies: each keeps who it was kept for.
-        for sibling in next.siblings.iter().filter(|s| s.as_str() != holder) {
-            let by = sibling.strip_prefix("user:").unwrap_or(sibling);
-            if let Err(e) = self.save(COMPANY, sibling, by, &rec.scope, &next).await {
-                tracing::warn!(error = %e, "a company sign-in's refresh could not be kept for another of its user's keys");
-            }
-        }
+        self.keep_copies(&next, &rec.scope, Some(holder)).await;
         Ok((id_token, next.token_endpoint))
     }
 
@@ -280,7 +280,7 @@ impl Vault {
         if !m.user.scopes.is_empty() {
             d.scope = Some(m.user.scopes.join(" "));
         }
-        let by = signed_in.strip_prefix("user:").unwrap_or(signed_in);
+        let by = principal_of(signed_in);
         let grant = match self.company_grant(&company_endpoint, id_token, &d).await {
             Ok(g) => g,
             Err(e) => {

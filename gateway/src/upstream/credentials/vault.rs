@@ -50,6 +50,12 @@ pub fn user_holder(principal_key: &str) -> String {
     format!("user:{principal_key}")
 }
 
+/// The principal key of a `user:` holder (the holder itself otherwise): whom its connection
+/// was made by.
+pub fn principal_of(holder: &str) -> &str {
+    holder.strip_prefix("user:").unwrap_or(holder)
+}
+
 /// What is sealed for one connection (for a company sign-in, [`super::enterprise::COMPANY`]:
 /// the provider's ID token in place of the access token).
 #[derive(Debug, Clone, Serialize, Deserialize)]
