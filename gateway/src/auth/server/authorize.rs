@@ -143,13 +143,12 @@ pub(super) async fn live_client(state: &AppState, id: &str) -> Result<ClientReco
             StatusCode::BAD_REQUEST,
             &format!("unknown client_id {id:?}: the application must register first"),
         )),
-        Err(ClientError::Document(e)) => Err(pages::error(
-            StatusCode::BAD_REQUEST,
-            &format!("the application's metadata document: {e}"),
-        )),
-        Err(ClientError::Unavailable) => Err(pages::error(
+        Err(e @ ClientError::Document(_)) => {
+            Err(pages::error(StatusCode::BAD_REQUEST, &e.to_string()))
+        }
+        Err(e @ ClientError::Unavailable) => Err(pages::error(
             StatusCode::SERVICE_UNAVAILABLE,
-            "the application cannot be checked right now; try again shortly",
+            &e.to_string(),
         )),
     }
 }

@@ -15,9 +15,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use registry::{now_ms, ClientRecord, Registry};
+use serde_json::Value;
 
 use super::ClientError;
-use serde_json::Value;
 
 /// The largest document read (the spec suggests documents stay under 5 kB).
 pub const MAX_BYTES: usize = 5 * 1024;

@@ -122,15 +122,16 @@ pub(super) fn invalid_grant(m: &str) -> Response {
     oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", m)
 }
 
-/// The token endpoint cannot reach its store: the client tries again.
 /// Why a client could not be looked up.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// The store cannot be read or written: the client should try again, and is not told it
     /// is unknown (on `invalid_client` a host's OAuth client throws its registration and
     /// tokens away, and its user must sign in again).
+    #[error("the application cannot be checked right now; try again shortly")]
     Unavailable,
     /// The client's metadata document cannot be fetched or is not acceptable.
+    #[error("the application's metadata document: {0}")]
     Document(String),
 }
 
@@ -141,6 +142,7 @@ impl ClientError {
     }
 }
 
+/// The token endpoint cannot reach its store: the client tries again.
 pub(super) fn unavailable() -> Response {
     oauth_error(
         StatusCode::SERVICE_UNAVAILABLE,

@@ -146,9 +146,7 @@ async fn live_client(state: &AppState, id: &str) -> Result<ClientRecord, Respons
         Ok(Some(c)) if c.blocked_at.is_none() => Ok(c),
         Ok(Some(_)) => Err(refused("the client is blocked")),
         Ok(None) => Err(refused("unknown client")),
-        Err(ClientError::Document(e)) => Err(refused(&format!(
-            "the application's metadata document: {e}"
-        ))),
+        Err(e @ ClientError::Document(_)) => Err(refused(&e.to_string())),
         Err(ClientError::Unavailable) => Err(unavailable()),
     }
 }
