@@ -152,6 +152,19 @@ async fn connect_own(gw: &Gateway, token: &str, login: &str) {
     );
 }
 
+/// Makes the own-accounts server at `upstream` refuse every token of `sub` issued until now
+/// (as a server does after a password change): the next call needs a refreshed one.
+async fn refuse_tokens_of(upstream: &str, sub: &str) {
+    reqwest::Client::new()
+        .post(format!(
+            "{}/test/refuse?sub={sub}",
+            upstream.trim_end_matches("/mcp")
+        ))
+        .send()
+        .await
+        .unwrap();
+}
+
 /// The first `notifications/elicitation/complete` on a host's stream, if one comes within
 /// 10 s.
 async fn completion<S: futures::Stream<Item = Value> + Unpin>(stream: &mut S) -> Option<Value> {

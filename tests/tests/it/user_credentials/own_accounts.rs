@@ -144,14 +144,7 @@ async fn each_user_calls_the_upstream_with_their_own_account() {
         .find(|c| c["sub"] == "alice")
         .unwrap()["jti"]
         .clone();
-    reqwest::Client::new()
-        .post(format!(
-            "{}/test/refuse?sub=alice",
-            upstream.trim_end_matches("/mcp")
-        ))
-        .send()
-        .await
-        .unwrap();
+    refuse_tokens_of(&upstream, "alice").await;
     let r = whoami(&mut alice).await;
     assert_eq!(
         r["result"]["content"][0]["text"],

@@ -24,12 +24,7 @@ async fn a_provider_outage_during_a_refresh_keeps_the_users_connection() {
     post(format!("{}/test/outage", own.idp.issuer))
         .await
         .unwrap();
-    post(format!(
-        "{}/test/refuse?sub=alice",
-        own.upstream.trim_end_matches("/mcp")
-    ))
-    .await
-    .unwrap();
+    refuse_tokens_of(&own.upstream, "alice").await;
     let during = whoami(&mut alice).await;
     let text = during.to_string();
     assert!(

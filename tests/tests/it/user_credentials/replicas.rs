@@ -83,12 +83,8 @@ async fn two_replicas_refresh_a_users_token_once_between_them() {
         assert_eq!(r["result"]["content"][0]["text"], "you are alice", "{r}");
     }
 
-    let refuse = format!(
-        "{}/test/refuse?sub=alice",
-        own.upstream.trim_end_matches("/mcp")
-    );
     for round in 0..3 {
-        reqwest::Client::new().post(&refuse).send().await.unwrap();
+        refuse_tokens_of(&own.upstream, "alice").await;
         let (ra, rb) = tokio::join!(whoami(&mut on_a), whoami(&mut on_b));
         for r in [ra, rb] {
             assert_eq!(
