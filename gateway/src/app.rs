@@ -212,16 +212,17 @@ pub fn service(
         )
         // Every log line of a request carries its id, and the client gets it back.
         .layer(PropagateRequestIdLayer::x_request_id())
+        // A body that trickles in holds a connection and a task: it must arrive in time. An
+        // answer given before the body was read says the connection closes; outside every layer
+        // that answers in a response of its own (the 413's explanation).
+        .layer(crate::request_body::RequestBodyLayer::new(
+            config.server.body_read_timeout,
+        ))
         .layer(middleware::map_response_with_state(
             config.clone(),
             explain_too_large,
         ))
         .map_response(IntoResponse::into_response)
-        // A body that trickles in holds a connection and a task: it must arrive in time.
-        .map_request({
-            let limit = config.server.body_read_timeout;
-            move |req: Request| req.map(|b| crate::body_timeout::with_read_timeout(b, limit))
-        })
         // Bounded bodies: a huge POST is refused with 413 before it is read into memory, with
         // a body that says why. Innermost, so that a body sent without a length that runs over
         // is a length error the extractor recognises (413), not a wrapped one (400).

@@ -25,7 +25,7 @@
 //! | [`telemetry`] | OpenTelemetry traces (OTLP), off unless `OTEL_*` asks |
 //! | [`log_format`] | the log's JSON lines, as tracing-subscriber writes them, at less cost |
 //! | [`origins`] | which browser origins and hosts may reach the gateway; CORS |
-//! | [`body_timeout`] | the request body's read timeout, armed only when a body stalls |
+//! | [`request_body`] | request bodies: a read timeout armed only when one stalls, `Connection: close` when one is left unread |
 //! | [`server`] | the HTTP/1 accept loop: connection cap, header and idle timeouts |
 //! | [`workers`] | the threads that serve client connections, one runtime each |
 //! | [`allocator`] | the process's allocator (mimalloc) |
@@ -36,7 +36,6 @@ pub mod allocator;
 pub mod app;
 pub mod audit;
 pub mod auth;
-pub mod body_timeout;
 pub mod call_history;
 pub mod config;
 pub mod console;
@@ -53,6 +52,7 @@ pub mod names;
 pub mod origins;
 pub mod periodic;
 pub mod protocol;
+pub mod request_body;
 pub mod routing;
 pub mod seed;
 pub mod server;

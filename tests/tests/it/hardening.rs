@@ -686,3 +686,98 @@ async fn resource_metadata_without_authentication_answers_the_rest_error_shape()
         );
     }
 }
+
+/// Reads one answer with a length (head and body) from `s`; empty if the connection closed
+/// first.
+async fn read_answer(s: &mut TcpStream) -> String {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = String::from_utf8_lossy(&got).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|l| {
+                    let (name, value) = l.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse::<usize>().ok())?
+                })
+                .expect("an answer with a length");
+            if got.len() >= end + 4 + length {
+                return text;
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, s.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => got.extend_from_slice(&buf[..n]),
+            _ => return String::from_utf8_lossy(&got).to_string(),
+        }
+    }
+}
+
+fn says_close(answer: &str) -> bool {
+    answer.lines().any(|l| {
+        l.split_once(':').is_some_and(|(name, value)| {
+            name.eq_ignore_ascii_case("connection") && value.trim().eq_ignore_ascii_case("close")
+        })
+    })
+}
+
+/// An answer given on the headers alone (the 401 an OAuth host gets first) leaves the body in
+/// the socket, and hyper closes the connection once the answer is out. The answer now says so
+/// (`Connection: close`); before, it did not, and a client that pools connections sent its next
+/// request on the closing socket: "Server disconnected without sending a response" (the Python
+/// SDK's httpx, once in a fresh-clone CI run). An answer to a request whose body was read keeps
+/// the connection for the next request.
+#[tokio::test]
+async fn an_answer_given_before_the_body_arrived_says_the_connection_closes() {
+    let dir = gateway_tests::scratch();
+    let config = format!(
+        "[auth]\nmode = \"required\"\n\n{ADMIN_ROLE}\n{}",
+        fixture_config(&sqlite_url(&dir), "")
+    );
+    let gw = Gateway::start_secured(&config, &[]).await;
+    let addr = gw.base.trim_start_matches("http://").to_string();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let post = |token: Option<&str>| {
+        let auth = token
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+    };
+    let next = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+    // The headers alone: the answer comes before the body is sent, as it may for a client whose
+    // body leaves in a packet of its own.
+    let mut s = TcpStream::connect(&addr).await.unwrap();
+    s.write_all(post(None).as_bytes()).await.unwrap();
+    let refused = read_answer(&mut s).await;
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    assert!(
+        says_close(&refused),
+        "the 401 does not say the connection closes, and then it closes:\n{refused}"
+    );
+    let _ = s.write_all(format!("{body}{next}").as_bytes()).await;
+    assert!(
+        closed_by_server(&mut s, Duration::from_secs(5)).await,
+        "the connection said to close stays open"
+    );
+
+    // A body that was read: the connection serves the next request.
+    let token = gw.token_for("root", &["admin"]).await;
+    let mut s = TcpStream::connect(&addr).await.unwrap();
+    s.write_all(format!("{}{body}", post(Some(&token))).as_bytes())
+        .await
+        .unwrap();
+    let answered = read_answer(&mut s).await;
+    assert!(!answered.starts_with("HTTP/1.1 401"), "{answered}");
+    assert!(!says_close(&answered), "{answered}");
+    s.write_all(next.as_bytes()).await.unwrap();
+    let health = read_answer(&mut s).await;
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+}
