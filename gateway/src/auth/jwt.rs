@@ -5,12 +5,12 @@
 //! resource URL, RFC 8707), `exp` and `nbf` are checked with a small leeway.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
+use super::issuer_keys::{parse_jwks, IssuerKeys, Key, KeyError, KeyRules};
 use crate::config::{AuthConfig, IssuerConfig};
 
 /// Why a token was refused (the message goes to the client in `error_description`).
@@ -27,24 +27,9 @@ fn invalid(m: impl Into<String>) -> TokenError {
     TokenError::Invalid(m.into())
 }
 
-struct Key {
-    key: DecodingKey,
-    alg: Algorithm,
-}
-
-#[derive(Default)]
-struct KeySet {
-    keys: HashMap<String, Key>,
-    fetched: Option<Instant>,
-    /// The last fetch attempt, successful or not (bounds refreshes).
-    attempted: Option<Instant>,
-}
-
 struct Issuer {
     config: IssuerConfig,
-    keys: tokio::sync::RwLock<KeySet>,
-    /// One fetch at a time per issuer.
-    fetching: tokio::sync::Mutex<()>,
+    keys: IssuerKeys,
 }
 
 pub struct Verifier {
@@ -54,50 +39,6 @@ pub struct Verifier {
     ttl: Duration,
     min_refresh: Duration,
     http: reqwest::Client,
-}
-
-/// The algorithm a JWK is for: its `alg`, or the one its key type implies.
-fn alg_of(jwk: &Jwk) -> Option<Algorithm> {
-    if let Some(a) = jwk.common.key_algorithm {
-        return Algorithm::try_from(a).ok();
-    }
-    match &jwk.algorithm {
-        AlgorithmParameters::RSA(_) => Some(Algorithm::RS256),
-        AlgorithmParameters::EllipticCurve(p) => match p.curve {
-            EllipticCurve::P256 => Some(Algorithm::ES256),
-            EllipticCurve::P384 => Some(Algorithm::ES384),
-            _ => None,
-        },
-        AlgorithmParameters::OctetKeyPair(_) => Some(Algorithm::EdDSA),
-        // A shared secret is never published as a verification key; other types are unknown.
-        _ => None,
-    }
-}
-
-/// The keys of a JWKS document usable for signatures; others (encryption keys, unknown types)
-/// are skipped rather than failing the whole set.
-fn parse_jwks(doc: &Value) -> HashMap<String, Key> {
-    let mut out = HashMap::new();
-    let Some(keys) = doc.get("keys").and_then(Value::as_array) else {
-        return out;
-    };
-    for (i, k) in keys.iter().enumerate() {
-        if k.get("use")
-            .and_then(Value::as_str)
-            .is_some_and(|u| u != "sig")
-        {
-            continue;
-        }
-        let Ok(jwk) = serde_json::from_value::<Jwk>(k.clone()) else {
-            continue;
-        };
-        let (Some(alg), Ok(key)) = (alg_of(&jwk), DecodingKey::from_jwk(&jwk)) else {
-            continue;
-        };
-        let kid = jwk.common.key_id.clone().unwrap_or_else(|| format!("#{i}"));
-        out.insert(kid, Key { key, alg });
-    }
-    out
 }
 
 /// A JWT's payload read without checking its signature: only to decide which key checks it, or
@@ -141,8 +82,7 @@ impl Verifier {
                 .iter()
                 .map(|c| Issuer {
                     config: c.clone(),
-                    keys: tokio::sync::RwLock::default(),
-                    fetching: tokio::sync::Mutex::new(()),
+                    keys: IssuerKeys::default(),
                 })
                 .collect(),
             audience: config.resource.clone(),
@@ -213,66 +153,26 @@ impl Verifier {
         Ok((data.claims, &issuer.config))
     }
 
-    /// The key a token names, from the cache or a fresh fetch.
+    /// The key a token names, from the keys at hand or a fresh fetch.
     async fn key(
         &self,
         issuer: &Issuer,
         kid: Option<&str>,
     ) -> Result<(DecodingKey, Algorithm), TokenError> {
-        let pick = |set: &KeySet| -> Option<(DecodingKey, Algorithm)> {
-            let k = match kid {
-                Some(kid) => set.keys.get(kid),
-                // Without a kid, only an unambiguous set will do.
-                None if set.keys.len() == 1 => set.keys.values().next(),
-                None => None,
-            }?;
-            Some((k.key.clone(), k.alg))
+        let rules = KeyRules {
+            ttl: self.ttl,
+            min_refresh: self.min_refresh,
         };
-        {
-            let set = issuer.keys.read().await;
-            let fresh = set.fetched.is_some_and(|t| t.elapsed() < self.ttl);
-            if fresh {
-                if let Some(k) = pick(&set) {
-                    return Ok(k);
-                }
-            }
-        }
-        let _one = issuer.fetching.lock().await;
-        {
-            let set = issuer.keys.read().await;
-            let fresh = set.fetched.is_some_and(|t| t.elapsed() < self.ttl);
-            let recently = set
-                .attempted
-                .is_some_and(|t| t.elapsed() < self.min_refresh);
-            if let Some(k) = pick(&set).filter(|_| fresh) {
-                return Ok(k);
-            }
-            // Neither unknown kids nor an unreachable issuer make every request fetch again:
-            // within `min_refresh` of the last attempt, the keys at hand decide.
-            if recently {
-                return pick(&set).ok_or(if set.fetched.is_some() {
-                    invalid("the token's key id is not one of the issuer's keys")
-                } else {
-                    TokenError::KeysUnavailable
-                });
-            }
-        }
-        let fetched = self.fetch(&issuer.config).await;
-        let mut set = issuer.keys.write().await;
-        set.attempted = Some(Instant::now());
-        match fetched {
-            Ok(keys) => {
-                tracing::info!(issuer = %issuer.config.issuer, keys = keys.len(), "issuer keys fetched");
-                set.keys = keys;
-                set.fetched = Some(Instant::now());
-            }
-            Err(e) => {
-                tracing::warn!(issuer = %issuer.config.issuer, error = %e, "cannot fetch the issuer's keys");
-                // Stale keys are better than none while the issuer is unreachable.
-                return pick(&set).ok_or(TokenError::KeysUnavailable);
-            }
-        }
-        pick(&set).ok_or_else(|| invalid("the token's key id is not one of the issuer's keys"))
+        issuer
+            .keys
+            .key(&issuer.config.issuer, kid, rules, || {
+                self.fetch(&issuer.config)
+            })
+            .await
+            .map_err(|e| match e {
+                KeyError::Unknown => invalid("the token's key id is not one of the issuer's keys"),
+                KeyError::Unavailable => TokenError::KeysUnavailable,
+            })
     }
 
     async fn fetch(&self, issuer: &IssuerConfig) -> Result<HashMap<String, Key>, String> {
@@ -344,20 +244,6 @@ mod tests {
         assert_eq!(scopes(&m(serde_json::json!({"scope": "a b"}))), ["a", "b"]);
         assert_eq!(scopes(&m(serde_json::json!({"scp": ["a"]}))), ["a"]);
         assert!(scopes(&m(serde_json::json!({}))).is_empty());
-    }
-
-    #[test]
-    fn jwks_keeps_signing_keys_only() {
-        let doc = serde_json::json!({"keys": [
-            {"kty": "RSA", "kid": "s", "use": "sig", "alg": "RS256", "e": "AQAB",
-             "n": "uG_RU0hPkGfYINxK6Rr_MRjdYMRKpyqUAiGNRyOg11rSmDSzZPPKXcJpGPMCK_Ah74KFYflzCSOd4T2eYDo485_Pe7jv_wnAmQXYwr382_lfXhtc7C27NVCurLWQ-Cu24FivvBhDzshA5XFkZXErDnsowdfaXy3Ar-WQQLVmOh_Zwa7xn1mB-U_w2X7LlxEZ_HFa9xM9d31KNE0cJTsF6P6xTmeFj1DMpTloQXT9n4VuGqFO28v9YgX1084t5g0-ZD8AgNnjL_cWxyBnbBSDzY8Nn8-4hHh5H899g-BjTqcQPPTywRGoyISIOWpvlSNwF4n7SBNuNl8_zT4sKhPOJQ"},
-            {"kty": "RSA", "kid": "e", "use": "enc", "e": "AQAB", "n": "AQAB"},
-            {"kty": "oct", "kid": "h", "k": "c2VjcmV0"},
-            {"kty": "weird"}
-        ]});
-        let keys = parse_jwks(&doc);
-        assert_eq!(keys.keys().collect::<Vec<_>>(), ["s"]);
-        assert_eq!(keys["s"].alg, Algorithm::RS256);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`dpop`] | DPoP proofs of hosts whose tokens are bound to a key |
 //! | [`jwt`] | JWT validation against issuers' JWKS |
+//! | [`issuer_keys`] | issuers' public keys: fetched, kept, fetched again, kept while unreachable |
 //! | [`pat`] | personal access tokens: format, hash, checks |
 //! | [`rbac`] | roles, their patterns, the role book |
 //! | [`limits`] | per-principal rate limits |
@@ -14,6 +15,7 @@
 //! | [`middleware`] | the HTTP side: 401/403/429 answers, protected resource metadata |
 
 pub mod dpop;
+pub mod issuer_keys;
 pub mod jwt;
 pub mod limits;
 pub mod middleware;

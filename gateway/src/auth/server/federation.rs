@@ -18,13 +18,14 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
-use jsonwebtoken::{DecodingKey, Validation};
+use jsonwebtoken::Validation;
 use registry::now_ms;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::authorize::{self, Request};
 use super::{audit, pages, random_secret, server, AuthServer};
+use crate::auth::issuer_keys::{parse_jwks, IssuerKeys, KeyError, KeyRules};
 use crate::config::auth_server::FederationConfig;
 use crate::state::AppState;
 
@@ -38,12 +39,33 @@ fn callback_url(s: &AuthServer) -> String {
 /// coming back).
 const DISCOVERY_TTL: Duration = Duration::from_secs(300);
 
+/// How long the provider's keys are kept, and how often they may be read again: as the keys
+/// of the issuers whose access tokens the gateway takes, by default.
+const KEY_RULES: KeyRules = KeyRules {
+    ttl: Duration::from_secs(crate::config::auth::DEFAULT_JWKS_TTL_SECS),
+    min_refresh: Duration::from_secs(crate::config::auth::DEFAULT_JWKS_MIN_REFRESH_SECS),
+};
+
 /// The company's provider as sign-ins use it: one HTTP client, built at the first sign-in,
-/// and its discovery document, kept for [`DISCOVERY_TTL`].
+/// its discovery document, kept for [`DISCOVERY_TTL`], and its keys. While the provider cannot
+/// be reached, the last copy of either stands in: a grant it issued before the outage is still
+/// its grant.
 #[derive(Default)]
 pub struct Provider {
     client: std::sync::OnceLock<reqwest::Client>,
     meta: std::sync::Mutex<Option<(Value, std::time::Instant)>>,
+    keys: IssuerKeys,
+}
+
+/// Why the provider's word could not be had: a sign-in's code redeemed, a JWT taken as its.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ProviderError {
+    /// The provider cannot be reached (and, for its keys, none are at hand): nothing was
+    /// decided, and trying again later may succeed.
+    #[error("the company's provider cannot be reached: {0}")]
+    Unreachable(String),
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl Provider {
@@ -61,11 +83,25 @@ impl Provider {
 
     /// The provider's discovery document; its `issuer` must be the configured one.
     async fn metadata(&self, f: &FederationConfig) -> Result<Value, String> {
-        if let Some((meta, at)) = self.meta.lock().unwrap().as_ref() {
+        let kept = self.meta.lock().unwrap().clone();
+        if let Some((meta, at)) = &kept {
             if at.elapsed() < DISCOVERY_TTL {
                 return Ok(meta.clone());
             }
         }
+        match self.read_metadata(f).await {
+            Ok(meta) => Ok(meta),
+            Err(e) => match kept {
+                Some((meta, _)) => {
+                    tracing::warn!(error = %e, "the company's provider's metadata: the last copy stands in");
+                    Ok(meta)
+                }
+                None => Err(e),
+            },
+        }
+    }
+
+    async fn read_metadata(&self, f: &FederationConfig) -> Result<Value, String> {
         let url = format!("{}/.well-known/openid-configuration", f.issuer);
         let answer = self
             .http()
@@ -202,17 +238,18 @@ pub async fn callback(
         }
     };
     let claims = match q.get("code") {
-        _ if q.contains_key("error") => Err(format!(
+        _ if q.contains_key("error") => Err(ProviderError::Refused(format!(
             "it refused: {} {}",
             q["error"],
             q.get("error_description").map_or("", String::as_str)
-        )),
-        None => Err("it sent no code".into()),
+        ))),
+        None => Err(ProviderError::Refused("it sent no code".into())),
         Some(code) => redeem(s, f, code, &trip).await,
     };
     let (claims, tokens) = match claims {
         Ok(answer) => answer,
-        Err(e) => {
+        Err(ProviderError::Unreachable(e)) => return unavailable(&e),
+        Err(ProviderError::Refused(e)) => {
             let target = match &after {
                 After::Link(_) => "upstream connect link",
                 After::Host(req, _) => &req.client_id,
@@ -337,11 +374,15 @@ async fn redeem(
     f: &FederationConfig,
     code: &str,
     trip: &Value,
-) -> Result<(Map<String, Value>, Value), String> {
-    let meta = s.provider.metadata(f).await?;
+) -> Result<(Map<String, Value>, Value), ProviderError> {
+    let meta = s
+        .provider
+        .metadata(f)
+        .await
+        .map_err(ProviderError::Unreachable)?;
     let token_endpoint = meta["token_endpoint"]
         .as_str()
-        .ok_or("the provider has no token_endpoint")?;
+        .ok_or_else(|| ProviderError::Refused("the provider has no token_endpoint".into()))?;
     let answer = s
         .provider
         .http()
@@ -355,71 +396,88 @@ async fn redeem(
         ])
         .send()
         .await
-        .map_err(|e| format!("the token endpoint: {e}"))?;
+        .map_err(|e| ProviderError::Unreachable(format!("the token endpoint: {e}")))?;
+    if answer.status().is_server_error() {
+        return Err(ProviderError::Unreachable(format!(
+            "the token endpoint answered {}",
+            answer.status()
+        )));
+    }
     let tokens: Value = crate::json_answers::read(answer)
         .await
-        .map_err(|e| format!("the token endpoint's answer: {e}"))?;
+        .map_err(|e| ProviderError::Refused(format!("the token endpoint's answer: {e}")))?;
     let id_token = tokens["id_token"].as_str().ok_or_else(|| {
-        format!(
+        ProviderError::Refused(format!(
             "no ID token ({})",
             tokens["error_description"]
                 .as_str()
                 .or(tokens["error"].as_str())
                 .unwrap_or("the provider sent none")
-        )
+        ))
     })?;
     let (_, claims) = provider_signed(s, f, id_token, &f.client_id)
         .await
-        .map_err(|e| format!("the ID token: {e}"))?;
+        .map_err(|e| match e {
+            ProviderError::Refused(e) => ProviderError::Refused(format!("the ID token: {e}")),
+            unreachable => unreachable,
+        })?;
     if claims.get("nonce").and_then(Value::as_str) != trip["n"].as_str() {
-        return Err("the ID token's nonce is not this sign-in's".into());
+        return Err(ProviderError::Refused(
+            "the ID token's nonce is not this sign-in's".into(),
+        ));
     }
     Ok((claims, tokens))
 }
 
-/// A JWT the company's provider signed (one of its keys, not a shared secret), for `audience`,
-/// unexpired: its header and claims.
+/// A JWT the company's provider signed (one of its keys, with the key's own algorithm), for
+/// `audience`, unexpired: its header and claims.
 pub(super) async fn provider_signed(
     s: &AuthServer,
     f: &FederationConfig,
     jwt: &str,
     audience: &str,
-) -> Result<(jsonwebtoken::Header, Map<String, Value>), String> {
-    let meta = s.provider.metadata(f).await?;
-    let jwks_uri = meta["jwks_uri"]
-        .as_str()
-        .ok_or("the provider has no jwks_uri")?;
-    let answer = s
+) -> Result<(jsonwebtoken::Header, Map<String, Value>), ProviderError> {
+    let refused = |e: String| ProviderError::Refused(e);
+    let header = jsonwebtoken::decode_header(jwt).map_err(|e| refused(e.to_string()))?;
+    let read_keys = || async {
+        let meta = s.provider.metadata(f).await?;
+        let jwks_uri = meta["jwks_uri"]
+            .as_str()
+            .ok_or("the provider has no jwks_uri")?;
+        let answer = s
+            .provider
+            .http()
+            .get(jwks_uri)
+            .send()
+            .await
+            .and_then(|r| r.error_for_status())
+            .map_err(|e| format!("the provider's keys: {e}"))?;
+        let doc: Value = crate::json_answers::read(answer)
+            .await
+            .map_err(|e| format!("the provider's keys: {e}"))?;
+        Ok(parse_jwks(&doc))
+    };
+    let (key, alg) = s
         .provider
-        .http()
-        .get(jwks_uri)
-        .send()
-        .await
-        .map_err(|e| format!("the provider's keys: {e}"))?;
-    let jwks: jsonwebtoken::jwk::JwkSet = crate::json_answers::read(answer)
-        .await
-        .map_err(|e| format!("the provider's keys: {e}"))?;
-    let header = jsonwebtoken::decode_header(jwt).map_err(|e| e.to_string())?;
-    let jwk = jwks
         .keys
-        .iter()
-        .find(|k| header.kid.is_none() || k.common.key_id == header.kid)
-        .ok_or("its key is not among the provider's")?;
-    let key = DecodingKey::from_jwk(jwk).map_err(|e| e.to_string())?;
-    if matches!(
-        header.alg,
-        jsonwebtoken::Algorithm::HS256
-            | jsonwebtoken::Algorithm::HS384
-            | jsonwebtoken::Algorithm::HS512
-    ) {
-        return Err("it is signed with a shared secret".into());
+        .key(&f.issuer, header.kid.as_deref(), KEY_RULES, read_keys)
+        .await
+        .map_err(|e| match e {
+            KeyError::Unknown => refused("its key is not among the provider's".into()),
+            KeyError::Unavailable => ProviderError::Unreachable("its keys cannot be read".into()),
+        })?;
+    if header.alg != alg {
+        return Err(refused(format!(
+            "it is signed with {:?} but its key is for {alg:?}",
+            header.alg
+        )));
     }
-    let mut v = Validation::new(header.alg);
+    let mut v = Validation::new(alg);
     v.set_issuer(&[&f.issuer, &format!("{}/", f.issuer)]);
     v.set_audience(&[audience]);
     v.leeway = 30;
     let claims = jsonwebtoken::decode::<Map<String, Value>>(jwt, &key, &v)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| refused(e.to_string()))?
         .claims;
     Ok((header, claims))
 }

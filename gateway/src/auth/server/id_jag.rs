@@ -20,6 +20,7 @@ use axum::response::Response;
 use registry::{now_ms, ClientRecord, GrantRecord};
 use serde_json::Value;
 
+use super::federation::ProviderError;
 use super::{invalid_grant, oauth_error, server, spend_once, unavailable, unserved};
 use crate::state::AppState;
 
@@ -56,7 +57,20 @@ pub(super) async fn redeem(
     })?;
     let (header, claims) = super::federation::provider_signed(s, f, assertion, &s.config.issuer)
         .await
-        .map_err(|e| invalid_grant(&format!("the grant is not the company's: {e}")))?;
+        .map_err(|e| match e {
+            // Nothing was decided: a refusal would make the host drop its tokens.
+            ProviderError::Unreachable(why) => {
+                tracing::warn!(error = %why, "an identity assertion grant cannot be checked");
+                oauth_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "the company's provider cannot be reached to check the grant; try again",
+                )
+            }
+            ProviderError::Refused(e) => {
+                invalid_grant(&format!("the grant is not the company's: {e}"))
+            }
+        })?;
     if header.typ.as_deref() != Some(TYP) {
         return Err(invalid_grant(&format!("the assertion's typ is not {TYP}")));
     }

@@ -426,24 +426,27 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
     let id_token = signed["id_token"]
         .as_str()
         .unwrap_or_else(|| panic!("{signed}"));
-    let exchanged = at_company(vec![
-        (
-            "grant_type",
-            "urn:ietf:params:oauth:grant-type:token-exchange".into(),
-        ),
-        (
-            "requested_token_type",
-            "urn:ietf:params:oauth:token-type:id-jag".into(),
-        ),
-        ("audience", issuer.clone()),
-        ("resource", format!("{issuer}/mcp")),
-        ("subject_token", id_token.into()),
-        (
-            "subject_token_type",
-            "urn:ietf:params:oauth:token-type:id_token".into(),
-        ),
-    ])
-    .await;
+    // The host's grant for the gateway, exchanged for alice's ID token at the company.
+    let grant_for_gateway = || {
+        at_company(vec![
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange".into(),
+            ),
+            (
+                "requested_token_type",
+                "urn:ietf:params:oauth:token-type:id-jag".into(),
+            ),
+            ("audience", issuer.clone()),
+            ("resource", format!("{issuer}/mcp")),
+            ("subject_token", id_token.into()),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token".into(),
+            ),
+        ])
+    };
+    let exchanged = grant_for_gateway().await;
     let grant = exchanged["access_token"]
         .as_str()
         .unwrap_or_else(|| panic!("{exchanged}"));
@@ -455,7 +458,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         .json()
         .await
         .unwrap();
-    let redeem_at = |gw: &Gateway, id: &str, secret: &str| {
+    let redeem_grant_at = |gw: &Gateway, id: &str, secret: &str, grant: &str| {
         http.post(format!("{}/oauth/token", gw.base))
             .basic_auth(id, Some(secret))
             .form(&[
@@ -464,6 +467,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
             ])
             .send()
     };
+    let redeem_at = |gw: &Gateway, id: &str, secret: &str| redeem_grant_at(gw, id, secret, grant);
     let r = redeem_at(
         &gw,
         other["client_id"].as_str().unwrap(),
@@ -544,6 +548,56 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         !gateway_tests::has_jwt(&gw.log()) && !gateway_tests::has_jwt(&replica.log()),
         "a token in the log"
     );
+    // The company's provider goes down. A grant the host (the SDK's client, which the company
+    // names now) fetched before is redeemed with the
+    // provider's keys the gateway read before (it read them again at every redemption, so the
+    // outage refused the grant as "not the company's", invalid_grant, and the SDK host dropped
+    // its tokens). A replica that never read them cannot check the grant: "try again", 503.
+    let before_outage = grant_for_gateway().await;
+    let (early, late) = (
+        before_outage["access_token"].as_str().unwrap().to_string(),
+        grant_for_gateway().await["access_token"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    );
+    http.post(format!("{}/test/outage", company.issuer))
+        .send()
+        .await
+        .unwrap();
+    let r = redeem_grant_at(&gw, "enterprise-agent", "agent-secret", &early)
+        .await
+        .unwrap();
+    let status = r.status();
+    let body = r.text().await.unwrap();
+    assert_eq!(status, 200, "{body}\n{}", gw.log());
+    let unread = Gateway::start_with_env(&cfg, &env).await;
+    let r = redeem_grant_at(&unread, "enterprise-agent", "agent-secret", &late)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    let e: Value = r.json().await.unwrap();
+    assert_eq!(e["error"], "temporarily_unavailable", "{e}");
+    http.post(format!("{}/test/outage-over", company.issuer))
+        .send()
+        .await
+        .unwrap();
+    // Back: the keys are read again at the first try past the 10 s that bound how often a
+    // failed read is repeated.
+    let mut status = 0;
+    for _ in 0..30 {
+        let r = redeem_grant_at(&unread, "enterprise-agent", "agent-secret", &late)
+            .await
+            .unwrap();
+        status = r.status().as_u16();
+        if status != 503 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_eq!(status, 200, "the grant was not spent by the failed try");
+    unread.stop().await;
+
     let grants = gw.get_json("/admin/v1/oauth/grants").await;
     let via = format!("id-jag:{}", company.issuer);
     assert!(
