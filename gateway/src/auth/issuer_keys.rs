@@ -125,6 +125,21 @@ impl IssuerKeys {
     }
 }
 
+/// The signing keys of the JWKS document at `url`.
+pub async fn read_jwks(http: &reqwest::Client, url: &str) -> Result<HashMap<String, Key>, String> {
+    let answer = http
+        .get(url)
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .and_then(|r| r.error_for_status())
+        .map_err(|e| format!("{url}: {e}"))?;
+    let doc: Value = crate::json_answers::read(answer)
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    Ok(parse_jwks(&doc))
+}
+
 /// The algorithm a JWK is for: its `alg`, or the one its key type implies.
 fn alg_of(jwk: &Jwk) -> Option<Algorithm> {
     if let Some(a) = jwk.common.key_algorithm {
@@ -145,7 +160,7 @@ fn alg_of(jwk: &Jwk) -> Option<Algorithm> {
 
 /// The keys of a JWKS document usable for signatures; others (encryption keys, unknown types)
 /// are skipped rather than failing the whole set.
-pub fn parse_jwks(doc: &Value) -> HashMap<String, Key> {
+fn parse_jwks(doc: &Value) -> HashMap<String, Key> {
     let mut out = HashMap::new();
     let Some(keys) = doc.get("keys").and_then(Value::as_array) else {
         return out;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use super::issuer_keys::{parse_jwks, IssuerKeys, Key, KeyError, KeyRules};
+use super::issuer_keys::{read_jwks, IssuerKeys, Key, KeyError, KeyRules};
 use crate::config::{AuthConfig, IssuerConfig};
 
 /// Why a token was refused (the message goes to the client in `error_description`).
@@ -180,18 +180,7 @@ impl Verifier {
             Some(u) => u.clone(),
             None => self.discover_jwks(&issuer.issuer).await?,
         };
-        let answer = self
-            .http
-            .get(&url)
-            .timeout(Duration::from_secs(10))
-            .send()
-            .await
-            .and_then(|r| r.error_for_status())
-            .map_err(|e| format!("{url}: {e}"))?;
-        let doc: Value = crate::json_answers::read(answer)
-            .await
-            .map_err(|e| format!("{url}: {e}"))?;
-        Ok(parse_jwks(&doc))
+        read_jwks(&self.http, &url).await
     }
 
     /// `jwks_uri` from the issuer's metadata (RFC 8414, then OpenID Connect discovery).

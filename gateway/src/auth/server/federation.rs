@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 use super::authorize::{self, Request};
 use super::{audit, pages, random_secret, server, AuthServer};
-use crate::auth::issuer_keys::{parse_jwks, IssuerKeys, KeyError, KeyRules};
+use crate::auth::issuer_keys::{read_jwks, IssuerKeys, KeyError, KeyRules};
 use crate::config::auth_server::FederationConfig;
 use crate::state::AppState;
 
@@ -444,18 +444,9 @@ pub(super) async fn provider_signed(
         let jwks_uri = meta["jwks_uri"]
             .as_str()
             .ok_or("the provider has no jwks_uri")?;
-        let answer = s
-            .provider
-            .http()
-            .get(jwks_uri)
-            .send()
+        read_jwks(s.provider.http(), jwks_uri)
             .await
-            .and_then(|r| r.error_for_status())
-            .map_err(|e| format!("the provider's keys: {e}"))?;
-        let doc: Value = crate::json_answers::read(answer)
-            .await
-            .map_err(|e| format!("the provider's keys: {e}"))?;
-        Ok(parse_jwks(&doc))
+            .map_err(|e| format!("the provider's keys: {e}"))
     };
     let (key, alg) = s
         .provider
