@@ -1,9 +1,8 @@
 // A real MCP host's OAuth flow against the gateway's own authorization server: the TypeScript
 // SDK's `StreamableHTTPClientTransport` with an `OAuthClientProvider`, which discovers the
 // authorization server from the gateway's 401, registers itself (RFC 7591), and sends the user
-// to the sign-in page. The "user" here is this script acting as a browser on the pages (plain
-// HTML forms: the sign-in form with a personal access token, then the consent form), keeping
-// the pages' cookie as a browser would.
+// to the sign-in page. The "user" here is this script acting as a browser on the pages
+// (`gateway_pages.mjs`).
 //
 // Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token), ADMIN_URL and
 // ADMIN_TOKEN (to revoke the grant), REPLICA_MCP_URL (optional: another replica, same store),
@@ -15,6 +14,7 @@
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { actAsBrowser } from './gateway_pages.mjs';
 
 const sdk = (p) =>
   import(pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@modelcontextprotocol/sdk/dist/esm', p)).href);
@@ -70,37 +70,8 @@ class Provider {
   // The browser: the sign-in page, then the consent page, then the redirect with the code.
   async redirectToAuthorization(url) {
     this.signIns = (this.signIns || 0) + 1;
-    this.code = await actAsBrowser(url);
+    this.code = (await actAsBrowser(url, process.env.PAT, step, 'SDK test host')).searchParams.get('code');
   }
-}
-
-function hidden(html, name) {
-  const m = html.match(new RegExp(`name="${name}" value="([^"]*)"`));
-  if (!m) throw new Error(`no ${name} field in: ${html.slice(0, 300)}`);
-  return m[1].replaceAll('&quot;', '"').replaceAll('&amp;', '&');
-}
-
-async function actAsBrowser(url) {
-  const page = await fetch(url);
-  const cookie = (page.headers.get('set-cookie') || '').split(';')[0];
-  const csp = page.headers.get('content-security-policy') || '';
-  const signIn = await page.text();
-  if (page.status !== 200) throw new Error(`sign-in page: ${page.status} ${signIn}`);
-  const origin = new URL(url).origin;
-  const post = (p, form) =>
-    fetch(origin + p, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-      body: new URLSearchParams(form),
-      redirect: 'manual',
-    });
-  const consentPage = await post('/oauth/authorize', { ticket: hidden(signIn, 'ticket'), pat: process.env.PAT });
-  const consent = await consentPage.text();
-  step('pages', { csp, signInStatus: page.status, consentStatus: consentPage.status, namesClient: consent.includes('SDK test host') });
-  const back = await post('/oauth/consent', { ticket: hidden(consent, 'ticket'), decision: 'allow' });
-  const location = new URL(back.headers.get('location'));
-  step('redirect', { status: back.status, to: location.origin + location.pathname, iss: location.searchParams.get('iss') });
-  return location.searchParams.get('code');
 }
 
 const provider = new Provider();

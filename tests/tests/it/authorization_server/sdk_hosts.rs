@@ -224,6 +224,55 @@ async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
     );
 }
 
+/// A host whose OAuth client is neither MCP SDK's: the Vercel AI SDK's MCP client registers,
+/// sends the user to the pages, redeems the code at its callback, settles on the 2026-07-28
+/// revision (it asks `server/discover` first), lists and calls with the reader's roles, and
+/// refreshes its token without the user.
+#[tokio::test]
+async fn the_ai_sdk_mcp_client_signs_in_calls_and_refreshes() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let gw = start_at(&cfg, port, &[]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let mut cmd = node("clients/ai_sdk_host.mjs");
+    cmd.env("MCP_URL", &gw.mcp).env("PAT", &pat);
+    let seen = last_json_line(cmd, "the AI SDK host").await;
+    let mut steps = serde_json::Map::new();
+    for s in seen["steps"].as_array().unwrap() {
+        steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
+    }
+    let ctx = || format!("{seen:#}\n{}", gw.log());
+    assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
+    assert!(
+        steps["connect"]["clientId"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("mcpgw-"),
+        "registered by DCR: {}",
+        ctx()
+    );
+    assert_eq!(steps["connect"]["revision"], "2026-07-28", "{}", ctx());
+    assert_eq!(steps["pages"]["namesClient"], true, "{}", ctx());
+    assert_eq!(steps["redirect"]["iss"], format!("http://127.0.0.1:{port}"));
+    let tools = steps["list"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", ctx()));
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "the reader's tools: {}",
+        ctx()
+    );
+    assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
+    let r = &steps["refreshed"];
+    assert_eq!(r["ok"], true, "{}", ctx());
+    assert_eq!(r["text"], "again");
+    assert_eq!(r["signIns"], 1, "refreshed without the user: {}", ctx());
+    assert_eq!(r["newAccess"], true);
+    assert_eq!(r["newRefresh"], true, "refresh tokens rotate");
+    assert!(!gateway_tests::has_jwt(&gw.log()), "a JWT in the log");
+}
+
 #[tokio::test]
 async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

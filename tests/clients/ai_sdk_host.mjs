@@ -1,0 +1,127 @@
+// A real MCP host of another kind against the gateway's own authorization server: the Vercel AI
+// SDK's MCP client (`@ai-sdk/mcp`), whose OAuth client is its own code, not the MCP SDKs'. From
+// the gateway's 401 it discovers the authorization server, registers itself (RFC 7591) and
+// sends the user to the sign-in page (walked by `gateway_pages.mjs`); the host then redeems the
+// code with `auth()`, as the AI SDK's documentation has an application do at its callback.
+//
+// Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token).
+// Prints one JSON line with what happened at each step.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { actAsBrowser } from './gateway_pages.mjs';
+
+const { createMCPClient, auth, UnauthorizedError } = await import(
+  pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@ai-sdk/mcp/dist/index.js')).href
+);
+
+const MCP_URL = process.env.MCP_URL;
+const out = { steps: [] };
+const step = (name, value) => out.steps.push({ name, ...value });
+
+class Provider {
+  constructor() {
+    this.saved = {};
+    this.back = null;
+    this.signIns = 0;
+  }
+  get redirectUrl() {
+    return 'http://127.0.0.1:33419/callback';
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'AI SDK test host',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.saved.client;
+  }
+  saveClientInformation(info) {
+    this.saved.client = info;
+  }
+  tokens() {
+    return this.saved.tokens;
+  }
+  saveTokens(tokens) {
+    this.saved.tokens = tokens;
+  }
+  saveCodeVerifier(v) {
+    this.saved.verifier = v;
+  }
+  codeVerifier() {
+    return this.saved.verifier;
+  }
+  state() {
+    this.saved.state = crypto.randomUUID();
+    return this.saved.state;
+  }
+  storedState() {
+    return this.saved.state;
+  }
+  async redirectToAuthorization(url) {
+    this.signIns += 1;
+    this.back = await actAsBrowser(url, process.env.PAT, step, 'AI SDK test host');
+  }
+}
+
+const provider = new Provider();
+const open = () => createMCPClient({ transport: { type: 'http', url: MCP_URL, authProvider: provider } });
+
+async function connect() {
+  try {
+    return await open();
+  } catch (e) {
+    if (!(e instanceof UnauthorizedError) || !provider.back) throw e;
+    const back = provider.back;
+    provider.back = null;
+    const result = await auth(provider, {
+      serverUrl: MCP_URL,
+      authorizationCode: back.searchParams.get('code'),
+      callbackState: back.searchParams.get('state'),
+      callbackIssuer: back.searchParams.get('iss') ?? undefined,
+    });
+    if (result !== 'AUTHORIZED') throw new Error(`auth() after the callback: ${result}`);
+    return await open();
+  }
+}
+
+async function attempt(name, f) {
+  try {
+    step(name, { ok: true, ...(await f()) });
+  } catch (e) {
+    step(name, { ok: false, error: String(e?.message || e), cause: String(e?.cause?.message || e?.cause || '') });
+  }
+}
+
+let client;
+await attempt('connect', async () => {
+  client = await connect();
+  // The revision the client settled on (it asks `server/discover` first, 2026-07-28).
+  return { clientId: provider.saved.client?.client_id, signIns: provider.signIns, revision: client.protocolVersion };
+});
+await attempt('list', async () => ({ tools: (await client.listTools()).tools.map((t) => t.name) }));
+await attempt('call', async () => {
+  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'hello' } });
+  return { text: r.content?.[0]?.text };
+});
+
+// A spoilt access token: the next request gets 401, and the host refreshes with its refresh
+// token, without the user.
+const firstRefresh = provider.saved.tokens?.refresh_token;
+const firstAccess = provider.saved.tokens?.access_token;
+provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + firstAccess };
+await attempt('refreshed', async () => {
+  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'again' } });
+  return {
+    text: r.content?.[0]?.text,
+    signIns: provider.signIns,
+    newRefresh: provider.saved.tokens?.refresh_token !== firstRefresh,
+    newAccess: provider.saved.tokens?.access_token !== firstAccess,
+  };
+});
+await client?.close().catch(() => {});
+console.log(JSON.stringify(out));
+process.exit(0);

@@ -1,0 +1,36 @@
+// The gateway's sign-in pages walked as a user's browser would (plain HTML forms: the sign-in
+// form with a personal access token, then the consent form), keeping the pages' cookie. Shared
+// by the scripts of real hosts whose OAuth flows send the user there.
+
+function hidden(html, name) {
+  const m = html.match(new RegExp(`name="${name}" value="([^"]*)"`));
+  if (!m) throw new Error(`no ${name} field in: ${html.slice(0, 300)}`);
+  return m[1].replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+}
+
+// Opens the authorization `url`, signs in with `pat`, allows, and returns the redirect back to
+// the host (a URL with `code`, `state` and `iss`). `step(name, value)` records what the pages
+// showed: `pages` (the policy, the statuses, whether the consent names `clientName`) and
+// `redirect`.
+export async function actAsBrowser(url, pat, step, clientName) {
+  const page = await fetch(url);
+  const cookie = (page.headers.get('set-cookie') || '').split(';')[0];
+  const csp = page.headers.get('content-security-policy') || '';
+  const signIn = await page.text();
+  if (page.status !== 200) throw new Error(`sign-in page: ${page.status} ${signIn}`);
+  const origin = new URL(url).origin;
+  const post = (p, form) =>
+    fetch(origin + p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams(form),
+      redirect: 'manual',
+    });
+  const consentPage = await post('/oauth/authorize', { ticket: hidden(signIn, 'ticket'), pat });
+  const consent = await consentPage.text();
+  step('pages', { csp, signInStatus: page.status, consentStatus: consentPage.status, namesClient: consent.includes(clientName) });
+  const back = await post('/oauth/consent', { ticket: hidden(consent, 'ticket'), decision: 'allow' });
+  const location = new URL(back.headers.get('location'));
+  step('redirect', { status: back.status, to: location.origin + location.pathname, iss: location.searchParams.get('iss') });
+  return location;
+}
