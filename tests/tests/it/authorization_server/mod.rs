@@ -21,6 +21,7 @@ mod enterprise_managed;
 mod keys;
 mod lapsed;
 mod outage;
+mod rust_sdk;
 mod sdk_hosts;
 
 const ROLES: &str = r#"

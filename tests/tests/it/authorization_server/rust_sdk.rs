@@ -1,0 +1,107 @@
+//! The official Rust SDK (rmcp) as a host: its own OAuth client (`OAuthState`,
+//! `AuthorizationManager`, `AuthClient`), not the TypeScript or Python SDK's.
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ServiceExt;
+
+use super::*;
+
+/// rmcp finds the gateway's authorization server from the protected resource, registers
+/// itself, and its authorization URL is walked as a browser would; it takes the callback (its
+/// `state` and RFC 9207 `iss` checks), lists and calls with the reader's roles, and once its
+/// short-lived access token has expired it refreshes by itself and the next call goes through.
+#[tokio::test]
+async fn the_rust_sdk_signs_in_calls_and_refreshes() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "access_token_ttl_secs = 2");
+    let gw = start_at(&cfg, port, &[]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+
+    let mut state = OAuthState::new(gw.mcp.as_str(), None).await.unwrap();
+    state
+        .start_authorization(
+            AuthorizationRequest::new("http://127.0.0.1:33421/callback")
+                .with_client_name("Rust SDK test host"),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let url = url::Url::parse(&state.get_authorization_url().await.unwrap()).unwrap();
+    let query: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+    let query: Vec<(&str, &str)> = query
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let back = Walk::new(&gw).through(&query, &pat).await;
+    assert_eq!(back.status(), 303);
+    let back = location(&back);
+    assert_eq!(
+        param(&back, "iss"),
+        Some(format!("http://127.0.0.1:{port}"))
+    );
+    state
+        .handle_callback_url(back.as_str())
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let manager = state
+        .into_authorization_manager()
+        .expect("authorized after the callback");
+    let client_id = manager.get_credentials().await.unwrap().0;
+    assert!(
+        client_id.starts_with("mcpgw-"),
+        "registered by DCR: {client_id}"
+    );
+
+    let transport = StreamableHttpClientTransport::with_client(
+        AuthClient::new(reqwest013::Client::new(), manager),
+        StreamableHttpClientTransportConfig::with_uri(gw.mcp.as_str()),
+    );
+    let host = ().serve(transport).await.unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let tools: Vec<String> = host
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(
+        tools.iter().any(|t| t == "fx__echo") && !tools.iter().any(|t| t == "fx__pid"),
+        "the reader's tools: {tools:?}"
+    );
+    let echo = |message: &str| {
+        let mut call = CallToolRequestParams::new("fx__echo");
+        call.arguments = json!({ "message": message }).as_object().cloned();
+        call
+    };
+    let r = host.call_tool(echo("hello")).await.unwrap();
+    assert_eq!(text_of(&r), "hello");
+
+    // Past the access token's 2 s: the host refreshes by itself.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let r = host
+        .call_tool(echo("again"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    assert_eq!(text_of(&r), "again");
+    let audit = gw.get_json("/admin/v1/audit?limit=100").await;
+    assert!(
+        audit
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["action"] == "oauth.refresh" && r["outcome"] == "ok"),
+        "the host refreshed: {audit}"
+    );
+    let _ = host.cancel().await;
+    assert!(!gateway_tests::has_jwt(&gw.log()), "a JWT in the log");
+}
+
+fn text_of(r: &rmcp::model::CallToolResult) -> String {
+    serde_json::to_value(&r.content).unwrap()[0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
