@@ -2,7 +2,9 @@
 //! `AuthorizationManager`, `AuthClient`), not the TypeScript or Python SDK's.
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState};
+use rmcp::transport::auth::{
+    AuthClient, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig, OAuthState,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
@@ -55,27 +57,8 @@ async fn the_rust_sdk_signs_in_calls_and_refreshes() {
         "registered by DCR: {client_id}"
     );
 
-    let transport = StreamableHttpClientTransport::with_client(
-        AuthClient::new(reqwest013::Client::new(), manager),
-        StreamableHttpClientTransportConfig::with_uri(gw.mcp.as_str()),
-    );
-    let host = ().serve(transport).await.unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
-    let tools: Vec<String> = host
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    assert!(
-        tools.iter().any(|t| t == "fx__echo") && !tools.iter().any(|t| t == "fx__pid"),
-        "the reader's tools: {tools:?}"
-    );
-    let echo = |message: &str| {
-        let mut call = CallToolRequestParams::new("fx__echo");
-        call.arguments = json!({ "message": message }).as_object().cloned();
-        call
-    };
+    let host = connected(&gw, manager).await;
+    assert_eq!(readers_tools(&host).await, ["fx__echo"]);
     let r = host.call_tool(echo("hello")).await.unwrap();
     assert_eq!(text_of(&r), "hello");
 
@@ -97,6 +80,69 @@ async fn the_rust_sdk_signs_in_calls_and_refreshes() {
     );
     let _ = host.cancel().await;
     assert!(!gateway_tests::has_jwt(&gw.log()), "a JWT in the log");
+}
+
+/// An agent that acts as itself: rmcp's client credentials flow with the client the config
+/// gave the reader's roles.
+#[tokio::test]
+async fn the_rust_sdk_client_credentials_flow_acts_with_the_clients_roles() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(
+        &super::sqlite_url(&dir),
+        port,
+        "[[auth.server.clients]]\nclient_id = \"nightly-agent\"\nredirect_uris = []\n\
+         client_secret = { env = \"AGENT_SECRET\" }\nroles = [\"reader\"]\n",
+    );
+    let gw = start_at(&cfg, port, &[("AGENT_SECRET", "agent-secret")]).await;
+    let mut state = OAuthState::new(gw.mcp.as_str(), None).await.unwrap();
+    state
+        .authenticate_client_credentials(ClientCredentialsConfig::ClientSecret {
+            client_id: "nightly-agent".into(),
+            client_secret: "agent-secret".into(),
+            scopes: vec![],
+            // rmcp asks its caller for the resource (RFC 8707) here; the spec requires it.
+            resource: Some(gw.mcp.clone()),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let manager = state.into_authorization_manager().expect("authorized");
+    let host = connected(&gw, manager).await;
+    assert_eq!(readers_tools(&host).await, ["fx__echo"]);
+    let r = host.call_tool(echo("nightly")).await.unwrap();
+    assert_eq!(text_of(&r), "nightly");
+    let _ = host.cancel().await;
+}
+
+/// An MCP session through `manager`'s tokens.
+async fn connected(
+    gw: &Gateway,
+    manager: AuthorizationManager,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let transport = StreamableHttpClientTransport::with_client(
+        AuthClient::new(reqwest013::Client::new(), manager),
+        StreamableHttpClientTransportConfig::with_uri(gw.mcp.as_str()),
+    );
+    ().serve(transport)
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()))
+}
+
+/// The fixture's tools the host lists (the reader may use `fx__echo` only).
+async fn readers_tools(host: &rmcp::service::RunningService<rmcp::RoleClient, ()>) -> Vec<String> {
+    host.list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .filter(|t| t.starts_with("fx__"))
+        .collect()
+}
+
+fn echo(message: &str) -> CallToolRequestParams {
+    let mut call = CallToolRequestParams::new("fx__echo");
+    call.arguments = json!({ "message": message }).as_object().cloned();
+    call
 }
 
 fn text_of(r: &rmcp::model::CallToolResult) -> String {
