@@ -4,7 +4,8 @@ and hands the sign-in URL to its redirect handler. This script is the user's bro
 sign-in form with a personal access token, then the consent form, with the pages' cookie.
 
 Usage: python_oauth_client.py MCP_URL PAT
-Prints {"tools": [...], "text": first text of fx__echo, "client_id": ..., "iss": ...}.
+Prints {"tools": [...], "text": first text of fx__echo, "client_id": ..., "iss": ..., "revision":
+the protocol revision the session settled on}.
 """
 
 import asyncio
@@ -89,7 +90,8 @@ async def main(url: str, pat: str) -> None:
         callback_handler=browser.callback,
     )
     http = create_mcp_http_client(auth=auth)
-    async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+    # The SDK's default: 2026-07-28 first (`server/discover`), the 2025 handshake otherwise.
+    async with Client(streamable_http_client(url, http_client=http)) as client:
         tools = await client.list_tools()
         r = await client.call_tool("fx__echo", {"message": "from python"})
         q = dict(urllib.parse.parse_qsl(browser.back.query))
@@ -100,6 +102,7 @@ async def main(url: str, pat: str) -> None:
                     "text": r.content[0].text if r.content else "",
                     "client_id": storage.client.client_id if storage.client else None,
                     "iss": q.get("iss"),
+                    "revision": client.protocol_version,
                 }
             )
         )

@@ -199,6 +199,10 @@ async fn the_python_sdk_oauth_client_provider_signs_in_and_calls() {
         "{seen}"
     );
     assert_eq!(seen["iss"], format!("http://127.0.0.1:{port}"));
+    assert_eq!(
+        seen["revision"], "2026-07-28",
+        "signed in, the SDK's default client speaks the newest revision: {seen}"
+    );
     assert_eq!(seen["text"], "from python", "{seen}");
     let tools = seen["tools"].as_array().unwrap();
     assert!(
