@@ -297,7 +297,7 @@ impl Vault {
         let client = self
             .client(upstream, &m.user, &d)
             .await
-            .map_err(|e| refused("the client", e))?;
+            .map_err(|e| refused("the client", e.to_string()))?;
         let form = with_scope(
             vec![
                 ("grant_type", JWT_BEARER.to_string()),

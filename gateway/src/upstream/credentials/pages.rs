@@ -13,7 +13,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::vault::{user_holder, COOKIE};
+use super::vault::{user_holder, ConnectError, COOKIE};
 use crate::admin::error::AdminError;
 use crate::auth::server::pages::{error, escape, page};
 use crate::auth::Principal;
@@ -66,7 +66,11 @@ pub(super) async fn onward(state: &AppState, ticket: &str) -> Response {
             set_cookie(&mut resp, state, COOKIE, &nonce, 600);
             resp
         }
-        Err(e) => {
+        Err(ConnectError::StoreAway(e)) => {
+            tracing::warn!(error = %e, "a connect link could not be followed");
+            error(StatusCode::SERVICE_UNAVAILABLE, &e)
+        }
+        Err(ConnectError::Failed(e)) => {
             tracing::info!(error = %e, "a connect link could not be followed");
             error(StatusCode::BAD_REQUEST, &e)
         }

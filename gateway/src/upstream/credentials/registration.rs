@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::discovery::Discovered;
 use super::flow::{self, Client};
-use super::vault::Vault;
+use super::vault::{ConnectError, Vault};
 use crate::config::UserOAuth;
 
 /// What a kept registration is sealed for.
@@ -22,15 +22,15 @@ impl Vault {
         upstream: &str,
         user: &UserOAuth,
         d: &Discovered,
-    ) -> Result<Client, String> {
+    ) -> Result<Client, ConnectError> {
         if let Some(id) = &user.client_id {
-            let secret = match &user.client_secret {
-                Some(s) => Some(
-                    s.resolve(&self.env)
-                        .map_err(|e| format!("user_oauth.client_secret: {e}"))?,
-                ),
-                None => None,
-            };
+            let secret =
+                match &user.client_secret {
+                    Some(s) => Some(s.resolve(&self.env).map_err(|e| {
+                        ConnectError::Failed(format!("user_oauth.client_secret: {e}"))
+                    })?),
+                    None => None,
+                };
             let first = || {
                 let key = (upstream.to_string(), d.issuer.clone());
                 self.warned_unpinned.lock().unwrap().insert(key)
@@ -58,15 +58,21 @@ impl Vault {
         if let Some(c) = self.registered.lock().unwrap().get(&key) {
             return Ok(c.clone());
         }
-        if let Some(c) = self.stored_client(upstream, &d.issuer).await {
+        // A registration kept in a store that cannot be read now may well exist: registering
+        // again would leave one more client at the provider, kept in this process alone.
+        if let Some(c) = self
+            .stored_client(upstream, &d.issuer)
+            .await
+            .map_err(ConnectError::StoreAway)?
+        {
             self.registered.lock().unwrap().insert(key, c.clone());
             return Ok(c);
         }
         if !d.metadata["registration_endpoint"].is_string() {
-            return Err(format!(
+            return Err(ConnectError::Failed(format!(
                 "the authorization server of {upstream} offers no registration and no client \
                  is configured: set user_oauth.client_id (and client_secret)"
-            ));
+            )));
         }
         let mut c = flow::register(&self.http, d, &self.redirect_uri()).await?;
         tracing::info!(upstream, issuer = %d.issuer, client_id = %c.client_id, "registered at the upstream's authorization server");
@@ -93,13 +99,18 @@ impl Vault {
     }
 
     /// The registration kept in the store for `upstream` at `issuer`; one that no key opens
-    /// any more is forgotten (the next connect registers again).
-    async fn stored_client(&self, upstream: &str, issuer: &str) -> Option<Client> {
+    /// any more is forgotten (the next connect registers again). An error when the store
+    /// cannot be read.
+    async fn stored_client(&self, upstream: &str, issuer: &str) -> Result<Option<Client>, String> {
         let sealed = match self.registry.get_upstream_client(upstream, issuer).await {
-            Ok(s) => s?,
+            Ok(Some(s)) => s,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 tracing::warn!(error = %e, upstream, "cannot read the kept registration");
-                return None;
+                return Err(format!(
+                    "the gateway cannot read its registration at the authorization server of \
+                     {upstream} right now; try again shortly"
+                ));
             }
         };
         let c = self.open_client(&sealed);
@@ -111,7 +122,7 @@ impl Vault {
             );
             let _ = self.registry.forget_upstream_client(upstream, issuer).await;
         }
-        c
+        Ok(c)
     }
 
     fn open_client(&self, sealed: &str) -> Option<Client> {
@@ -139,7 +150,7 @@ impl Vault {
             || self
                 .stored_client(upstream, issuer)
                 .await
-                .is_some_and(|c| c.client_id == client_id);
+                .is_ok_and(|c| c.is_some_and(|c| c.client_id == client_id));
         if !ours {
             return;
         }

@@ -180,6 +180,28 @@ pub struct Connected {
     pub elicitation: Option<String>,
 }
 
+/// Why a connect link could not be followed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The store cannot be read right now: nothing was done, and the link works once it can.
+    #[error("{0}")]
+    StoreAway(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for ConnectError {
+    fn from(e: String) -> Self {
+        ConnectError::Failed(e)
+    }
+}
+
+impl From<&str> for ConnectError {
+    fn from(e: &str) -> Self {
+        ConnectError::Failed(e.to_string())
+    }
+}
+
 /// The users' tokens at `user_oauth` upstreams.
 pub struct Vault {
     pub(super) registry: Arc<dyn Registry>,
@@ -401,7 +423,7 @@ impl Vault {
         &self,
         ticket: &str,
         spec: impl Fn(&str) -> Option<UpstreamSpec>,
-    ) -> Result<(String, String), String> {
+    ) -> Result<(String, String), ConnectError> {
         let ticket = self.ticket(ticket)?;
         let spec = spec(&ticket.upstream)
             .ok_or_else(|| format!("there is no upstream {:?} now", ticket.upstream))?;
