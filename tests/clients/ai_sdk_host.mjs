@@ -1,14 +1,14 @@
 // A real MCP host of another kind against the gateway's own authorization server: the Vercel AI
 // SDK's MCP client (`@ai-sdk/mcp`), whose OAuth client is its own code, not the MCP SDKs'. From
 // the gateway's 401 it discovers the authorization server, registers itself (RFC 7591) and
-// sends the user to the sign-in page (walked by `gateway_pages.mjs`); the host then redeems the
+// sends the user to the sign-in page (walked by `oauth_host.mjs`); the host then redeems the
 // code with `auth()`, as the AI SDK's documentation has an application do at its callback.
 //
 // Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token).
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { actAsBrowser } from './gateway_pages.mjs';
+import { actAsBrowser, MemoryProvider } from './oauth_host.mjs';
 
 const { createMCPClient, auth, UnauthorizedError } = await import(
   pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@ai-sdk/mcp/dist/index.js')).href
@@ -18,41 +18,10 @@ const MCP_URL = process.env.MCP_URL;
 const out = { steps: [] };
 const step = (name, value) => out.steps.push({ name, ...value });
 
-class Provider {
+class Provider extends MemoryProvider {
   constructor() {
-    this.saved = {};
+    super('AI SDK test host', 'http://127.0.0.1:33419/callback');
     this.back = null;
-    this.signIns = 0;
-  }
-  get redirectUrl() {
-    return 'http://127.0.0.1:33419/callback';
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'AI SDK test host',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.saved.client;
-  }
-  saveClientInformation(info) {
-    this.saved.client = info;
-  }
-  tokens() {
-    return this.saved.tokens;
-  }
-  saveTokens(tokens) {
-    this.saved.tokens = tokens;
-  }
-  saveCodeVerifier(v) {
-    this.saved.verifier = v;
-  }
-  codeVerifier() {
-    return this.saved.verifier;
   }
   state() {
     this.saved.state = crypto.randomUUID();
@@ -63,7 +32,7 @@ class Provider {
   }
   async redirectToAuthorization(url) {
     this.signIns += 1;
-    this.back = await actAsBrowser(url, process.env.PAT, step, 'AI SDK test host');
+    this.back = await actAsBrowser(url, process.env.PAT, step, this.name);
   }
 }
 

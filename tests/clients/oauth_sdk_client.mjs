@@ -2,7 +2,7 @@
 // SDK's `StreamableHTTPClientTransport` with an `OAuthClientProvider`, which discovers the
 // authorization server from the gateway's 401, registers itself (RFC 7591), and sends the user
 // to the sign-in page. The "user" here is this script acting as a browser on the pages
-// (`gateway_pages.mjs`).
+// (`oauth_host.mjs`).
 //
 // Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token), ADMIN_URL and
 // ADMIN_TOKEN (to revoke the grant), REPLICA_MCP_URL (optional: another replica, same store),
@@ -14,7 +14,7 @@
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { actAsBrowser } from './gateway_pages.mjs';
+import { actAsBrowser, MemoryProvider } from './oauth_host.mjs';
 
 const sdk = (p) =>
   import(pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@modelcontextprotocol/sdk/dist/esm', p)).href);
@@ -26,51 +26,19 @@ const MCP_URL = process.env.MCP_URL;
 const out = { steps: [] };
 const step = (name, value) => out.steps.push({ name, ...value });
 
-class Provider {
+class Provider extends MemoryProvider {
   constructor() {
-    this.saved = {};
-    this.tokenSaves = 0;
+    super('SDK test host', 'http://127.0.0.1:33418/callback');
     this.code = null;
   }
   // With CLIENT_METADATA_URL the host is named by its metadata document instead of registering.
   get clientMetadataUrl() {
     return process.env.CLIENT_METADATA_URL || undefined;
   }
-  get redirectUrl() {
-    return 'http://127.0.0.1:33418/callback';
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'SDK test host',
-      redirect_uris: ['http://127.0.0.1:33418/callback'],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.saved.client;
-  }
-  saveClientInformation(info) {
-    this.saved.client = info;
-  }
-  tokens() {
-    return this.saved.tokens;
-  }
-  saveTokens(tokens) {
-    this.tokenSaves += 1;
-    this.saved.tokens = tokens;
-  }
-  saveCodeVerifier(v) {
-    this.saved.verifier = v;
-  }
-  codeVerifier() {
-    return this.saved.verifier;
-  }
   // The browser: the sign-in page, then the consent page, then the redirect with the code.
   async redirectToAuthorization(url) {
-    this.signIns = (this.signIns || 0) + 1;
-    this.code = (await actAsBrowser(url, process.env.PAT, step, 'SDK test host')).searchParams.get('code');
+    this.signIns += 1;
+    this.code = (await actAsBrowser(url, process.env.PAT, step, this.name)).searchParams.get('code');
   }
 }
 

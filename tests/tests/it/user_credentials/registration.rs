@@ -3,12 +3,19 @@
 use super::*;
 
 /// An upstream whose authorization server takes registrations (RFC 7591) and knows no client of
-/// the gateway: the gateway registers once, and uses that registration after a restart too
-/// (before, every process registered again: users saw the gateway once more among their
-/// authorized applications after each restart, on each replica).
-#[tokio::test]
-async fn the_gateway_registers_once_at_an_upstream_and_keeps_it_across_restarts() {
-    let dir = scratch();
+/// the gateway, and a secured gateway on `database` in front of it (with `extra` config) where
+/// alice has connected her account, the gateway registering once: the gateway, alice's and
+/// bob's tokens, the provider, the upstream, and the gateway's environment (for restarts).
+struct Registered {
+    gw: Gateway,
+    bob: String,
+    idp: gateway_tests::Idp,
+    /// Held by the test: the upstream stops when it is dropped.
+    _upstream: tokio::process::Child,
+    env: Vec<(&'static str, String)>,
+}
+
+async fn registered_once(database: &str, extra: &str) -> Registered {
     let port = free_port();
     let idp = gateway_tests::Idp::start_registering(
         // A client of nobody's, for the scopes the provider offers.
@@ -17,29 +24,56 @@ async fn the_gateway_registers_once_at_an_upstream_and_keeps_it_across_restarts(
         json!({}),
     )
     .await;
-    let (_server, upstream) =
+    let (server, upstream) =
         spawn_reporting_url(node("upstream/own_accounts.mjs").arg(&idp.issuer)).await;
     let cfg = format!(
         "{}\n[[upstreams]]\nname = \"own\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
          sharing = \"per_session\"\n[upstreams.user_oauth]\ncatalog = \"first_user\"\n\
-         [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n\
+         [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\n{extra}\n\
          [auth]\nmode = \"required\"\n{ROLES}",
-        fixture_config(&sqlite_url(&dir), "")
+        fixture_config(database, "")
     );
-    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
-    let listen = format!("127.0.0.1:{port}");
-    let env = [
-        ("MCP_GATEWAY_LISTEN", listen.as_str()),
-        ("CREDENTIALS_KEY", key.as_str()),
+    let env = vec![
+        ("MCP_GATEWAY_LISTEN", format!("127.0.0.1:{port}")),
+        (
+            "CREDENTIALS_KEY",
+            base64::engine::general_purpose::STANDARD.encode([42; 32]),
+        ),
     ];
-    let gw = Gateway::start_secured(&cfg, &env).await;
+    let gw = Gateway::start_secured(&cfg, &pairs(&env)).await;
     gw.wait_up(&["fx"]).await;
     let alice = gw.token_for("alice", &["member"]).await;
     let bob = gw.token_for("bob", &["member"]).await;
     connect_own(&gw, &alice, "alice").await;
     assert_eq!(idp.registrations().await, 1);
+    Registered {
+        gw,
+        bob,
+        idp,
+        _upstream: server,
+        env,
+    }
+}
 
-    let gw = gw.restart(&env).await;
+fn pairs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+/// An upstream whose authorization server takes registrations (RFC 7591) and knows no client of
+/// the gateway: the gateway registers once, and uses that registration after a restart too
+/// (before, every process registered again: users saw the gateway once more among their
+/// authorized applications after each restart, on each replica).
+#[tokio::test]
+async fn the_gateway_registers_once_at_an_upstream_and_keeps_it_across_restarts() {
+    let dir = scratch();
+    let Registered {
+        gw,
+        bob,
+        idp,
+        env,
+        _upstream: _running,
+    } = registered_once(&sqlite_url(&dir), "").await;
+    let gw = gw.restart(&pairs(&env)).await;
     gw.wait_up(&["fx", "own"]).await;
     connect_own(&gw, &bob, "bob").await;
     assert_eq!(
@@ -61,38 +95,21 @@ async fn the_gateway_registers_once_at_an_upstream_and_keeps_it_across_restarts(
 #[tokio::test]
 async fn a_link_followed_while_the_store_is_away_registers_nothing_more() {
     let pg = gateway_tests::PgCluster::start();
-    let port = free_port();
-    let idp = gateway_tests::Idp::start_registering(
-        json!([{"client_id": "other", "client_secret": "other-secret", "scope": "openid tools",
-                "redirect_uris": ["http://127.0.0.1:9/cb"]}]),
-        json!({}),
+    let Registered {
+        gw,
+        bob,
+        idp,
+        env,
+        _upstream: _running,
+    } = registered_once(
+        &pg.url,
+        "confirm_links = false\n[audit]\nwhen_unwritable = \"buffer\"",
     )
     .await;
-    let (_server, upstream) =
-        spawn_reporting_url(node("upstream/own_accounts.mjs").arg(&idp.issuer)).await;
-    let cfg = format!(
-        "{}\n[[upstreams]]\nname = \"own\"\ntransport = \"http\"\nurl = \"{upstream}\"\n\
-         sharing = \"per_session\"\n[upstreams.user_oauth]\ncatalog = \"first_user\"\n\
-         [user_credentials]\nkey = {{ env = \"CREDENTIALS_KEY\" }}\nconfirm_links = false\n\
-         [audit]\nwhen_unwritable = \"buffer\"\n[auth]\nmode = \"required\"\n{ROLES}",
-        fixture_config(&pg.url, "")
-    );
-    let key = base64::engine::general_purpose::STANDARD.encode([42; 32]);
-    let listen = format!("127.0.0.1:{port}");
-    let env = [
-        ("MCP_GATEWAY_LISTEN", listen.as_str()),
-        ("CREDENTIALS_KEY", key.as_str()),
-    ];
-    let gw = Gateway::start_secured(&cfg, &env).await;
-    gw.wait_up(&["fx"]).await;
-    let alice = gw.token_for("alice", &["member"]).await;
-    let bob = gw.token_for("bob", &["member"]).await;
-    connect_own(&gw, &alice, "alice").await;
-    assert_eq!(idp.registrations().await, 1);
 
     // A fresh process: the registration is in the store only. bob's token is checked once, so
     // that it is known while the store is away.
-    let gw = gw.restart(&env).await;
+    let gw = gw.restart(&pairs(&env)).await;
     gw.wait_up(&["fx", "own"]).await;
     let (status, _) = gw
         .send(

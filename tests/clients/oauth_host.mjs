@@ -1,6 +1,51 @@
-// The gateway's sign-in pages walked as a user's browser would (plain HTML forms: the sign-in
-// form with a personal access token, then the consent form), keeping the pages' cookie. Shared
-// by the scripts of real hosts whose OAuth flows send the user there.
+// What the scripts of real hosts that sign in through the gateway share: an OAuth client
+// provider that keeps everything in memory, and the gateway's sign-in pages walked as a user's
+// browser would (plain HTML forms: the sign-in form with a personal access token, then the
+// consent form), keeping the pages' cookie.
+
+// The provider's storage and client metadata, as both the MCP TypeScript SDK's and the AI SDK's
+// `OAuthClientProvider` ask for them: a public client named `name`, sent back to `redirect`.
+// A host adds `redirectToAuthorization`.
+export class MemoryProvider {
+  constructor(name, redirect) {
+    this.name = name;
+    this.redirect = redirect;
+    this.saved = {};
+    this.tokenSaves = 0;
+    this.signIns = 0;
+  }
+  get redirectUrl() {
+    return this.redirect;
+  }
+  get clientMetadata() {
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.saved.client;
+  }
+  saveClientInformation(info) {
+    this.saved.client = info;
+  }
+  tokens() {
+    return this.saved.tokens;
+  }
+  saveTokens(tokens) {
+    this.tokenSaves += 1;
+    this.saved.tokens = tokens;
+  }
+  saveCodeVerifier(v) {
+    this.saved.verifier = v;
+  }
+  codeVerifier() {
+    return this.saved.verifier;
+  }
+}
 
 function hidden(html, name) {
   const m = html.match(new RegExp(`name="${name}" value="([^"]*)"`));
