@@ -82,6 +82,51 @@ async fn the_rust_sdk_signs_in_calls_and_refreshes() {
     assert!(!gateway_tests::has_jwt(&gw.log()), "a JWT in the log");
 }
 
+/// rmcp named by its client ID metadata document, with registration off: the gateway reads the
+/// document (its redirect URI, its name) and the sign-in goes through as with a registered one.
+#[tokio::test]
+async fn the_rust_sdk_named_by_its_client_metadata_document_signs_in() {
+    let redirect = "http://127.0.0.1:33421/callback";
+    let documents = DocumentHost::start(redirect).await;
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, DOCUMENTS_ONLY);
+    let gw = start_at(&cfg, port, &[("SSL_CERT_FILE", &documents.ca())]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+
+    let mut state = OAuthState::new(gw.mcp.as_str(), None).await.unwrap();
+    state
+        .start_authorization(
+            AuthorizationRequest::new(redirect).with_client_metadata_url(documents.url.as_str()),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let url = url::Url::parse(&state.get_authorization_url().await.unwrap()).unwrap();
+    assert_eq!(
+        param(&url, "client_id").as_deref(),
+        Some(documents.url.as_str())
+    );
+    let query: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+    let query: Vec<(&str, &str)> = query
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let back = Walk::new(&gw).through(&query, &pat).await;
+    assert_eq!(back.status(), 303, "{}", gw.log());
+    state
+        .handle_callback_url(location(&back).as_str())
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let manager = state
+        .into_authorization_manager()
+        .expect("authorized after the callback");
+    let host = connected(&gw, manager).await;
+    assert_eq!(readers_tools(&host).await, ["fx__echo"]);
+    let r = host.call_tool(echo("named")).await.unwrap();
+    assert_eq!(text_of(&r), "named");
+    let _ = host.cancel().await;
+}
+
 /// An agent that acts as itself: rmcp's client credentials flow with the client the config
 /// gave the reader's roles.
 #[tokio::test]
