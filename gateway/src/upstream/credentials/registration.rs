@@ -24,13 +24,13 @@ impl Vault {
         d: &Discovered,
     ) -> Result<Client, ConnectError> {
         if let Some(id) = &user.client_id {
-            let secret =
-                match &user.client_secret {
-                    Some(s) => Some(s.resolve(&self.env).map_err(|e| {
-                        ConnectError::Failed(format!("user_oauth.client_secret: {e}"))
-                    })?),
-                    None => None,
-                };
+            let secret = match &user.client_secret {
+                Some(s) => Some(
+                    s.resolve(&self.env)
+                        .map_err(|e| format!("user_oauth.client_secret: {e}"))?,
+                ),
+                None => None,
+            };
             let first = || {
                 let key = (upstream.to_string(), d.issuer.clone());
                 self.warned_unpinned.lock().unwrap().insert(key)
