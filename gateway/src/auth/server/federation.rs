@@ -84,19 +84,17 @@ impl Provider {
     /// The provider's discovery document; its `issuer` must be the configured one.
     async fn metadata(&self, f: &FederationConfig) -> Result<Value, String> {
         let kept = self.meta.lock().unwrap().clone();
-        if let Some((meta, at)) = &kept {
-            if at.elapsed() < DISCOVERY_TTL {
-                return Ok(meta.clone());
-            }
-        }
-        match self.read_metadata(f).await {
-            Ok(meta) => Ok(meta),
-            Err(e) => match kept {
-                Some((meta, _)) => {
-                    tracing::warn!(error = %e, "the company's provider's metadata: the last copy stands in");
-                    Ok(meta)
-                }
-                None => Err(e),
+        match kept {
+            Some((meta, at)) if at.elapsed() < DISCOVERY_TTL => Ok(meta),
+            kept => match self.read_metadata(f).await {
+                Ok(meta) => Ok(meta),
+                Err(e) => match kept {
+                    Some((meta, _)) => {
+                        tracing::warn!(error = %e, "the company's provider's metadata: the last copy stands in");
+                        Ok(meta)
+                    }
+                    None => Err(e),
+                },
             },
         }
     }
