@@ -23,34 +23,17 @@ async fn the_rust_sdk_signs_in_calls_and_refreshes() {
     let gw = start_at(&cfg, port, &[]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
 
-    let mut state = OAuthState::new(gw.mcp.as_str(), None).await.unwrap();
-    state
-        .start_authorization(
-            AuthorizationRequest::new("http://127.0.0.1:33421/callback")
-                .with_client_name("Rust SDK test host"),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
-    let url = url::Url::parse(&state.get_authorization_url().await.unwrap()).unwrap();
-    let query: Vec<(String, String)> = url.query_pairs().into_owned().collect();
-    let query: Vec<(&str, &str)> = query
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let back = Walk::new(&gw).through(&query, &pat).await;
-    assert_eq!(back.status(), 303);
-    let back = location(&back);
+    let (manager, back) = signed_in(
+        &gw,
+        &pat,
+        AuthorizationRequest::new("http://127.0.0.1:33421/callback")
+            .with_client_name("Rust SDK test host"),
+    )
+    .await;
     assert_eq!(
         param(&back, "iss"),
         Some(format!("http://127.0.0.1:{port}"))
     );
-    state
-        .handle_callback_url(back.as_str())
-        .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
-    let manager = state
-        .into_authorization_manager()
-        .expect("authorized after the callback");
     let client_id = manager.get_credentials().await.unwrap().0;
     assert!(
         client_id.starts_with("mcpgw-"),
@@ -94,32 +77,22 @@ async fn the_rust_sdk_named_by_its_client_metadata_document_signs_in() {
     let gw = start_at(&cfg, port, &[("SSL_CERT_FILE", &documents.ca())]).await;
     let pat = gw.token_for("ann", &["reader"]).await;
 
-    let mut state = OAuthState::new(gw.mcp.as_str(), None).await.unwrap();
-    state
-        .start_authorization(
-            AuthorizationRequest::new(redirect).with_client_metadata_url(documents.url.as_str()),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
-    let url = url::Url::parse(&state.get_authorization_url().await.unwrap()).unwrap();
-    assert_eq!(
-        param(&url, "client_id").as_deref(),
-        Some(documents.url.as_str())
+    let (manager, _) = signed_in(
+        &gw,
+        &pat,
+        AuthorizationRequest::new(redirect).with_client_metadata_url(documents.url.as_str()),
+    )
+    .await;
+    assert_eq!(manager.get_credentials().await.unwrap().0, documents.url);
+    let clients = gw.get_json("/admin/v1/oauth/clients").await;
+    assert!(
+        clients
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["client_id"] == documents.url.as_str() && c["source"] == "cimd"),
+        "the gateway knows the client by its document: {clients}"
     );
-    let query: Vec<(String, String)> = url.query_pairs().into_owned().collect();
-    let query: Vec<(&str, &str)> = query
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let back = Walk::new(&gw).through(&query, &pat).await;
-    assert_eq!(back.status(), 303, "{}", gw.log());
-    state
-        .handle_callback_url(location(&back).as_str())
-        .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
-    let manager = state
-        .into_authorization_manager()
-        .expect("authorized after the callback");
     let host = connected(&gw, manager).await;
     assert_eq!(readers_tools(&host).await, ["fx__echo"]);
     let r = host.call_tool(echo("named")).await.unwrap();
@@ -157,6 +130,38 @@ async fn the_rust_sdk_client_credentials_flow_acts_with_the_clients_roles() {
     let r = host.call_tool(echo("nightly")).await.unwrap();
     assert_eq!(text_of(&r), "nightly");
     let _ = host.cancel().await;
+}
+
+/// rmcp's sign-in with `request`: discovery and the client (registered or named by its
+/// document), the authorization URL walked as a browser would with `pat`, the callback taken.
+/// Its tokens, and the redirect back.
+async fn signed_in(
+    gw: &Gateway,
+    pat: &str,
+    request: AuthorizationRequest,
+) -> (AuthorizationManager, url::Url) {
+    let mut state = OAuthState::new(gw.mcp.as_str(), None).await.unwrap();
+    state
+        .start_authorization(request)
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let url = url::Url::parse(&state.get_authorization_url().await.unwrap()).unwrap();
+    let query: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+    let query: Vec<(&str, &str)> = query
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let back = Walk::new(gw).through(&query, pat).await;
+    assert_eq!(back.status(), 303, "{}", gw.log());
+    let back = location(&back);
+    state
+        .handle_callback_url(back.as_str())
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gw.log()));
+    let manager = state
+        .into_authorization_manager()
+        .expect("authorized after the callback");
+    (manager, back)
 }
 
 /// An MCP session through `manager`'s tokens.
