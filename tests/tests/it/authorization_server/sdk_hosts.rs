@@ -277,6 +277,51 @@ async fn the_ai_sdk_mcp_client_signs_in_calls_and_refreshes() {
     assert!(!gateway_tests::has_jwt(&gw.log()), "a JWT in the log");
 }
 
+/// The TypeScript SDK's second generation (`@modelcontextprotocol/client` 2.4): registers, its
+/// host redeems the code with `finishAuth` (the SDK checks `iss`), lists and calls with the
+/// reader's roles, and refreshes by itself on a 401.
+#[tokio::test]
+async fn the_typescript_sdk_v2_client_signs_in_calls_and_refreshes() {
+    let dir = gateway_tests::scratch();
+    let port = free_port();
+    let cfg = config(&super::sqlite_url(&dir), port, "");
+    let gw = start_at(&cfg, port, &[]).await;
+    let pat = gw.token_for("ann", &["reader"]).await;
+    let mut cmd = node("clients/ts_v2_host.mjs");
+    cmd.env("MCP_URL", &gw.mcp).env("PAT", &pat);
+    let seen = last_json_line(cmd, "the TypeScript SDK v2 host").await;
+    let mut steps = serde_json::Map::new();
+    for s in seen["steps"].as_array().unwrap() {
+        steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
+    }
+    let ctx = || format!("{seen:#}\n{}", gw.log());
+    assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
+    assert!(
+        steps["connect"]["clientId"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("mcpgw-"),
+        "registered by DCR: {}",
+        ctx()
+    );
+    assert_eq!(steps["pages"]["namesClient"], true, "{}", ctx());
+    let tools = steps["list"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", ctx()));
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "the reader's tools: {}",
+        ctx()
+    );
+    assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
+    let r = &steps["refreshed"];
+    assert_eq!(r["ok"], true, "{}", ctx());
+    assert_eq!(r["text"], "again");
+    assert_eq!(r["signIns"], 1, "refreshed without the user: {}", ctx());
+    assert_eq!(r["newAccess"], true);
+    assert_eq!(r["newRefresh"], true, "refresh tokens rotate");
+}
+
 #[tokio::test]
 async fn mcp_remote_signs_in_through_the_gateway_and_bridges_calls() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

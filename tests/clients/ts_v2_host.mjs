@@ -1,0 +1,96 @@
+// A real MCP host on the TypeScript SDK's second generation (`@modelcontextprotocol/client`
+// 2.x, the package hosts move to from `@modelcontextprotocol/sdk`): its OAuth client discovers
+// the gateway's authorization server from the 401, registers itself (RFC 7591), sends the user
+// to the sign-in page (walked by `oauth_host.mjs`), and redeems the code with
+// `transport.finishAuth(callback params)`, which checks `iss` (RFC 9207); the host checks
+// `state` itself, as the SDK says.
+//
+// Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token).
+// Prints one JSON line with what happened at each step.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { actAsBrowser, MemoryProvider } from './oauth_host.mjs';
+
+const { Client, StreamableHTTPClientTransport, UnauthorizedError } = await import(
+  pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@modelcontextprotocol/client/dist/index.mjs')).href
+);
+
+const MCP_URL = process.env.MCP_URL;
+const out = { steps: [] };
+const step = (name, value) => out.steps.push({ name, ...value });
+
+class Provider extends MemoryProvider {
+  constructor() {
+    super('TypeScript SDK v2 test host', 'http://127.0.0.1:33422/callback');
+    this.back = null;
+  }
+  state() {
+    this.saved.state = crypto.randomUUID();
+    return this.saved.state;
+  }
+  async redirectToAuthorization(url) {
+    this.signIns += 1;
+    this.back = await actAsBrowser(url, process.env.PAT, step, this.name);
+  }
+}
+
+const provider = new Provider();
+const transport = () => new StreamableHTTPClientTransport(new URL(MCP_URL), { authProvider: provider });
+
+async function connect() {
+  const client = new Client({ name: 'ts-v2-test', version: '1.0.0' });
+  const t = transport();
+  try {
+    await client.connect(t);
+    return client;
+  } catch (e) {
+    if (!(e instanceof UnauthorizedError) || !provider.back) throw e;
+    const back = provider.back;
+    provider.back = null;
+    if (back.searchParams.get('state') !== provider.saved.state) throw new Error('the state came back changed');
+    await t.finishAuth(back.searchParams);
+    const again = new Client({ name: 'ts-v2-test', version: '1.0.0' });
+    await again.connect(transport());
+    return again;
+  }
+}
+
+async function attempt(name, f) {
+  try {
+    step(name, { ok: true, ...(await f()) });
+  } catch (e) {
+    step(name, { ok: false, error: String(e?.message || e) });
+  }
+}
+
+let client;
+await attempt('connect', async () => {
+  client = await connect();
+  return {
+    clientId: provider.saved.client?.client_id,
+    signIns: provider.signIns,
+    revision: client.getNegotiatedProtocolVersion?.(),
+  };
+});
+await attempt('list', async () => ({ tools: (await client.listTools()).tools.map((t) => t.name) }));
+await attempt('call', async () => {
+  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'hello' } });
+  return { text: r.content?.[0]?.text };
+});
+
+// A spoilt access token: the next request gets 401, and the SDK refreshes without the user.
+const firstRefresh = provider.saved.tokens?.refresh_token;
+const firstAccess = provider.saved.tokens?.access_token;
+provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + firstAccess };
+await attempt('refreshed', async () => {
+  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'again' } });
+  return {
+    text: r.content?.[0]?.text,
+    signIns: provider.signIns,
+    newRefresh: provider.saved.tokens?.refresh_token !== firstRefresh,
+    newAccess: provider.saved.tokens?.access_token !== firstAccess,
+  };
+});
+await client?.close().catch(() => {});
+console.log(JSON.stringify(out));
+process.exit(0);
