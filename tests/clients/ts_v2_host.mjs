@@ -5,7 +5,9 @@
 // `transport.finishAuth(callback params)`, which checks `iss` (RFC 9207); the host checks
 // `state` itself, as the SDK says.
 //
-// Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token).
+// Env: PEERS_NODE_MODULES, MCP_URL, PAT (the user's personal access token), NEGOTIATION
+// (optional: the client's `versionNegotiation` mode, e.g. `auto`, which asks `server/discover`
+// first; the SDK's default is the 2025 handshake).
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -36,9 +38,11 @@ class Provider extends MemoryProvider {
 
 const provider = new Provider();
 const transport = () => new StreamableHTTPClientTransport(new URL(MCP_URL), { authProvider: provider });
+const options = process.env.NEGOTIATION ? { versionNegotiation: { mode: process.env.NEGOTIATION } } : {};
+const newClient = () => new Client({ name: 'ts-v2-test', version: '1.0.0' }, options);
 
 async function connect() {
-  const client = new Client({ name: 'ts-v2-test', version: '1.0.0' });
+  const client = newClient();
   const t = transport();
   try {
     await client.connect(t);
@@ -49,7 +53,7 @@ async function connect() {
     provider.back = null;
     if (back.searchParams.get('state') !== provider.saved.state) throw new Error('the state came back changed');
     await t.finishAuth(back.searchParams);
-    const again = new Client({ name: 'ts-v2-test', version: '1.0.0' });
+    const again = newClient();
     await again.connect(transport());
     return again;
   }

@@ -279,47 +279,54 @@ async fn the_ai_sdk_mcp_client_signs_in_calls_and_refreshes() {
 
 /// The TypeScript SDK's second generation (`@modelcontextprotocol/client` 2.4): registers, its
 /// host redeems the code with `finishAuth` (the SDK checks `iss`), lists and calls with the
-/// reader's roles, and refreshes by itself on a 401.
+/// reader's roles, and refreshes by itself on a 401; with the SDK's default (the 2025
+/// handshake) and with `versionNegotiation: auto`, where it settles on 2026-07-28.
 #[tokio::test]
 async fn the_typescript_sdk_v2_client_signs_in_calls_and_refreshes() {
     let dir = gateway_tests::scratch();
     let port = free_port();
     let cfg = config(&super::sqlite_url(&dir), port, "");
     let gw = start_at(&cfg, port, &[]).await;
-    let pat = gw.token_for("ann", &["reader"]).await;
-    let mut cmd = node("clients/ts_v2_host.mjs");
-    cmd.env("MCP_URL", &gw.mcp).env("PAT", &pat);
-    let seen = last_json_line(cmd, "the TypeScript SDK v2 host").await;
-    let mut steps = serde_json::Map::new();
-    for s in seen["steps"].as_array().unwrap() {
-        steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
+    for (negotiation, revision) in [(None, "2025-11-25"), (Some("auto"), "2026-07-28")] {
+        let pat = gw.token_for("ann", &["reader"]).await;
+        let mut cmd = node("clients/ts_v2_host.mjs");
+        cmd.env("MCP_URL", &gw.mcp).env("PAT", &pat);
+        if let Some(mode) = negotiation {
+            cmd.env("NEGOTIATION", mode);
+        }
+        let seen = last_json_line(cmd, "the TypeScript SDK v2 host").await;
+        let mut steps = serde_json::Map::new();
+        for s in seen["steps"].as_array().unwrap() {
+            steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
+        }
+        let ctx = || format!("{negotiation:?}: {seen:#}\n{}", gw.log());
+        assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
+        assert!(
+            steps["connect"]["clientId"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("mcpgw-"),
+            "registered by DCR: {}",
+            ctx()
+        );
+        assert_eq!(steps["connect"]["revision"], revision, "{}", ctx());
+        assert_eq!(steps["pages"]["namesClient"], true, "{}", ctx());
+        let tools = steps["list"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", ctx()));
+        assert!(
+            tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+            "the reader's tools: {}",
+            ctx()
+        );
+        assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
+        let r = &steps["refreshed"];
+        assert_eq!(r["ok"], true, "{}", ctx());
+        assert_eq!(r["text"], "again");
+        assert_eq!(r["signIns"], 1, "refreshed without the user: {}", ctx());
+        assert_eq!(r["newAccess"], true);
+        assert_eq!(r["newRefresh"], true, "refresh tokens rotate");
     }
-    let ctx = || format!("{seen:#}\n{}", gw.log());
-    assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
-    assert!(
-        steps["connect"]["clientId"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("mcpgw-"),
-        "registered by DCR: {}",
-        ctx()
-    );
-    assert_eq!(steps["pages"]["namesClient"], true, "{}", ctx());
-    let tools = steps["list"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{}", ctx()));
-    assert!(
-        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
-        "the reader's tools: {}",
-        ctx()
-    );
-    assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
-    let r = &steps["refreshed"];
-    assert_eq!(r["ok"], true, "{}", ctx());
-    assert_eq!(r["text"], "again");
-    assert_eq!(r["signIns"], 1, "refreshed without the user: {}", ctx());
-    assert_eq!(r["newAccess"], true);
-    assert_eq!(r["newRefresh"], true, "refresh tokens rotate");
 }
 
 #[tokio::test]
