@@ -30,11 +30,17 @@ class Memory:
 
 async def list_and_call(url, auth, message, **extra):
     """Lists the tools through `auth`, calls fx__echo with `message`, and prints
-    {"tools", "text"} with each of `extra` (a name and a function, read after the call)."""
+    {"tools", "text", "revision"} with each of `extra` (a name and a function, read after the
+    call)."""
     http = create_mcp_http_client(auth=auth)
-    async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+    # The SDK's default client: 2026-07-28 first (`server/discover`), the 2025 handshake otherwise.
+    async with Client(streamable_http_client(url, http_client=http)) as client:
         tools = await client.list_tools()
         r = await client.call_tool("fx__echo", {"message": message})
-        out = {"tools": [t.name for t in tools.tools], "text": r.content[0].text if r.content else ""}
+        out = {
+            "tools": [t.name for t in tools.tools],
+            "text": r.content[0].text if r.content else "",
+            "revision": client.protocol_version,
+        }
         out.update({k: f() for k, f in extra.items()})
         print(json.dumps(out))

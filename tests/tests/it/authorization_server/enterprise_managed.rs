@@ -542,6 +542,7 @@ async fn a_host_redeems_its_users_company_grant_for_a_gateway_token() {
         .arg(id_token);
     let seen = last_json_line(python, "the Python host").await;
     saw_the_readers_tools(&gw, &seen, "from an enterprise host");
+    assert_eq!(seen["revision"], "2026-07-28", "{seen}");
     assert_eq!(seen["grants"], 1, "{seen}");
 
     assert!(

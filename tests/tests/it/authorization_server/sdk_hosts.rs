@@ -494,6 +494,7 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         .arg("agent-secret");
     let seen = last_json_line(cmd, "the Python machine host").await;
     saw_the_readers_tools(&gw, &seen, "from a machine (nightly-agent)");
+    assert_eq!(seen["revision"], "2026-07-28", "{seen}");
     assert_eq!(seen["refresh"], false, "no refresh token: {seen}");
     // The TypeScript SDK's ClientCredentialsProvider, the same way.
     let mut ts = node("clients/ts_client_credentials.mjs");
@@ -521,6 +522,7 @@ async fn the_python_sdk_client_credentials_provider_acts_with_its_own_roles() {
         .arg(format!("key:{}", keys.join("client-key.pem").display()));
     let seen = last_json_line(py, "the Python signing host").await;
     saw_the_readers_tools(&gw, &seen, "from a machine (signing-agent)");
+    assert_eq!(seen["revision"], "2026-07-28", "{seen}");
     // A key client's id with a made-up secret is refused.
     let r = reqwest::Client::new()
         .post(format!("{}/oauth/token", gw.base))
