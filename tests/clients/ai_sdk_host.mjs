@@ -8,16 +8,13 @@
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { actAsBrowser, MemoryProvider } from './oauth_host.mjs';
+import { actAsBrowser, MemoryProvider, signInCallAndRefresh, step } from './oauth_host.mjs';
 
 const { createMCPClient, auth, UnauthorizedError } = await import(
   pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@ai-sdk/mcp/dist/index.js')).href
 );
 
 const MCP_URL = process.env.MCP_URL;
-const out = { steps: [] };
-const step = (name, value) => out.steps.push({ name, ...value });
-
 class Provider extends MemoryProvider {
   constructor() {
     super('AI SDK test host', 'http://127.0.0.1:33419/callback');
@@ -57,40 +54,5 @@ async function connect() {
   }
 }
 
-async function attempt(name, f) {
-  try {
-    step(name, { ok: true, ...(await f()) });
-  } catch (e) {
-    step(name, { ok: false, error: String(e?.message || e), cause: String(e?.cause?.message || e?.cause || '') });
-  }
-}
-
-let client;
-await attempt('connect', async () => {
-  client = await connect();
-  // The revision the client settled on (it asks `server/discover` first, 2026-07-28).
-  return { clientId: provider.saved.client?.client_id, signIns: provider.signIns, revision: client.protocolVersion };
-});
-await attempt('list', async () => ({ tools: (await client.listTools()).tools.map((t) => t.name) }));
-await attempt('call', async () => {
-  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'hello' } });
-  return { text: r.content?.[0]?.text };
-});
-
-// A spoilt access token: the next request gets 401, and the host refreshes with its refresh
-// token, without the user.
-const firstRefresh = provider.saved.tokens?.refresh_token;
-const firstAccess = provider.saved.tokens?.access_token;
-provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + firstAccess };
-await attempt('refreshed', async () => {
-  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'again' } });
-  return {
-    text: r.content?.[0]?.text,
-    signIns: provider.signIns,
-    newRefresh: provider.saved.tokens?.refresh_token !== firstRefresh,
-    newAccess: provider.saved.tokens?.access_token !== firstAccess,
-  };
-});
-await client?.close().catch(() => {});
-console.log(JSON.stringify(out));
-process.exit(0);
+// The revision the client settled on (it asks `server/discover` first, 2026-07-28).
+await signInCallAndRefresh(connect, provider, (client) => client.protocolVersion);

@@ -79,3 +79,48 @@ export async function actAsBrowser(url, pat, step, clientName) {
   step('redirect', { status: back.status, to: location.origin + location.pathname, iss: location.searchParams.get('iss') });
   return location;
 }
+
+// What a host script prints: one JSON line of named steps.
+export const out = { steps: [] };
+export const step = (name, value) => out.steps.push({ name, ...value });
+
+// Runs `f` as the step `name`: its fields with `ok: true`, or the error (and its cause).
+export async function attempt(name, f) {
+  try {
+    step(name, { ok: true, ...(await f()) });
+  } catch (e) {
+    step(name, { ok: false, error: String(e?.message || e), cause: String(e?.cause?.message || e?.cause || '') });
+  }
+}
+
+// The session every signing-in host script runs, then prints and exits: `connect()` (which
+// signs in through `provider`; `revisionOf(client)` is the protocol revision it settled on),
+// the tools listed, `fx__echo` called, and, its access token spoilt, called again: the next
+// request gets 401 and the host refreshes without the user.
+export async function signInCallAndRefresh(connect, provider, revisionOf) {
+  let client;
+  await attempt('connect', async () => {
+    client = await connect();
+    return { clientId: provider.saved.client?.client_id, signIns: provider.signIns, revision: revisionOf(client) };
+  });
+  await attempt('list', async () => ({ tools: (await client.listTools()).tools.map((t) => t.name) }));
+  await attempt('call', async () => {
+    const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'hello' } });
+    return { text: r.content?.[0]?.text };
+  });
+  const firstRefresh = provider.saved.tokens?.refresh_token;
+  const firstAccess = provider.saved.tokens?.access_token;
+  provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + firstAccess };
+  await attempt('refreshed', async () => {
+    const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'again' } });
+    return {
+      text: r.content?.[0]?.text,
+      signIns: provider.signIns,
+      newRefresh: provider.saved.tokens?.refresh_token !== firstRefresh,
+      newAccess: provider.saved.tokens?.access_token !== firstAccess,
+    };
+  });
+  await client?.close().catch(() => {});
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}

@@ -11,16 +11,13 @@
 // Prints one JSON line with what happened at each step.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { actAsBrowser, MemoryProvider } from './oauth_host.mjs';
+import { actAsBrowser, MemoryProvider, signInCallAndRefresh, step } from './oauth_host.mjs';
 
 const { Client, StreamableHTTPClientTransport, UnauthorizedError } = await import(
   pathToFileURL(path.join(process.env.PEERS_NODE_MODULES, '@modelcontextprotocol/client/dist/index.mjs')).href
 );
 
 const MCP_URL = process.env.MCP_URL;
-const out = { steps: [] };
-const step = (name, value) => out.steps.push({ name, ...value });
-
 class Provider extends MemoryProvider {
   constructor() {
     super('TypeScript SDK v2 test host', 'http://127.0.0.1:33422/callback');
@@ -59,42 +56,4 @@ async function connect() {
   }
 }
 
-async function attempt(name, f) {
-  try {
-    step(name, { ok: true, ...(await f()) });
-  } catch (e) {
-    step(name, { ok: false, error: String(e?.message || e) });
-  }
-}
-
-let client;
-await attempt('connect', async () => {
-  client = await connect();
-  return {
-    clientId: provider.saved.client?.client_id,
-    signIns: provider.signIns,
-    revision: client.getNegotiatedProtocolVersion?.(),
-  };
-});
-await attempt('list', async () => ({ tools: (await client.listTools()).tools.map((t) => t.name) }));
-await attempt('call', async () => {
-  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'hello' } });
-  return { text: r.content?.[0]?.text };
-});
-
-// A spoilt access token: the next request gets 401, and the SDK refreshes without the user.
-const firstRefresh = provider.saved.tokens?.refresh_token;
-const firstAccess = provider.saved.tokens?.access_token;
-provider.saved.tokens = { ...provider.saved.tokens, access_token: 'spoilt.' + firstAccess };
-await attempt('refreshed', async () => {
-  const r = await client.callTool({ name: 'fx__echo', arguments: { message: 'again' } });
-  return {
-    text: r.content?.[0]?.text,
-    signIns: provider.signIns,
-    newRefresh: provider.saved.tokens?.refresh_token !== firstRefresh,
-    newAccess: provider.saved.tokens?.access_token !== firstAccess,
-  };
-});
-await client?.close().catch(() => {});
-console.log(JSON.stringify(out));
-process.exit(0);
+await signInCallAndRefresh(connect, provider, (client) => client.getNegotiatedProtocolVersion?.());

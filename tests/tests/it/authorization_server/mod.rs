@@ -194,12 +194,51 @@ async fn sdk_host(
         cmd.env("REPLICA_MCP_URL", &r.mcp);
     }
     cmd.envs(extra.iter().copied());
-    let v = last_json_line(cmd, "the SDK host").await;
+    steps_of(&last_json_line(cmd, "the SDK host").await)
+}
+
+/// A host script's steps (`{"steps": [{"name", …}]}`) by their names.
+fn steps_of(seen: &Value) -> Value {
     let mut steps = serde_json::Map::new();
-    for s in v["steps"].as_array().unwrap() {
+    for s in seen["steps"].as_array().unwrap() {
         steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
     }
     Value::Object(steps)
+}
+
+/// What a host script that ran `signInCallAndRefresh` (`tests/clients/oauth_host.mjs`) saw
+/// against `gw`: registered by DCR, settled on `revision`, the consent page named it, the
+/// reader's tools listed and one called, and, its access token spoilt, refreshed without the
+/// user (both tokens new).
+fn signed_in_called_and_refreshed(gw: &Gateway, seen: &Value, revision: &str) {
+    let steps = steps_of(seen);
+    let ctx = || format!("{seen:#}\n{}", gw.log());
+    assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
+    assert!(
+        steps["connect"]["clientId"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("mcpgw-"),
+        "registered by DCR: {}",
+        ctx()
+    );
+    assert_eq!(steps["connect"]["revision"], revision, "{}", ctx());
+    assert_eq!(steps["pages"]["namesClient"], true, "{}", ctx());
+    let tools = steps["list"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", ctx()));
+    assert!(
+        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
+        "the reader's tools: {}",
+        ctx()
+    );
+    assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
+    let r = &steps["refreshed"];
+    assert_eq!(r["ok"], true, "{}", ctx());
+    assert_eq!(r["text"], "again");
+    assert_eq!(r["signIns"], 1, "refreshed without the user: {}", ctx());
+    assert_eq!(r["newAccess"], true);
+    assert_eq!(r["newRefresh"], true, "refresh tokens rotate");
 }
 
 /// One browser's walk through the pages, by hand: the authorize request, the sign-in form and

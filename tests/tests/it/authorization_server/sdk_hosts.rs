@@ -242,38 +242,11 @@ async fn the_ai_sdk_mcp_client_signs_in_calls_and_refreshes() {
     let mut cmd = node("clients/ai_sdk_host.mjs");
     cmd.env("MCP_URL", &gw.mcp).env("PAT", &pat);
     let seen = last_json_line(cmd, "the AI SDK host").await;
-    let mut steps = serde_json::Map::new();
-    for s in seen["steps"].as_array().unwrap() {
-        steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
-    }
-    let ctx = || format!("{seen:#}\n{}", gw.log());
-    assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
-    assert!(
-        steps["connect"]["clientId"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("mcpgw-"),
-        "registered by DCR: {}",
-        ctx()
+    signed_in_called_and_refreshed(&gw, &seen, "2026-07-28");
+    assert_eq!(
+        steps_of(&seen)["redirect"]["iss"],
+        format!("http://127.0.0.1:{port}")
     );
-    assert_eq!(steps["connect"]["revision"], "2026-07-28", "{}", ctx());
-    assert_eq!(steps["pages"]["namesClient"], true, "{}", ctx());
-    assert_eq!(steps["redirect"]["iss"], format!("http://127.0.0.1:{port}"));
-    let tools = steps["list"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{}", ctx()));
-    assert!(
-        tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
-        "the reader's tools: {}",
-        ctx()
-    );
-    assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
-    let r = &steps["refreshed"];
-    assert_eq!(r["ok"], true, "{}", ctx());
-    assert_eq!(r["text"], "again");
-    assert_eq!(r["signIns"], 1, "refreshed without the user: {}", ctx());
-    assert_eq!(r["newAccess"], true);
-    assert_eq!(r["newRefresh"], true, "refresh tokens rotate");
     assert!(!gateway_tests::has_jwt(&gw.log()), "a JWT in the log");
 }
 
@@ -295,37 +268,7 @@ async fn the_typescript_sdk_v2_client_signs_in_calls_and_refreshes() {
             cmd.env("NEGOTIATION", mode);
         }
         let seen = last_json_line(cmd, "the TypeScript SDK v2 host").await;
-        let mut steps = serde_json::Map::new();
-        for s in seen["steps"].as_array().unwrap() {
-            steps.insert(s["name"].as_str().unwrap().to_string(), s.clone());
-        }
-        let ctx = || format!("{negotiation:?}: {seen:#}\n{}", gw.log());
-        assert_eq!(steps["connect"]["ok"], true, "{}", ctx());
-        assert!(
-            steps["connect"]["clientId"]
-                .as_str()
-                .unwrap_or("")
-                .starts_with("mcpgw-"),
-            "registered by DCR: {}",
-            ctx()
-        );
-        assert_eq!(steps["connect"]["revision"], revision, "{}", ctx());
-        assert_eq!(steps["pages"]["namesClient"], true, "{}", ctx());
-        let tools = steps["list"]["tools"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{}", ctx()));
-        assert!(
-            tools.contains(&json!("fx__echo")) && !tools.contains(&json!("fx__pid")),
-            "the reader's tools: {}",
-            ctx()
-        );
-        assert_eq!(steps["call"]["text"], "hello", "{}", ctx());
-        let r = &steps["refreshed"];
-        assert_eq!(r["ok"], true, "{}", ctx());
-        assert_eq!(r["text"], "again");
-        assert_eq!(r["signIns"], 1, "refreshed without the user: {}", ctx());
-        assert_eq!(r["newAccess"], true);
-        assert_eq!(r["newRefresh"], true, "refresh tokens rotate");
+        signed_in_called_and_refreshed(&gw, &seen, revision);
     }
 }
 
